@@ -1,0 +1,65 @@
+//! Command-line argument types (clap derive) and nothing else: `main` converts them into the library's
+//! validated configuration.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// budgetlab: benchmark and simulate tool-output budget finalizers.
+#[derive(Debug, Parser)]
+#[command(name = "budgetlab", version, about, propagate_version = true)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// budgetlab's commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Finalize one batch (a JSON array of entries) and print the result as JSON.
+    Finalize(FinalizeArgs),
+    /// List the finalizer strategies with a one-line description each.
+    Strategies,
+}
+
+/// Flags of `budgetlab finalize`.
+#[derive(Debug, Args)]
+pub struct FinalizeArgs {
+    /// Aggregate budget in UTF-16 units: a decimal integer (<= 0 disables) or `inf`.
+    #[arg(long, allow_negative_numbers = true, value_name = "N|inf")]
+    pub budget: String,
+    /// The strategy to run (see `budgetlab strategies`).
+    #[arg(long, default_value = "reference")]
+    pub strategy: String,
+    /// Directory that artifact paths are under (`DIR/<id>.txt`).
+    #[arg(long, default_value = "tool-results", value_name = "DIR")]
+    pub artifact_dir: String,
+    /// Where complete outputs are persisted.
+    #[arg(long, value_enum, default_value_t = BackendArg::Memory)]
+    pub backend: BackendArg,
+    /// Make the write with this persistence id fail (repeatable).
+    #[arg(long = "fail-persist", value_name = "ID")]
+    pub fail_persist: Vec<String>,
+    /// Replace the built-in lifecycle reminders with this file's exact text (repeatable).
+    #[arg(long = "plan-reminder-file", value_name = "FILE")]
+    pub plan_reminder_files: Vec<PathBuf>,
+    /// The model's context window in tokens, for policies that scale with it.
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u64>,
+    /// Read the batch from this file instead of standard input.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Pretty-print the JSON.
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+/// Persistence backends selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// Keep artifacts in memory (paths are still reported).
+    Memory,
+    /// Write real files under the artifact directory.
+    Fs,
+}

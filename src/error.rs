@@ -1,0 +1,90 @@
+//! The library's one error type. Every message names what was wrong and where: the file, the line and column,
+//! the entry and field, or the flag, so that the binary can print it as one clear line.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in budgetlab's library. The binary maps all of these to exit status 2 (bad input).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input is not valid JSON (or holds a lone surrogate escape, which no Rust string can represent).
+    #[error("{source_name}: invalid JSON at line {line}, column {column}: {message}")]
+    Json {
+        /// Where the JSON came from: a file path or `<stdin>`.
+        source_name: String,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// serde_json's description, without its position suffix.
+        message: String,
+    },
+    /// The JSON is well-formed but is not a batch of the documented shape.
+    #[error("{source_name}: {message}")]
+    Batch {
+        /// Where the batch came from: a file path or `<stdin>`.
+        source_name: String,
+        /// What is wrong, naming the entry index and field.
+        message: String,
+    },
+    /// A value given for a setting (flag or config field) is not acceptable.
+    #[error("invalid {what} {value:?}: {reason}")]
+    InvalidValue {
+        /// The setting, e.g. `--budget`.
+        what: String,
+        /// The offending value as given.
+        value: String,
+        /// Why it is rejected and what is accepted instead.
+        reason: String,
+    },
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Builds an [`Error::InvalidValue`].
+    pub fn invalid(
+        what: impl Into<String>,
+        value: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Error::InvalidValue {
+            what: what.into(),
+            value: value.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Builds an [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Converts a serde_json parse error into a position-carrying [`Error::Json`].
+    pub fn json(source_name: &str, err: &serde_json::Error) -> Self {
+        let full = err.to_string();
+        let suffix = format!(" at line {} column {}", err.line(), err.column());
+        let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+        if message.contains("hex escape") {
+            // serde_json reports an unpaired surrogate such as "\ud800" this way; say what it means.
+            message.push_str(" (a lone UTF-16 surrogate or malformed \\u escape: text must be well-formed Unicode)");
+        }
+        Error::Json {
+            source_name: source_name.to_string(),
+            line: err.line(),
+            column: err.column(),
+            message,
+        }
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

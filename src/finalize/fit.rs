@@ -1,0 +1,178 @@
+//! The fit: how a shortened field is rewritten to exactly its allocation.
+//!
+//! A header names the full output's sha256 and any artifact paths; then, as the allocation allows, a blank line
+//! and a head-and-tail preview of the original (by default one fifth head, four fifths tail, with `\n...\n`
+//! between them). Every cut is surrogate-safe, so a fit never exceeds its allocation.
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+
+use crate::text::{head, tail, utf16_len};
+
+/// The share of a preview's content that goes to the head; the rest goes to the tail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadShare {
+    /// Numerator.
+    pub num: u64,
+    /// Denominator (non-zero).
+    pub den: u64,
+}
+
+impl HeadShare {
+    /// The production split: a fifth for the head.
+    pub const DEFAULT: HeadShare = HeadShare { num: 1, den: 5 };
+
+    /// Head units of a preview with `content` units: `floor(content * num / den)`, at most `content`.
+    pub fn head_units(self, content: u64) -> u64 {
+        ((u128::from(content) * u128::from(self.num)) / u128::from(self.den.max(1)))
+            .min(u128::from(content)) as u64
+    }
+}
+
+impl Default for HeadShare {
+    fn default() -> Self {
+        HeadShare::DEFAULT
+    }
+}
+
+/// Lowercase hex sha256 of `text`'s UTF-8 bytes.
+pub fn sha256_hex(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for b in digest.iter() {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
+}
+
+/// The header of a shortened field: the truncation notice, the full text's sha256 and the artifact paths.
+pub fn header(full_text: &str, paths: &[String]) -> String {
+    let mut h = String::with_capacity(128);
+    h.push_str("Tool output truncated.\nFull output sha256: ");
+    h.push_str(&sha256_hex(full_text));
+    match paths {
+        [] => {}
+        [one] => {
+            h.push_str("\nPersisted tool-output artifact: ");
+            h.push_str(one);
+        }
+        many => {
+            h.push_str("\nPersisted tool-output artifacts:");
+            for p in many {
+                h.push_str("\n- ");
+                h.push_str(p);
+            }
+        }
+    }
+    h
+}
+
+/// Rewrites `text` to at most `allocation` UTF-16 units behind `header`.
+///
+/// With `A = allocation` and `H = len(header)`: `A = 0` gives the empty string; `H >= A` or `A - H - 2 <= 0`
+/// gives the header cut to `A`; else `preview = A - H - 2`, and `preview <= 5` gives header, blank line and the
+/// first `preview` units; otherwise `content = preview - 5` is split into head and tail by `share` and the fit
+/// is header, blank line, head, `\n...\n`, tail.
+pub fn fit(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
+    if allocation == 0 {
+        return String::new();
+    }
+    let h = utf16_len(header) as u64;
+    if h + 2 >= allocation {
+        return head(header, allocation as usize).to_string();
+    }
+    let preview = allocation - h - 2;
+    let mut out = String::with_capacity(header.len() + 2 + 4 * preview as usize);
+    out.push_str(header);
+    out.push_str("\n\n");
+    if preview <= 5 {
+        out.push_str(head(text, preview as usize));
+        return out;
+    }
+    let content = preview - 5;
+    let head_units = share.head_units(content);
+    out.push_str(head(text, head_units as usize));
+    out.push_str("\n...\n");
+    out.push_str(tail(text, (content - head_units) as usize));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+    #[test]
+    fn header_forms() {
+        let sha = sha256_hex("abc");
+        assert_eq!(
+            sha,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            header("abc", &[]),
+            format!("Tool output truncated.\nFull output sha256: {sha}")
+        );
+        assert_eq!(
+            header("abc", &["/a".into()]),
+            format!("Tool output truncated.\nFull output sha256: {sha}\nPersisted tool-output artifact: /a")
+        );
+        assert_eq!(
+            header("abc", &["/a".into(), "/b".into()]),
+            format!("Tool output truncated.\nFull output sha256: {sha}\nPersisted tool-output artifacts:\n- /a\n- /b")
+        );
+    }
+
+    #[test]
+    fn fits_at_every_boundary() {
+        let h = "HEADER"; // len(H) = 6
+        let f = |a: u64| fit(TEXT, a, h, HeadShare::DEFAULT);
+        assert_eq!(f(0), "");
+        assert_eq!(f(1), "H");
+        assert_eq!(f(5), "HEADE"); // len(H) - 1
+        assert_eq!(f(6), "HEADER"); // len(H)
+        assert_eq!(f(7), "HEADER"); // len(H) + 1: no room for the blank line
+        assert_eq!(f(8), "HEADER"); // len(H) + 2: preview 0 is not > 0
+        assert_eq!(f(9), "HEADER\n\n0"); // len(H) + 3: one unit of preview
+        assert_eq!(f(13), "HEADER\n\n01234"); // len(H) + 7: preview 5, head only
+        assert_eq!(f(14), "HEADER\n\n\n...\nz"); // len(H) + 8: content 1, head 0, tail 1
+        assert_eq!(f(19), "HEADER\n\n0\n...\nvwxyz"); // content 6: head 1, tail 5
+        for a in 0..40 {
+            assert!(utf16_len(&f(a)) as u64 <= a, "allocation {a}");
+        }
+        assert_eq!(utf16_len(&f(19)), 19);
+    }
+
+    #[test]
+    fn head_share_moves_the_split() {
+        let all_head = HeadShare { num: 1, den: 1 };
+        assert_eq!(fit(TEXT, 19, "HEADER", all_head), "HEADER\n\n012345\n...\n");
+        let all_tail = HeadShare { num: 0, den: 1 };
+        assert_eq!(fit(TEXT, 19, "HEADER", all_tail), "HEADER\n\n\n...\nuvwxyz");
+    }
+
+    #[test]
+    fn cuts_never_split_pairs() {
+        let emoji = "😀".repeat(50);
+        // header 2 units, preview 17 → content 12: head 2 (one emoji), tail 10 (five emoji)
+        assert_eq!(
+            fit(&emoji, 21, "HH", HeadShare::DEFAULT),
+            format!("HH\n\n😀\n...\n{}", "😀".repeat(5))
+        );
+        // content 13: head 2, tail 11 → the tail may not start on a low surrogate: five emoji (10 units)
+        assert_eq!(
+            fit(&emoji, 22, "HH", HeadShare::DEFAULT),
+            format!("HH\n\n😀\n...\n{}", "😀".repeat(5))
+        );
+        // content 15: head 3 → one emoji; a header cut through a pair drops it
+        assert_eq!(
+            fit(&emoji, 24, "HH", HeadShare::DEFAULT)
+                .matches('😀')
+                .count(),
+            1 + 6
+        );
+        assert_eq!(fit("x", 3, "ab😀", HeadShare::DEFAULT), "ab");
+    }
+}

@@ -1,0 +1,105 @@
+//! Slots: the model-facing text fields of a batch that a budget counts, found in a fixed order (entry, then part,
+//! then text / output / error within a part), with the plan-mode lifecycle reminder left out.
+
+use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
+use crate::model::{Batch, Entry, Field};
+use crate::text::utf16_len;
+
+/// One budgeted text field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// Index of the entry in the batch.
+    pub entry: usize,
+    /// Index of the part in the entry's `responseParts`.
+    pub part: usize,
+    /// Which field of the part.
+    pub field: Field,
+    /// Bytes at the start of the field that are protected (a plan-mode reminder and its blank line) and are not
+    /// part of the slot.
+    pub protected: usize,
+    /// Length of the budgeted text (after the protected prefix) in UTF-16 units.
+    pub len: u64,
+}
+
+/// Which fields a finalizer budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotScope {
+    /// Whether top-level `text` parts count (the send guard leaves them alone).
+    pub text: bool,
+}
+
+impl SlotScope {
+    /// Output, error and top-level text: what the batch finalizer budgets.
+    pub const ALL: SlotScope = SlotScope { text: true };
+    /// Output and error only: what the chat send guard budgets.
+    pub const TOOL_FIELDS: SlotScope = SlotScope { text: false };
+}
+
+impl Slot {
+    /// The budgeted text of this slot in `batch`.
+    pub fn text<'a>(&self, batch: &'a Batch) -> &'a str {
+        let full = batch[self.entry].response_parts[self.part]
+            .field(self.field)
+            .expect("a slot always points at a string field");
+        &full[self.protected..]
+    }
+}
+
+/// Every slot of `batch` within `scope`, in slot order.
+///
+/// A string `text` is a slot even when empty; a string output only when non-empty; a string error always; a
+/// non-string output or error is neither counted nor touched. The successful output of `enter_plan_mode` that
+/// equals a lifecycle reminder is no slot; one that starts with a reminder and a blank line is a slot for the rest
+/// only (none when the rest is empty).
+pub fn collect_slots(batch: &Batch, reminders: &PlanReminders, scope: SlotScope) -> Vec<Slot> {
+    let mut slots = Vec::new();
+    for (e, entry) in batch.iter().enumerate() {
+        entry_slots(e, entry, reminders, scope, &mut slots);
+    }
+    slots
+}
+
+/// Appends the slots of one entry (at batch index `e`) to `out`.
+pub fn entry_slots(
+    e: usize,
+    entry: &Entry,
+    reminders: &PlanReminders,
+    scope: SlotScope,
+    out: &mut Vec<Slot>,
+) {
+    for (p, part) in entry.response_parts.iter().enumerate() {
+        for field in Field::ALL {
+            if field == Field::Text && !scope.text {
+                continue;
+            }
+            let Some(text) = part.field(field) else {
+                continue;
+            };
+            let protected = match field {
+                Field::Output if part.function_name(&entry.tool_name) == Some(PLAN_MODE_TOOL) => {
+                    reminders.protected_prefix(text)
+                }
+                _ => 0,
+            };
+            let budgeted = &text[protected..];
+            if field == Field::Output && budgeted.is_empty() {
+                continue;
+            }
+            out.push(Slot {
+                entry: e,
+                part: p,
+                field,
+                protected,
+                len: utf16_len(budgeted) as u64,
+            });
+        }
+    }
+}
+
+/// The model-facing budgeted total of `batch`: the UTF-16 units of all slots in `scope`.
+pub fn budgeted_total(batch: &Batch, reminders: &PlanReminders, scope: SlotScope) -> u64 {
+    collect_slots(batch, reminders, scope)
+        .iter()
+        .map(|s| s.len)
+        .sum()
+}

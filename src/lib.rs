@@ -1,0 +1,45 @@
+//! budgetlab: a benchmark and simulation harness for the finalizers that fit a batch of LLM tool responses into
+//! an aggregate character budget.
+//!
+//! # From the top
+//! - [`model`]: a batch is a list of [`Entry`]s, each with Gemini-shaped [`Part`]s and the tri-state
+//!   `persistedOutputFiles` metadata; [`parse_batch`] reads one from JSON.
+//! - [`text`]: every length and budget is in UTF-16 code units; [`text::utf16_len`] measures, and the cuts never
+//!   split a surrogate pair.
+//! - [`alloc`]: the integer max-min water-fill that shares the budget between slots.
+//! - [`finalize`]: the [`Finalizer`] trait and its strategies, named by [`StrategyName`]; `reference` is the
+//!   production finalizer, `send-guard` the no-I/O cap at the chat send boundary.
+//! - [`persist`]: the backends a finalizer writes complete outputs to.
+//! - [`FinalizeJob`]: what `budgetlab finalize` runs.
+//!
+//! ```
+//! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};
+//!
+//! let input = format!(
+//!     r#"[{{"callId":"c1","toolName":"shell","responseParts":[{{"functionResponse":{{"name":"shell","response":{{"output":"{}"}}}}}}]}}]"#,
+//!     "x".repeat(5000)
+//! );
+//! let batch = parse_batch(input.as_bytes(), "example").unwrap();
+//! let mut store = MemoryStore::new("tool-results");
+//! let ctx = BudgetContext::new(Budget::Units(300));
+//! let outcome = StrategyName::Reference.build().finalize(batch, &ctx, &mut store);
+//! assert_eq!(outcome.persisted[0].path.as_deref(), Some("tool-results/c1.txt"));
+//! assert!(budgetlab::utf16_len(outcome.batch[0].response_parts[0].field(budgetlab::Field::Output).unwrap()) <= 300);
+//! ```
+
+pub mod alloc;
+pub mod budget;
+pub mod error;
+pub mod finalize;
+pub mod job;
+pub mod model;
+pub mod persist;
+pub mod text;
+
+pub use budget::{Budget, BudgetContext, PlanReminders};
+pub use error::{Error, Result};
+pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyName};
+pub use job::{Backend, FinalizeJob, FinalizeReport};
+pub use model::{parse_batch, Batch, Entry, Field, Part};
+pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
+pub use text::utf16_len;

@@ -1,0 +1,114 @@
+//! The `budgetlab` binary: parses arguments, calls the library, maps errors to exit codes.
+//! Bad input exits with status 2 and one line on stderr; a closed stdout pipe is not an error.
+
+mod cli;
+
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+
+use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
+use cli::{BackendArg, Cli, Command, FinalizeArgs};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("budgetlab: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Finalize(args) => finalize(args),
+        Command::Strategies => {
+            let mut out = Vec::new();
+            for s in StrategyName::ALL {
+                writeln!(out, "{:<14} {}", s.as_str(), s.description())?;
+            }
+            emit(&out)
+        }
+    }
+}
+
+fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
+    let budget = args.budget.parse().context("--budget")?;
+    let strategy: StrategyName = args.strategy.parse().context("--strategy")?;
+    let mut ctx = BudgetContext::new(budget);
+    ctx.context_window_tokens = args.context_window;
+    if !args.plan_reminder_files.is_empty() {
+        let texts = args
+            .plan_reminder_files
+            .iter()
+            .map(|p| read_text(p).with_context(|| format!("--plan-reminder-file {}", p.display())))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        ctx.reminders = PlanReminders::new(texts);
+    }
+    let job = FinalizeJob {
+        strategy,
+        ctx,
+        artifact_dir: args.artifact_dir,
+        backend: match args.backend {
+            BackendArg::Memory => Backend::Memory,
+            BackendArg::Fs => Backend::Fs,
+        },
+        fail_ids: args.fail_persist,
+    };
+    let (bytes, source) = match &args.input {
+        Some(path) => (
+            std::fs::read(path).map_err(|e| budgetlab::Error::io(path, e))?,
+            path.display().to_string(),
+        ),
+        None => {
+            let mut buf = Vec::new();
+            io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| budgetlab::Error::io("<stdin>", e))?;
+            (buf, "<stdin>".to_string())
+        }
+    };
+    let report = job.run_bytes(&bytes, &source)?;
+    drop(bytes);
+    let mut out = if args.pretty {
+        serde_json::to_vec_pretty(&report)?
+    } else {
+        serde_json::to_vec(&report)?
+    };
+    out.push(b'\n');
+    emit(&out)
+}
+
+fn read_text(path: &std::path::Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| budgetlab::Error::io(path, e))?;
+    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{}: not valid UTF-8", path.display()))
+}
+
+/// Writes a complete output to stdout in one go, so an error never leaves half of it behind.
+fn emit(bytes: &[u8]) -> anyhow::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()?;
+    Ok(())
+}

@@ -1,0 +1,394 @@
+//! The batch model: tool-response batches as the agent runtime records them, in the Gemini (`@google/genai`)
+//! part shape, with the runtime's internal `persistedOutputFiles` metadata.
+//!
+//! Parsing goes through `serde_json::Value` and then moves every string into the typed model, so the text of a
+//! large batch is copied exactly once (from the input bytes into its `String`). Unknown keys and unknown parts
+//! are kept verbatim and in their order; only the slot texts a finalizer shortens are ever replaced.
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+
+/// One tool call's response, in batch order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The tool call's id (`callId`); the persistence id is derived from its last path component.
+    pub call_id: String,
+    /// The tool's name (`toolName`); the fallback for a function response without a `name`.
+    pub tool_name: String,
+    /// The parts sent to the model for this call (`responseParts`), in order.
+    pub response_parts: Vec<Part>,
+    /// Tri-state persistence metadata (`persistedOutputFiles`): `None` = no decision was made, `Some([])` = a
+    /// decision was made and there is no reusable file, `Some(paths)` = reusable artifacts at those paths.
+    pub persisted_output_files: Option<Vec<String>>,
+    /// Every other key of the entry, verbatim and in input order.
+    pub extra: Map<String, Value>,
+}
+
+/// One response part: a JSON object such as `{"text": ..}`, `{"functionResponse": ..}`, `{"inlineData": ..}`.
+///
+/// Parts are kept as their JSON object so that unknown shapes and keys pass through untouched; the accessors
+/// below reach the fields a finalizer may shorten.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Part(pub Map<String, Value>);
+
+/// A batch: the entries of one tool-response turn, in their original order.
+pub type Batch = Vec<Entry>;
+
+/// Which string field of a part a slot is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Field {
+    /// A top-level `text` part (hook context and the like).
+    Text,
+    /// `functionResponse.response.output`.
+    Output,
+    /// `functionResponse.response.error`.
+    Error,
+}
+
+impl Field {
+    /// The three fields in the order they are visited within one part.
+    pub const ALL: [Field; 3] = [Field::Text, Field::Output, Field::Error];
+}
+
+impl Part {
+    /// A `{"text": ..}` part.
+    pub fn text(text: impl Into<String>) -> Part {
+        let mut map = Map::new();
+        map.insert("text".into(), Value::String(text.into()));
+        Part(map)
+    }
+
+    /// A `{"functionResponse": {"id", "name", "response": {..}}}` part with the given output and error.
+    pub fn function_response(
+        id: &str,
+        name: &str,
+        output: Option<Value>,
+        error: Option<Value>,
+    ) -> Part {
+        let mut response = Map::new();
+        if let Some(o) = output {
+            response.insert("output".into(), o);
+        }
+        if let Some(e) = error {
+            response.insert("error".into(), e);
+        }
+        let mut fr = Map::new();
+        fr.insert("id".into(), Value::String(id.into()));
+        fr.insert("name".into(), Value::String(name.into()));
+        fr.insert("response".into(), Value::Object(response));
+        let mut map = Map::new();
+        map.insert("functionResponse".into(), Value::Object(fr));
+        Part(map)
+    }
+
+    fn response(&self) -> Option<&Map<String, Value>> {
+        self.0.get("functionResponse")?.get("response")?.as_object()
+    }
+
+    fn response_mut(&mut self) -> Option<&mut Map<String, Value>> {
+        self.0
+            .get_mut("functionResponse")?
+            .get_mut("response")?
+            .as_object_mut()
+    }
+
+    /// The string at `field`, if this part has one there (a non-string value is not a text field).
+    pub fn field(&self, field: Field) -> Option<&str> {
+        match field {
+            Field::Text => self.0.get("text")?.as_str(),
+            Field::Output => self.response()?.get("output")?.as_str(),
+            Field::Error => self.response()?.get("error")?.as_str(),
+        }
+    }
+
+    /// Mutable access to the string at `field`, if this part has one there.
+    pub fn field_mut(&mut self, field: Field) -> Option<&mut String> {
+        let value = match field {
+            Field::Text => self.0.get_mut("text")?,
+            Field::Output => self.response_mut()?.get_mut("output")?,
+            Field::Error => self.response_mut()?.get_mut("error")?,
+        };
+        match value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The function name that decides the plan-mode exemption: `functionResponse.name`, or `tool_name` when
+    /// that key is absent or null. An empty-string name does not fall back; a non-string name matches nothing.
+    /// `None` when this is not a function-response part.
+    pub fn function_name<'a>(&'a self, tool_name: &'a str) -> Option<&'a str> {
+        let fr = self.0.get("functionResponse")?.as_object()?;
+        match fr.get("name") {
+            None | Some(Value::Null) => Some(tool_name),
+            Some(Value::String(name)) => Some(name),
+            Some(_) => Some(""),
+        }
+    }
+
+    /// Whether this part is a media part (`inlineData` or `fileData`), which no budget counts or touches.
+    pub fn is_media(&self) -> bool {
+        self.0.contains_key("inlineData") || self.0.contains_key("fileData")
+    }
+}
+
+impl Entry {
+    /// An entry with the given parts and no persistence decision.
+    pub fn new(
+        call_id: impl Into<String>,
+        tool_name: impl Into<String>,
+        parts: Vec<Part>,
+    ) -> Entry {
+        Entry {
+            call_id: call_id.into(),
+            tool_name: tool_name.into(),
+            response_parts: parts,
+            persisted_output_files: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The artifact paths this entry already has (empty when none or undecided).
+    pub fn artifact_paths(&self) -> &[String] {
+        self.persisted_output_files.as_deref().unwrap_or(&[])
+    }
+}
+
+impl Serialize for Entry {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let len = 3 + usize::from(self.persisted_output_files.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(Some(len))?;
+        map.serialize_entry("callId", &self.call_id)?;
+        map.serialize_entry("toolName", &self.tool_name)?;
+        map.serialize_entry("responseParts", &self.response_parts)?;
+        if let Some(files) = &self.persisted_output_files {
+            map.serialize_entry("persistedOutputFiles", files)?;
+        }
+        for (k, v) in &self.extra {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// Parses a batch (a JSON array of entries) from bytes. `source_name` names the input in error messages.
+///
+/// Malformed JSON and lone surrogate escapes are reported with line and column; shape errors name the entry
+/// index and the field.
+pub fn parse_batch(bytes: &[u8], source_name: &str) -> Result<Batch> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
+    batch_from_value(value, source_name)
+}
+
+/// Converts a parsed JSON value into a batch, moving (not copying) its strings.
+pub fn batch_from_value(value: Value, source_name: &str) -> Result<Batch> {
+    let bad = |message: String| Error::Batch {
+        source_name: source_name.to_string(),
+        message,
+    };
+    let Value::Array(items) = value else {
+        return Err(bad(format!(
+            "a batch must be a JSON array of entries, found {}",
+            kind(&value)
+        )));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| entry_from_value(item).map_err(|m| bad(format!("entry {i}: {m}"))))
+        .collect()
+}
+
+fn entry_from_value(value: Value) -> std::result::Result<Entry, String> {
+    let Value::Object(mut map) = value else {
+        return Err(format!(
+            "an entry must be a JSON object, found {}",
+            kind(&value)
+        ));
+    };
+    let call_id = take_string(&mut map, "callId")?;
+    let tool_name = take_string(&mut map, "toolName")?;
+    let parts = match map.shift_remove("responseParts") {
+        Some(Value::Array(parts)) => parts,
+        Some(other) => {
+            return Err(format!(
+                "\"responseParts\" must be an array, found {}",
+                kind(&other)
+            ))
+        }
+        None => return Err("missing \"responseParts\"".into()),
+    };
+    let response_parts = parts
+        .into_iter()
+        .enumerate()
+        .map(|(j, p)| match p {
+            Value::Object(m) => Ok(Part(m)),
+            other => Err(format!(
+                "responseParts[{j}] must be a JSON object, found {}",
+                kind(&other)
+            )),
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let persisted_output_files = match map.shift_remove("persistedOutputFiles") {
+        None => None,
+        Some(Value::Array(paths)) => Some(
+            paths
+                .into_iter()
+                .enumerate()
+                .map(|(j, p)| match p {
+                    Value::String(s) => Ok(s),
+                    other => Err(format!(
+                        "persistedOutputFiles[{j}] must be a string, found {}",
+                        kind(&other)
+                    )),
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "\"persistedOutputFiles\" must be an array of paths, found {}",
+                kind(&other)
+            ))
+        }
+    };
+    Ok(Entry {
+        call_id,
+        tool_name,
+        response_parts,
+        persisted_output_files,
+        extra: map,
+    })
+}
+
+fn take_string(map: &mut Map<String, Value>, key: &str) -> std::result::Result<String, String> {
+    match map.shift_remove(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(format!(
+            "\"{key}\" must be a string, found {}",
+            kind(&other)
+        )),
+        None => Err(format!("missing \"{key}\"")),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_unknown_keys_and_parts_in_order() {
+        let src = r#"[{"callId":"c","toolName":"t","responseParts":[{"zeta":1,"alpha":{"b":2,"a":1}},{"text":"x"}],"z":1,"a":[2]}]"#;
+        let batch = parse_batch(src.as_bytes(), "test").unwrap();
+        assert_eq!(batch[0].extra.keys().collect::<Vec<_>>(), ["z", "a"]);
+        let out = serde_json::to_string(&batch).unwrap();
+        assert_eq!(
+            out,
+            r#"[{"callId":"c","toolName":"t","responseParts":[{"zeta":1,"alpha":{"b":2,"a":1}},{"text":"x"}],"z":1,"a":[2]}]"#
+        );
+    }
+
+    #[test]
+    fn persisted_output_files_stays_tri_state() {
+        let src = r#"[{"callId":"a","toolName":"t","responseParts":[]},
+                      {"callId":"b","toolName":"t","responseParts":[],"persistedOutputFiles":[]},
+                      {"callId":"c","toolName":"t","responseParts":[],"persistedOutputFiles":["/p"]}]"#;
+        let batch = parse_batch(src.as_bytes(), "test").unwrap();
+        assert_eq!(batch[0].persisted_output_files, None);
+        assert_eq!(batch[1].persisted_output_files, Some(vec![]));
+        assert_eq!(
+            batch[2].persisted_output_files,
+            Some(vec!["/p".to_string()])
+        );
+        let out = serde_json::to_value(&batch).unwrap();
+        assert!(out[0].get("persistedOutputFiles").is_none());
+        assert_eq!(out[1]["persistedOutputFiles"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn field_access_reaches_only_string_fields() {
+        let src = r#"[{"callId":"a","toolName":"t","responseParts":[
+            {"text":"hi"},
+            {"functionResponse":{"name":"x","response":{"output":{"k":1},"error":"bad"}}}]}]"#;
+        let batch = parse_batch(src.as_bytes(), "test").unwrap();
+        let parts = &batch[0].response_parts;
+        assert_eq!(parts[0].field(Field::Text), Some("hi"));
+        assert_eq!(parts[1].field(Field::Output), None);
+        assert_eq!(parts[1].field(Field::Error), Some("bad"));
+    }
+
+    #[test]
+    fn function_name_falls_back_only_when_absent_or_null() {
+        let p = |fr: &str| {
+            Part(serde_json::from_str(&format!(r#"{{"functionResponse":{fr}}}"#)).unwrap())
+        };
+        assert_eq!(p(r#"{"response":{}}"#).function_name("tool"), Some("tool"));
+        assert_eq!(p(r#"{"name":null}"#).function_name("tool"), Some("tool"));
+        assert_eq!(p(r#"{"name":""}"#).function_name("tool"), Some(""));
+        assert_eq!(p(r#"{"name":"n"}"#).function_name("tool"), Some("n"));
+        assert_eq!(Part::text("x").function_name("tool"), None);
+    }
+
+    #[test]
+    fn shape_errors_name_the_entry_and_field() {
+        let err = |s: &str| {
+            parse_batch(s.as_bytes(), "in.json")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("{}"),
+            "in.json: a batch must be a JSON array of entries, found an object"
+        );
+        assert_eq!(
+            err(r#"[{"callId":"a","responseParts":[]}]"#),
+            "in.json: entry 0: missing \"toolName\""
+        );
+        assert_eq!(
+            err(
+                r#"[{"callId":"a","toolName":"t","responseParts":[]},{"callId":1,"toolName":"t","responseParts":[]}]"#
+            ),
+            "in.json: entry 1: \"callId\" must be a string, found a number"
+        );
+        assert_eq!(
+            err(r#"[{"callId":"a","toolName":"t","responseParts":"x"}]"#),
+            "in.json: entry 0: \"responseParts\" must be an array, found a string"
+        );
+    }
+
+    #[test]
+    fn malformed_json_and_lone_surrogates_report_position() {
+        let e = parse_batch(b"[\n  {\"callId\": }\n]", "in.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("in.json: invalid JSON at line 2, column 14"),
+            "{e}"
+        );
+        let e = parse_batch(
+            br#"[{"callId":"\ud800","toolName":"t","responseParts":[]}]"#,
+            "in.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("invalid JSON at line 1") && e.contains("surrogate"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! The in-memory backend: the default, and what tests and simulations use. It records every write.
+
+use std::sync::Arc;
+
+use super::{artifact_path, ArtifactStore, PersistError, PersistStats};
+
+/// One artifact the in-memory backend holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredArtifact {
+    /// The persistence id it was written under.
+    pub id: String,
+    /// The tool whose output it is.
+    pub tool_name: String,
+    /// The complete text.
+    pub content: Arc<str>,
+    /// The path reported to the model.
+    pub path: String,
+}
+
+/// Keeps artifacts in memory, reporting paths as if they lived under `dir`.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    dir: String,
+    artifacts: Vec<StoredArtifact>,
+    stats: PersistStats,
+}
+
+impl MemoryStore {
+    /// An empty store whose paths are `dir/<id>.txt`.
+    pub fn new(dir: impl Into<String>) -> Self {
+        MemoryStore {
+            dir: dir.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Every artifact written so far, in write order.
+    pub fn artifacts(&self) -> &[StoredArtifact] {
+        &self.artifacts
+    }
+}
+
+impl ArtifactStore for MemoryStore {
+    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
+        if !super::is_valid_id(id) {
+            self.stats.failures += 1;
+            return Err(PersistError::InvalidId(id.to_string()));
+        }
+        let path = artifact_path(&self.dir, id);
+        self.stats.record_write(content.len());
+        self.artifacts.push(StoredArtifact {
+            id: id.to_string(),
+            tool_name: tool_name.to_string(),
+            content: Arc::from(content),
+            path: path.clone(),
+        });
+        Ok(path)
+    }
+
+    fn stats(&self) -> PersistStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_every_write() {
+        let mut store = MemoryStore::new("/tmp");
+        assert_eq!(store.write("a", "shell", "héllo").unwrap(), "/tmp/a.txt");
+        assert!(store.write("..", "shell", "x").is_err());
+        assert_eq!(store.artifacts().len(), 1);
+        assert_eq!(&*store.artifacts()[0].content, "héllo");
+        assert_eq!(
+            store.stats(),
+            PersistStats {
+                writes: 1,
+                bytes: 6,
+                failures: 1
+            }
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! Persistence backends: where a finalizer writes the full text of an output it shortens.
+//!
+//! A backend takes a persistence id (already normalised: no '/', no NUL, never `.` or `..`), the tool name and
+//! the content, writes it once, and returns the path the model is told about. Three backends: [`MemoryStore`]
+//! (the default; records every write), [`FsStore`] (real files, atomic, 0600, confined to one directory) and
+//! [`FaultyStore`] (fails chosen ids or a fraction of writes, wrapping another backend). Every backend counts its
+//! writes, bytes and failures in [`PersistStats`].
+
+mod faulty;
+mod fs;
+mod ids;
+mod memory;
+
+pub use faulty::FaultyStore;
+pub use fs::FsStore;
+pub use ids::PersistenceIds;
+pub use memory::{MemoryStore, StoredArtifact};
+
+use serde::Serialize;
+
+/// Why a write did not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PersistError {
+    /// The fault-injecting backend failed this write on purpose.
+    #[error("injected failure for artifact {0:?}")]
+    Injected(String),
+    /// The id would leave the artifact directory or name nothing.
+    #[error("refused artifact id {0:?}")]
+    InvalidId(String),
+    /// The filesystem refused the write.
+    #[error("writing {path}: {message}")]
+    Io {
+        /// The path being written.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+}
+
+/// What a backend has done so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistStats {
+    /// Successful writes.
+    pub writes: u64,
+    /// Bytes (UTF-8) of the successful writes.
+    pub bytes: u64,
+    /// Writes that failed.
+    pub failures: u64,
+}
+
+impl PersistStats {
+    /// Counts one successful write of `bytes` bytes.
+    pub fn record_write(&mut self, bytes: usize) {
+        self.writes += 1;
+        self.bytes += bytes as u64;
+    }
+}
+
+/// A place to persist complete tool output. Implementations must be deterministic given the same calls.
+pub trait ArtifactStore {
+    /// Writes `content` as the artifact `id` of a call to `tool_name`; returns the path of the written artifact.
+    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError>;
+
+    /// Counts of writes, bytes and failures so far.
+    fn stats(&self) -> PersistStats;
+}
+
+/// The path an artifact `id` gets under `dir`: `dir + "/" + id + ".txt"` (a trailing '/' of `dir` is not doubled).
+pub fn artifact_path(dir: &str, id: &str) -> String {
+    let dir = if dir.len() > 1 {
+        dir.trim_end_matches('/')
+    } else {
+        dir
+    };
+    if dir.ends_with('/') {
+        format!("{dir}{id}.txt")
+    } else {
+        format!("{dir}/{id}.txt")
+    }
+}
+
+/// Whether `id` is safe to use as a file name inside the artifact directory.
+pub fn is_valid_id(id: &str) -> bool {
+    !(id.is_empty() || id == "." || id == ".." || id.contains('/') || id.contains('\0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_join_without_doubling_slashes() {
+        assert_eq!(artifact_path("tool-results", "c1"), "tool-results/c1.txt");
+        assert_eq!(artifact_path("/tmp/", "c1"), "/tmp/c1.txt");
+        assert_eq!(artifact_path("/", "c1"), "/c1.txt");
+    }
+
+    #[test]
+    fn ids_that_leave_the_directory_are_invalid() {
+        for bad in ["", ".", "..", "a/b", "a\0b"] {
+            assert!(!is_valid_id(bad), "{bad:?}");
+        }
+        for good in ["c1", "...", ".hidden", "a\\b", "😀"] {
+            assert!(is_valid_id(good), "{good:?}");
+        }
+    }
+}
+
+impl<T: ArtifactStore + ?Sized> ArtifactStore for Box<T> {
+    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
+        (**self).write(id, tool_name, content)
+    }
+
+    fn stats(&self) -> PersistStats {
+        (**self).stats()
+    }
+}

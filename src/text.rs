@@ -1,0 +1,142 @@
+//! UTF-16 measurement and surrogate-safe slicing of UTF-8 text.
+//!
+//! Budgets are counted in UTF-16 code units, the unit JavaScript's `String.length` reports and the one the
+//! production runtime sets its budget in. Rust strings are UTF-8, so this module measures them from the bytes in
+//! one pass (every byte that is not a continuation byte counts one unit, and every 4-byte lead one more) and cuts
+//! them at unit offsets without ever splitting a surrogate pair: a Rust `str` cannot hold a lone surrogate, so a
+//! cut that would fall inside a pair drops the whole character instead.
+
+/// UTF-16 code units of one UTF-8 byte, by the byte's value: continuation bytes count 0, the lead byte of a
+/// 4-byte sequence (an astral character, a surrogate pair in UTF-16) counts 2, every other byte 1.
+#[inline(always)]
+fn units_of_byte(b: u8) -> u8 {
+    // `b as i8 >= -64` is false exactly for continuation bytes 0x80..=0xBF.
+    u8::from((b as i8) >= -64) + u8::from(b >= 0xF0)
+}
+
+/// The length of `s` in UTF-16 code units ('a' = 1, 'é' = 1, '中' = 1, '😀' = 2).
+///
+/// A byte-level count over the UTF-8 bytes, written so that the compiler vectorises it: blocks of 64 bytes are
+/// summed in 8-bit lanes (at most 128 per block, so no overflow) and only the block sums are widened.
+pub fn utf16_len(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut blocks = bytes.chunks_exact(64);
+    let mut total = 0usize;
+    for block in &mut blocks {
+        let mut sum = 0u8;
+        for &b in block {
+            sum = sum.wrapping_add(units_of_byte(b));
+        }
+        total += usize::from(sum);
+    }
+    for &b in blocks.remainder() {
+        total += usize::from(units_of_byte(b));
+    }
+    total
+}
+
+/// The longest prefix of `s` that is at most `units` UTF-16 code units long.
+///
+/// A cut that would end between the two halves of a surrogate pair ends one unit earlier, before the pair.
+pub fn head(s: &str, units: usize) -> &str {
+    if units >= s.len() {
+        // A string never has more UTF-16 units than UTF-8 bytes.
+        return s;
+    }
+    let bytes = s.as_bytes();
+    if bytes[..units].is_ascii() {
+        return &s[..units];
+    }
+    let mut used = 0usize;
+    for (offset, ch) in s.char_indices() {
+        let w = ch.len_utf16();
+        if used + w > units {
+            return &s[..offset];
+        }
+        used += w;
+    }
+    s
+}
+
+/// The longest suffix of `s` that is at most `units` UTF-16 code units long.
+///
+/// A cut that would start between the two halves of a surrogate pair starts one unit later, after the pair.
+pub fn tail(s: &str, units: usize) -> &str {
+    if units >= s.len() {
+        return s;
+    }
+    let bytes = s.as_bytes();
+    let start = s.len() - units;
+    if bytes[start..].is_ascii() {
+        return &s[start..];
+    }
+    let mut used = 0usize;
+    for (offset, ch) in s.char_indices().rev() {
+        let w = ch.len_utf16();
+        if used + w > units {
+            return &s[offset + ch.len_utf8()..];
+        }
+        used += w;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference_len(s: &str) -> usize {
+        s.encode_utf16().count()
+    }
+
+    #[test]
+    fn counts_code_units_not_chars_or_bytes() {
+        assert_eq!(utf16_len(""), 0);
+        assert_eq!(utf16_len("a"), 1);
+        assert_eq!(utf16_len("é"), 1);
+        assert_eq!(utf16_len("中"), 1);
+        assert_eq!(utf16_len("😀"), 2);
+        assert_eq!(utf16_len("a😀é中"), 5);
+    }
+
+    #[test]
+    fn block_path_agrees_with_encode_utf16() {
+        let unit = "ab😀é中\n𝔘𠀀";
+        for n in [0, 1, 7, 8, 9, 30, 64, 65, 200] {
+            let s = unit.repeat(n);
+            assert_eq!(utf16_len(&s), reference_len(&s), "repeat {n}");
+        }
+        let many_astral = "😀".repeat(100); // 400 bytes of 4-byte sequences: block sums stay below 256
+        assert_eq!(utf16_len(&many_astral), 200);
+    }
+
+    #[test]
+    fn head_never_splits_a_pair() {
+        let s = "ab😀cd";
+        assert_eq!(head(s, 0), "");
+        assert_eq!(head(s, 2), "ab");
+        assert_eq!(head(s, 3), "ab"); // would end on the high surrogate
+        assert_eq!(head(s, 4), "ab😀");
+        assert_eq!(head(s, 6), "ab😀cd");
+        assert_eq!(head(s, 99), s);
+    }
+
+    #[test]
+    fn tail_never_splits_a_pair() {
+        let s = "ab😀cd";
+        assert_eq!(tail(s, 0), "");
+        assert_eq!(tail(s, 2), "cd");
+        assert_eq!(tail(s, 3), "cd"); // would start on the low surrogate
+        assert_eq!(tail(s, 4), "😀cd");
+        assert_eq!(tail(s, 6), s);
+        assert_eq!(tail(s, 99), s);
+    }
+
+    #[test]
+    fn ascii_fast_paths_match_slow_paths() {
+        let s = "0123456789é";
+        assert_eq!(head(s, 5), "01234");
+        assert_eq!(tail(s, 3), "89é");
+        assert_eq!(tail("é0123", 3), "123");
+    }
+}

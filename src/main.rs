@@ -15,13 +15,17 @@ use cli::{BackendArg, Cli, Command, FinalizeArgs};
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!(
+                "budgetlab: {} (see --help)",
+                one_line(&e.render().to_string())
+            );
+            return ExitCode::from(2);
         }
     };
     match run(cli) {
@@ -32,6 +36,17 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// clap's multi-line usage error as one line: the message lines before the usage block, joined.
+fn one_line(rendered: &str) -> String {
+    let message: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    message.join(" ").trim_start_matches("error: ").to_string()
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -2,7 +2,7 @@
 //! then text / output / error within a part), with the plan-mode lifecycle reminder left out.
 
 use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
-use crate::model::{Batch, Entry, Field};
+use crate::model::{Entry, Field};
 use crate::text::utf16_len;
 
 /// One budgeted text field.
@@ -37,7 +37,7 @@ impl SlotScope {
 
 impl Slot {
     /// The budgeted text of this slot in `batch`.
-    pub fn text<'a>(&self, batch: &'a Batch) -> &'a str {
+    pub fn text<'a>(&self, batch: &'a [Entry]) -> &'a str {
         let full = batch[self.entry].response_parts[self.part]
             .field(self.field)
             .expect("a slot always points at a string field");
@@ -51,7 +51,7 @@ impl Slot {
 /// non-string output or error is neither counted nor touched. The successful output of `enter_plan_mode` that
 /// equals a lifecycle reminder is no slot; one that starts with a reminder and a blank line is a slot for the rest
 /// only (none when the rest is empty).
-pub fn collect_slots(batch: &Batch, reminders: &PlanReminders, scope: SlotScope) -> Vec<Slot> {
+pub fn collect_slots(batch: &[Entry], reminders: &PlanReminders, scope: SlotScope) -> Vec<Slot> {
     let mut slots = Vec::new();
     for (e, entry) in batch.iter().enumerate() {
         entry_slots(e, entry, reminders, scope, &mut slots);
@@ -97,7 +97,7 @@ pub fn entry_slots(
 }
 
 /// The model-facing budgeted total of `batch`: the UTF-16 units of all slots in `scope`.
-pub fn budgeted_total(batch: &Batch, reminders: &PlanReminders, scope: SlotScope) -> u64 {
+pub fn budgeted_total(batch: &[Entry], reminders: &PlanReminders, scope: SlotScope) -> u64 {
     collect_slots(batch, reminders, scope)
         .iter()
         .map(|s| s.len)

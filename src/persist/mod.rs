@@ -85,6 +85,16 @@ pub fn is_valid_id(id: &str) -> bool {
     !(id.is_empty() || id == "." || id == ".." || id.contains('/') || id.contains('\0'))
 }
 
+impl<T: ArtifactStore + ?Sized> ArtifactStore for Box<T> {
+    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
+        (**self).write(id, tool_name, content)
+    }
+
+    fn stats(&self) -> PersistStats {
+        (**self).stats()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,15 +114,5 @@ mod tests {
         for good in ["c1", "...", ".hidden", "a\\b", "😀"] {
             assert!(is_valid_id(good), "{good:?}");
         }
-    }
-}
-
-impl<T: ArtifactStore + ?Sized> ArtifactStore for Box<T> {
-    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
-        (**self).write(id, tool_name, content)
-    }
-
-    fn stats(&self) -> PersistStats {
-        (**self).stats()
     }
 }

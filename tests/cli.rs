@@ -1,0 +1,166 @@
+//! The `budgetlab` binary end to end: output shape, backends, and bad input (exit 2, one line, nothing on
+//! stdout).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn budgetlab() -> Command {
+    Command::cargo_bin("budgetlab").unwrap()
+}
+
+const BATCH: &str = r#"[{"callId":"c1","toolName":"shell","responseParts":[{"functionResponse":{"id":"c1","name":"shell","response":{"output":"0123456789012345678901234567890123456789"}}}]}]"#;
+
+fn expect_bad_input(args: &[&str], stdin: &str, needle: &str) {
+    let out = budgetlab().args(args).write_stdin(stdin).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let fin = ["finalize", "--budget", "10"];
+    expect_bad_input(&fin, "[\n {\"callId\": }", "line 2, column 13");
+    expect_bad_input(
+        &fin,
+        r#"[{"callId":"\ud800","toolName":"t","responseParts":[]}]"#,
+        "surrogate",
+    );
+    expect_bad_input(&fin, r#"{"callId":"a"}"#, "must be a JSON array");
+    expect_bad_input(
+        &fin,
+        r#"[{"toolName":"t","responseParts":[]}]"#,
+        "entry 0: missing \"callId\"",
+    );
+    expect_bad_input(
+        &fin,
+        r#"[{"callId":"a","toolName":"t"}]"#,
+        "missing \"responseParts\"",
+    );
+    expect_bad_input(
+        &["finalize", "--budget", "lots"],
+        BATCH,
+        "invalid budget \"lots\"",
+    );
+    expect_bad_input(
+        &["finalize", "--budget", "1.5"],
+        BATCH,
+        "invalid budget \"1.5\"",
+    );
+    expect_bad_input(
+        &["finalize", "--budget", "5", "--strategy", "magic"],
+        BATCH,
+        "invalid strategy \"magic\"",
+    );
+    expect_bad_input(
+        &[
+            "finalize",
+            "--budget",
+            "5",
+            "--input",
+            "/nonexistent/batch.json",
+        ],
+        "",
+        "/nonexistent/batch.json",
+    );
+    expect_bad_input(
+        &[
+            "finalize",
+            "--budget",
+            "5",
+            "--plan-reminder-file",
+            "/nonexistent/r.txt",
+        ],
+        BATCH,
+        "/nonexistent/r.txt",
+    );
+    expect_bad_input(&["finalize"], BATCH, "--budget");
+}
+
+#[test]
+fn disabled_budgets_print_the_batch_unchanged() {
+    for budget in ["-1", "0", "inf"] {
+        let out = budgetlab()
+            .args(["finalize", "--budget", budget])
+            .write_stdin(BATCH)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            got["entries"],
+            serde_json::from_str::<Value>(BATCH).unwrap(),
+            "budget {budget}"
+        );
+        assert_eq!(got["persisted"], serde_json::json!([]));
+    }
+}
+
+#[test]
+fn fs_backend_writes_the_artifact_and_reports_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let art = dir.path().join("art");
+    let input = dir.path().join("batch.json");
+    std::fs::write(&input, BATCH).unwrap();
+    let out = budgetlab()
+        .args([
+            "finalize",
+            "--budget",
+            "10",
+            "--backend",
+            "fs",
+            "--artifact-dir",
+            art.to_str().unwrap(),
+        ])
+        .args(["--input", input.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let path = format!("{}/c1.txt", art.display());
+    assert_eq!(got["persisted"][0]["path"], Value::String(path.clone()));
+    assert_eq!(
+        got["entries"][0]["persistedOutputFiles"][0],
+        Value::String(path.clone())
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "0123456789012345678901234567890123456789"
+    );
+}
+
+#[test]
+fn strategies_lists_every_strategy() {
+    let out = budgetlab().arg("strategies").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for s in budgetlab::StrategyName::ALL {
+        assert!(
+            text.lines().any(|l| l.starts_with(s.as_str())),
+            "{s} missing"
+        );
+    }
+}
+
+#[test]
+fn shipped_example_finalizes() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/turn.json");
+    let out = budgetlab()
+        .args(["finalize", "--budget", "8000", "--input", example])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["entries"].as_array().unwrap().len(), 4);
+    assert!(!got["persisted"].as_array().unwrap().is_empty());
+}

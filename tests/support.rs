@@ -1,0 +1,56 @@
+//! Helpers shared by the integration test modules: batch builders and running the finalizers in-process.
+
+use budgetlab::{
+    Budget, BudgetContext, Entry, Field, MemoryStore, Outcome, Part, PlanReminders, StrategyName,
+};
+use serde_json::{json, Value};
+
+/// A function-response part with a string output.
+pub fn output_part(id: &str, name: &str, output: &str) -> Part {
+    Part::function_response(id, name, Some(json!(output)), None)
+}
+
+/// An entry with one function response carrying `output`.
+pub fn shell_entry(call_id: &str, output: &str) -> Entry {
+    Entry::new(
+        call_id,
+        "shell",
+        vec![output_part(call_id, "shell", output)],
+    )
+}
+
+/// Runs `strategy` at `budget` with the given reminders; returns the outcome and the store.
+pub fn run_with(
+    strategy: StrategyName,
+    batch: Vec<Entry>,
+    budget: i64,
+    reminders: PlanReminders,
+) -> (Outcome, MemoryStore) {
+    let mut store = MemoryStore::new("/tmp");
+    let mut ctx = BudgetContext::new(Budget::Units(budget));
+    ctx.reminders = reminders;
+    let outcome = strategy.build().finalize(batch, &ctx, &mut store);
+    (outcome, store)
+}
+
+/// Runs the reference finalizer with the built-in reminders.
+pub fn reference(batch: Vec<Entry>, budget: i64) -> (Outcome, MemoryStore) {
+    run_with(
+        StrategyName::Reference,
+        batch,
+        budget,
+        PlanReminders::default(),
+    )
+}
+
+/// The string at `field` of part `part` of entry `entry`.
+pub fn field(outcome: &Outcome, entry: usize, part: usize, f: Field) -> &str {
+    outcome.batch[entry].response_parts[part]
+        .field(f)
+        .expect("field present")
+}
+
+/// The JSON of a value, for whole-part comparisons.
+pub fn to_json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap()
+}

@@ -50,9 +50,15 @@ fn one_line(rendered: &str) -> String {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
-        .filter_map(|c| c.downcast_ref::<io::Error>())
-        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    e.chain().any(|c| {
+        let kind = match c.downcast_ref::<io::Error>() {
+            Some(io) => Some(io.kind()),
+            None => c
+                .downcast_ref::<serde_json::Error>()
+                .and_then(|j| j.io_error_kind()),
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -104,15 +110,19 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
             (buf, "<stdin>".to_string())
         }
     };
-    let report = job.run_bytes(&bytes, &source)?;
-    drop(bytes);
-    let mut out = if args.pretty {
-        serde_json::to_vec_pretty(&report)?
+    let batch = budgetlab::parse_batch(&bytes, &source)?;
+    drop(bytes); // the batch owns its text now; the input buffer is not needed any more
+    let report = job.run(batch);
+    // Nothing can fail from here on but stdout itself, so the report is streamed rather than buffered.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    if args.pretty {
+        serde_json::to_writer_pretty(&mut out, &report)?;
     } else {
-        serde_json::to_vec(&report)?
-    };
-    out.push(b'\n');
-    emit(&out)
+        serde_json::to_writer(&mut out, &report)?;
+    }
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 fn read_text(path: &std::path::Path) -> anyhow::Result<String> {

@@ -68,8 +68,15 @@ impl WaterFill {
             let field = batch[slot.entry].response_parts[slot.part]
                 .field_mut(slot.field)
                 .expect("a slot always points at a string field");
-            field.truncate(slot.protected);
-            field.push_str(&fitted);
+            // A new string, so the original's allocation is freed rather than kept as spare capacity.
+            *field = if slot.protected == 0 {
+                fitted
+            } else {
+                let mut kept = String::with_capacity(slot.protected + fitted.len());
+                kept.push_str(&field[..slot.protected]);
+                kept.push_str(&fitted);
+                kept
+            };
         }
         Outcome { batch, persisted }
     }
@@ -98,7 +105,7 @@ pub(crate) fn persist_shortened(
         if !shortened || batch[e].persisted_output_files.is_some() {
             continue;
         }
-        let content: Arc<str> = join_slot_texts(batch, entry_slots).into();
+        let content = join_slot_texts(batch, entry_slots);
         let entry = &batch[e];
         let (call_id, path) = match ids.assign(&entry.call_id) {
             None => (entry.call_id.clone(), None),
@@ -120,7 +127,10 @@ pub(crate) fn persist_shortened(
 }
 
 /// The slot texts of one entry joined by blank lines: the complete output that persistence writes.
-fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> String {
+fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> Arc<str> {
+    if let [only] = slots {
+        return Arc::from(only.text(batch));
+    }
     let capacity = slots.iter().map(|s| s.text(batch).len() + 2).sum();
     let mut content = String::with_capacity(capacity);
     for (i, slot) in slots.iter().enumerate() {
@@ -129,5 +139,5 @@ fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> String {
         }
         content.push_str(slot.text(batch));
     }
-    content
+    content.into()
 }

@@ -2,6 +2,7 @@
 //! the backend it wraps. Which writes fail depends only on the id and the seed, never on call order.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
@@ -59,7 +60,12 @@ impl<S: ArtifactStore> FaultyStore<S> {
 }
 
 impl<S: ArtifactStore> ArtifactStore for FaultyStore<S> {
-    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
+    fn write(
+        &mut self,
+        id: &str,
+        tool_name: &str,
+        content: &Arc<str>,
+    ) -> Result<String, PersistError> {
         if self.fails(id) {
             self.failures += 1;
             return Err(PersistError::Injected(id.to_string()));
@@ -82,9 +88,9 @@ mod tests {
     #[test]
     fn fails_chosen_ids_only() {
         let mut s = FaultyStore::new(MemoryStore::new("d"), ["b".to_string()]);
-        assert!(s.write("a", "t", "x").is_ok());
+        assert!(s.write("a", "t", &"x".into()).is_ok());
         assert_eq!(
-            s.write("b", "t", "x"),
+            s.write("b", "t", &"x".into()),
             Err(PersistError::Injected("b".into()))
         );
         assert_eq!(s.stats().writes, 1);
@@ -96,7 +102,7 @@ mod tests {
         let run = || {
             let mut s = FaultyStore::new(MemoryStore::new("d"), []).with_rate(0.25, 7);
             (0..4000)
-                .map(|i| s.write(&format!("id{i}"), "t", "x").is_err())
+                .map(|i| s.write(&format!("id{i}"), "t", &"x".into()).is_err())
                 .collect::<Vec<_>>()
         };
         let a = run();

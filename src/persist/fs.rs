@@ -7,6 +7,7 @@
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::{artifact_path, ArtifactStore, PersistError, PersistStats};
 
@@ -57,7 +58,12 @@ impl FsStore {
 }
 
 impl ArtifactStore for FsStore {
-    fn write(&mut self, id: &str, _tool_name: &str, content: &str) -> Result<String, PersistError> {
+    fn write(
+        &mut self,
+        id: &str,
+        _tool_name: &str,
+        content: &Arc<str>,
+    ) -> Result<String, PersistError> {
         if !super::is_valid_id(id) {
             self.stats.failures += 1;
             return Err(PersistError::InvalidId(id.to_string()));
@@ -91,7 +97,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("artifacts");
         let mut store = FsStore::new(d.to_str().unwrap());
-        let path = store.write("c1", "shell", "full output").unwrap();
+        let path = store.write("c1", "shell", &"full output".into()).unwrap();
         assert_eq!(path, format!("{}/c1.txt", d.display()));
         assert_eq!(fs::read_to_string(&path).unwrap(), "full output");
         #[cfg(unix)]
@@ -117,7 +123,7 @@ mod tests {
         fs::create_dir(&d).unwrap();
         std::os::unix::fs::symlink(&outside, d.join("evil.txt")).unwrap();
         let mut store = FsStore::new(d.to_str().unwrap());
-        store.write("evil", "shell", "replaced").unwrap();
+        store.write("evil", "shell", &"replaced".into()).unwrap();
         assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
         assert!(!fs::symlink_metadata(d.join("evil.txt"))
             .unwrap()
@@ -131,7 +137,7 @@ mod tests {
         let mut store = FsStore::new(dir.path().to_str().unwrap());
         for bad in ["..", "../x", "a/b", ""] {
             assert!(matches!(
-                store.write(bad, "t", "x"),
+                store.write(bad, "t", &"x".into()),
                 Err(PersistError::InvalidId(_))
             ));
         }

@@ -41,7 +41,12 @@ impl MemoryStore {
 }
 
 impl ArtifactStore for MemoryStore {
-    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
+    fn write(
+        &mut self,
+        id: &str,
+        tool_name: &str,
+        content: &Arc<str>,
+    ) -> Result<String, PersistError> {
         if !super::is_valid_id(id) {
             self.stats.failures += 1;
             return Err(PersistError::InvalidId(id.to_string()));
@@ -51,7 +56,7 @@ impl ArtifactStore for MemoryStore {
         self.artifacts.push(StoredArtifact {
             id: id.to_string(),
             tool_name: tool_name.to_string(),
-            content: Arc::from(content),
+            content: Arc::clone(content),
             path: path.clone(),
         });
         Ok(path)
@@ -69,8 +74,11 @@ mod tests {
     #[test]
     fn records_every_write() {
         let mut store = MemoryStore::new("/tmp");
-        assert_eq!(store.write("a", "shell", "héllo").unwrap(), "/tmp/a.txt");
-        assert!(store.write("..", "shell", "x").is_err());
+        assert_eq!(
+            store.write("a", "shell", &"héllo".into()).unwrap(),
+            "/tmp/a.txt"
+        );
+        assert!(store.write("..", "shell", &"x".into()).is_err());
         assert_eq!(store.artifacts().len(), 1);
         assert_eq!(&*store.artifacts()[0].content, "héllo");
         assert_eq!(

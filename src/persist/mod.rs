@@ -16,6 +16,8 @@ pub use fs::FsStore;
 pub use ids::PersistenceIds;
 pub use memory::{MemoryStore, StoredArtifact};
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 /// Why a write did not happen.
@@ -60,7 +62,14 @@ impl PersistStats {
 /// A place to persist complete tool output. Implementations must be deterministic given the same calls.
 pub trait ArtifactStore {
     /// Writes `content` as the artifact `id` of a call to `tool_name`; returns the path of the written artifact.
-    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError>;
+    ///
+    /// The content is shared, not copied: a backend that keeps it (the in-memory one) holds another reference.
+    fn write(
+        &mut self,
+        id: &str,
+        tool_name: &str,
+        content: &Arc<str>,
+    ) -> Result<String, PersistError>;
 
     /// Counts of writes, bytes and failures so far.
     fn stats(&self) -> PersistStats;
@@ -86,7 +95,12 @@ pub fn is_valid_id(id: &str) -> bool {
 }
 
 impl<T: ArtifactStore + ?Sized> ArtifactStore for Box<T> {
-    fn write(&mut self, id: &str, tool_name: &str, content: &str) -> Result<String, PersistError> {
+    fn write(
+        &mut self,
+        id: &str,
+        tool_name: &str,
+        content: &Arc<str>,
+    ) -> Result<String, PersistError> {
         (**self).write(id, tool_name, content)
     }
 

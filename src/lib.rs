@@ -34,6 +34,7 @@ pub mod finalize;
 pub mod job;
 pub mod model;
 pub mod persist;
+pub mod simulate;
 pub mod text;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};

@@ -50,6 +50,9 @@ pub struct FinalizeArgs {
     /// Read the batch from this file instead of standard input.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    /// Also finalize the parsed batch N times in-process and print the median time to stderr.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub time: Option<u32>,
     /// Pretty-print the JSON.
     #[arg(long)]
     pub pretty: bool,

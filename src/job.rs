@@ -1,6 +1,8 @@
 //! A finalize job: one batch, one strategy, one backend and a budget, giving the report that
 //! `budgetlab finalize` prints. The CLI only converts its flags into a [`FinalizeJob`].
 
+use std::time::Instant;
+
 use serde::Serialize;
 
 use crate::budget::BudgetContext;
@@ -68,8 +70,73 @@ impl FinalizeJob {
         }
     }
 
+    /// Finalizes `batch` `runs` times in-process, each time on a fresh copy and with a fresh backend, and
+    /// reports the wall-clock time of the finalization alone (copying and backend set-up are not timed).
+    pub fn time(&self, batch: &Batch, runs: usize) -> Timing {
+        let finalizer = self.strategy.build();
+        let mut samples: Vec<u128> = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let copy = batch.clone();
+            let mut store = self.store();
+            let start = Instant::now();
+            let outcome = finalizer.finalize(copy, &self.ctx, store.as_mut());
+            samples.push(start.elapsed().as_nanos());
+            drop(std::hint::black_box(outcome));
+        }
+        Timing::from_samples(samples)
+    }
+
     /// Parses `input` (named `source_name` in errors) and finalizes it.
     pub fn run_bytes(&self, input: &[u8], source_name: &str) -> Result<FinalizeReport> {
         Ok(self.run(parse_batch(input, source_name)?))
+    }
+}
+
+/// Wall-clock times of repeated runs, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Timing {
+    /// Number of runs.
+    pub runs: usize,
+    /// Median (the lower middle for an even count).
+    pub median_ns: u128,
+    /// Fastest run.
+    pub min_ns: u128,
+    /// Slowest run.
+    pub max_ns: u128,
+}
+
+impl Timing {
+    /// Summarises samples (nanoseconds); all zero for no samples.
+    pub fn from_samples(mut samples: Vec<u128>) -> Timing {
+        samples.sort_unstable();
+        let pick = |i: usize| samples.get(i).copied().unwrap_or(0);
+        Timing {
+            runs: samples.len(),
+            median_ns: pick(samples.len().saturating_sub(1) / 2),
+            min_ns: pick(0),
+            max_ns: samples.last().copied().unwrap_or(0),
+        }
+    }
+}
+
+impl std::fmt::Display for Timing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "median {} ns over {} runs (min {} ns, max {} ns)",
+            self.median_ns, self.runs, self.min_ns, self.max_ns
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_summary_is_order_free() {
+        let t = Timing::from_samples(vec![50, 10, 40, 20]);
+        assert_eq!((t.runs, t.median_ns, t.min_ns, t.max_ns), (4, 20, 10, 50));
+        assert_eq!(Timing::from_samples(vec![]).runs, 0);
     }
 }

@@ -40,7 +40,7 @@ pub mod text;
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyName};
-pub use job::{Backend, FinalizeJob, FinalizeReport};
+pub use job::{Backend, FinalizeJob, FinalizeReport, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
 pub use text::utf16_len;

@@ -112,6 +112,9 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
     };
     let batch = budgetlab::parse_batch(&bytes, &source)?;
     drop(bytes); // the batch owns its text now; the input buffer is not needed any more
+    if let Some(runs) = args.time {
+        eprintln!("finalize: {}", job.time(&batch, runs as usize));
+    }
     let report = job.run(batch);
     // Nothing can fail from here on but stdout itself, so the report is streamed rather than buffered.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());

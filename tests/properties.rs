@@ -158,3 +158,30 @@ proptest! {
         prop_assert_eq!(budgetlab::parse_batch(&json, "prop").unwrap(), batch);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Whatever a call id holds, the filesystem backend writes only inside the artifact directory.
+    #[test]
+    fn fs_backend_never_leaves_the_artifact_directory(
+        ids in proptest::collection::vec("[a-z./\\\\\u{0}😀-]{0,12}", 1..6),
+    ) {
+        use budgetlab::persist::PersistenceIds;
+        use budgetlab::{ArtifactStore, FsStore};
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("art");
+        let mut store = FsStore::new(dir.to_str().unwrap());
+        let mut assigner = PersistenceIds::new(ids.iter().map(String::as_str));
+        for call_id in &ids {
+            if let Some(id) = assigner.assign(call_id) {
+                let path = store.write(&id, "t", &"content".into()).unwrap();
+                let written = std::path::Path::new(&path).canonicalize().unwrap();
+                prop_assert_eq!(written.parent().unwrap(), dir.canonicalize().unwrap());
+            }
+        }
+        // Nothing but the artifact directory appeared under the root.
+        let top: Vec<_> = std::fs::read_dir(root.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        prop_assert!(top.len() <= 1);
+    }
+}

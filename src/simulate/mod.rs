@@ -62,6 +62,17 @@ pub struct BoundaryRecord {
     pub parts: Option<Batch>,
 }
 
+/// One persistence attempt made along a turn, with the turn ordinal of the entry it persisted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnWrite {
+    /// The entry's position in the producers' turn.
+    pub ordinal: usize,
+    /// The boundary that made the attempt.
+    pub boundary: &'static str,
+    /// The attempt itself.
+    pub attempt: PersistAttempt,
+}
+
 /// Everything recorded of one simulated turn.
 #[derive(Debug, Clone)]
 pub struct TurnRecord {
@@ -69,6 +80,8 @@ pub struct TurnRecord {
     pub boundaries: Vec<BoundaryRecord>,
     /// What the model receives.
     pub model_request: Batch,
+    /// For each entry of the model request, its position in the producers' turn.
+    pub ordinals: Vec<usize>,
     /// What the resumable transcript records.
     pub transcript: Batch,
     /// What the tool-result record holds.
@@ -76,11 +89,43 @@ pub struct TurnRecord {
     /// What the user sees: the producers' output, untouched by any finalization.
     pub display: Batch,
     /// Every persistence attempt made along the turn, in order.
-    pub persisted: Vec<PersistAttempt>,
+    pub writes: Vec<TurnWrite>,
     /// Whether the model request's budgeted total is within the budget (always true for a disabled budget).
     pub within_budget: bool,
     /// Whether the model request, the transcript and the tool-result record hold the same parts (invariant 6).
     pub records_identical: bool,
+}
+
+/// Entries on their way through the boundaries, each with its position in the producers' turn.
+#[derive(Debug, Clone, Default)]
+struct Stage {
+    ordinals: Vec<usize>,
+    batch: Batch,
+}
+
+impl Stage {
+    fn push(&mut self, ordinal: usize, entry: Entry) {
+        self.ordinals.push(ordinal);
+        self.batch.push(entry);
+    }
+
+    fn extend(&mut self, other: Stage) {
+        self.ordinals.extend(other.ordinals);
+        self.batch.extend(other.batch);
+    }
+
+    /// The entries of both stages merged in original ordinal order.
+    fn merged_in_order(self, other: Stage) -> Stage {
+        let mut pairs: Vec<(usize, Entry)> = self
+            .ordinals
+            .into_iter()
+            .zip(self.batch)
+            .chain(other.ordinals.into_iter().zip(other.batch))
+            .collect();
+        pairs.sort_by_key(|(i, _)| *i);
+        let (ordinals, batch) = pairs.into_iter().unzip();
+        Stage { ordinals, batch }
+    }
 }
 
 /// Carries a turn's state from boundary to boundary.
@@ -90,7 +135,7 @@ struct Run<'a> {
     store: &'a mut dyn ArtifactStore,
     config: &'a SimConfig,
     boundaries: Vec<BoundaryRecord>,
-    persisted: Vec<PersistAttempt>,
+    writes: Vec<TurnWrite>,
 }
 
 impl Run<'_> {
@@ -106,26 +151,34 @@ impl Run<'_> {
         &mut self,
         finalizer: &dyn Finalizer,
         name: &'static str,
-        batch: Batch,
-    ) -> Batch {
-        let outcome = finalizer.finalize(batch, self.ctx, self.store);
-        self.persisted.extend(outcome.persisted);
+        stage: Stage,
+    ) -> Stage {
+        let outcome = finalizer.finalize(stage.batch, self.ctx, self.store);
+        self.writes
+            .extend(outcome.persisted.into_iter().map(|attempt| TurnWrite {
+                ordinal: stage.ordinals[attempt.entry],
+                boundary: name,
+                attempt,
+            }));
         self.mark(name, &outcome.batch);
-        outcome.batch
+        Stage {
+            ordinals: stage.ordinals,
+            batch: outcome.batch,
+        }
     }
 
-    fn finalize(&mut self, name: &'static str, batch: Batch) -> Batch {
+    fn finalize(&mut self, name: &'static str, stage: Stage) -> Stage {
         let finalizer = self.finalizer;
-        self.finalize_with(finalizer, name, batch)
+        self.finalize_with(finalizer, name, stage)
     }
 
     /// The core scheduler over one batch of executed calls: finalize, hook, finalize again.
-    fn scheduler(&mut self, batch: Batch) -> Batch {
-        let before = self.finalize("scheduler-pre-hook", batch);
-        let mut hooked = self.config.hook.apply(before.clone());
+    fn scheduler(&mut self, stage: Stage) -> Stage {
+        let before = self.finalize("scheduler-pre-hook", stage);
+        let mut hooked = self.config.hook.apply(before.batch.clone());
         if !self.config.legacy && self.config.hook.rebuild {
             // The runtime explicitly copies the persistence metadata onto responses the hook rebuilt.
-            for (h, b) in hooked.iter_mut().zip(&before) {
+            for (h, b) in hooked.iter_mut().zip(&before.batch) {
                 if h.persisted_output_files.is_none() {
                     h.persisted_output_files
                         .clone_from(&b.persisted_output_files);
@@ -133,7 +186,13 @@ impl Run<'_> {
             }
         }
         self.mark("post-tool-batch-hook", &hooked);
-        self.finalize("scheduler-post-hook", hooked)
+        self.finalize(
+            "scheduler-post-hook",
+            Stage {
+                ordinals: before.ordinals,
+                batch: hooked,
+            },
+        )
     }
 }
 
@@ -153,76 +212,74 @@ pub fn simulate_turn(
         store,
         config,
         boundaries: Vec::new(),
-        persisted: Vec::new(),
+        writes: Vec::new(),
     };
     run.mark("producers", &turn);
-    let (executed, others): (Vec<_>, Vec<_>) = turn
-        .into_iter()
-        .zip(&origins)
-        .enumerate()
-        .partition(|(_, (_, o))| **o == Origin::Executed);
-    let executed: Vec<(usize, Entry)> = executed.into_iter().map(|(i, (e, _))| (i, e)).collect();
-    let others: Vec<(usize, Entry)> = others.into_iter().map(|(i, (e, _))| (i, e)).collect();
+    let (mut executed, mut others) = (Stage::default(), Stage::default());
+    for (i, (entry, origin)) in turn.into_iter().zip(&origins).enumerate() {
+        match origin {
+            Origin::Executed => executed.push(i, entry),
+            _ => others.push(i, entry),
+        }
+    }
 
-    let headless = config.mode == Mode::Headless;
     // Executed calls go through the scheduler: one per call in headless mode, one for the batch otherwise.
-    let scheduled: Vec<(usize, Entry)> = if headless {
-        let mut out = Vec::with_capacity(executed.len());
-        for (i, e) in executed {
-            out.extend(run.scheduler(vec![e]).into_iter().map(|e| (i, e)));
+    let scheduled = if config.mode == Mode::Headless {
+        let mut out = Stage::default();
+        for (i, e) in executed.ordinals.into_iter().zip(executed.batch) {
+            out.extend(run.scheduler(Stage {
+                ordinals: vec![i],
+                batch: vec![e],
+            }));
         }
         out
     } else {
-        let (idx, entries): (Vec<usize>, Batch) = executed.into_iter().unzip();
-        idx.into_iter().zip(run.scheduler(entries)).collect()
+        run.scheduler(executed)
     };
 
-    let (transcript, tool_results, request) = if config.legacy {
+    let (records, request) = if config.legacy {
         // Legacy: the runtime aggregates outside the schedulers and never finalizes again.
-        let merged: Batch = match config.mode {
+        let merged = match config.mode {
             // Interactive appended duplicate and synthetic responses after scheduler finalization.
-            Mode::Interactive => scheduled
-                .into_iter()
-                .chain(others)
-                .map(|(_, e)| e)
-                .collect(),
-            _ => in_ordinal_order(scheduled, others),
+            Mode::Interactive => {
+                let mut m = scheduled;
+                m.extend(others);
+                m
+            }
+            _ => scheduled.merged_in_order(others),
         };
-        run.mark(aggregation_name(config.mode), &merged);
-        (merged.clone(), merged.clone(), merged)
+        run.mark(aggregation_name(config.mode), &merged.batch);
+        (merged.batch.clone(), merged)
     } else {
-        let merged = in_ordinal_order(scheduled, others);
-        run.mark(aggregation_name(config.mode), &merged);
+        let merged = scheduled.merged_in_order(others);
+        run.mark(aggregation_name(config.mode), &merged.batch);
         let finalized = run.finalize(outer_name(config.mode), merged);
+        let records = finalized.batch.clone();
         let request = if config.send_guard {
-            run.finalize_with(&SendGuard::default(), "send-guard", finalized.clone())
+            run.finalize_with(&SendGuard::default(), "send-guard", finalized)
         } else {
-            finalized.clone()
+            finalized
         };
-        (finalized.clone(), finalized, request)
+        (records, request)
     };
-    run.mark("model-request", &request);
+    run.mark("model-request", &request.batch);
     let within_budget = match ctx.budget.limit() {
         Some(limit) => run.boundaries.last().map_or(0, |b| b.total) <= limit,
         None => true,
     };
-    let records_identical = request == transcript && request == tool_results;
+    // The transcript and the tool-result record are both taken from the same finalized parts.
+    let records_identical = request.batch == records;
     TurnRecord {
         boundaries: run.boundaries,
-        model_request: request,
-        transcript,
-        tool_results,
+        model_request: request.batch,
+        ordinals: request.ordinals,
+        transcript: records.clone(),
+        tool_results: records,
         display,
-        persisted: run.persisted,
+        writes: run.writes,
         within_budget,
         records_identical,
     }
-}
-
-fn in_ordinal_order(a: Vec<(usize, Entry)>, b: Vec<(usize, Entry)>) -> Batch {
-    let mut all: Vec<(usize, Entry)> = a.into_iter().chain(b).collect();
-    all.sort_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, e)| e).collect()
 }
 
 fn aggregation_name(mode: Mode) -> &'static str {

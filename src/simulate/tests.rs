@@ -135,12 +135,28 @@ fn a_hook_rebuild_keeps_metadata_in_the_new_runtime_only() {
             hook,
             ..config(Mode::Interactive, legacy)
         };
-        simulate(turn.clone(), 4000, cfg).1
+        let (record, _) = simulate(turn.clone(), 4000, cfg);
+        record
+            .writes
+            .iter()
+            .map(|w| (w.ordinal, w.boundary))
+            .collect::<Vec<_>>()
     };
     // New runtime: metadata copied back, so each output is persisted exactly once.
-    assert_eq!(run(false).artifacts().len(), 2);
+    assert_eq!(
+        run(false),
+        [(0, "scheduler-pre-hook"), (1, "scheduler-pre-hook")]
+    );
     // Legacy: the rebuilt responses lost their paths and are written again after the hook.
-    assert_eq!(run(true).artifacts().len(), 4);
+    assert_eq!(
+        run(true),
+        [
+            (0, "scheduler-pre-hook"),
+            (1, "scheduler-pre-hook"),
+            (0, "scheduler-post-hook"),
+            (1, "scheduler-post-hook")
+        ]
+    );
 }
 
 #[test]

@@ -33,7 +33,7 @@ pub fn check_integrity(
             return Err(format!("entry {i}: parts added or dropped"));
         }
         for (j, (pa, pb)) in a.response_parts.iter().zip(&b.response_parts).enumerate() {
-            if strip_fields(pa) != strip_fields(pb) {
+            if strip_budgeted(pa) != strip_budgeted(pb) {
                 return Err(format!(
                     "entry {i} part {j}: a non-budgeted field or media part changed"
                 ));
@@ -88,7 +88,7 @@ pub fn check_budget(
 }
 
 /// A part with its three budgeted string fields blanked, for comparing everything else.
-fn strip_fields(part: &Part) -> Part {
+pub fn strip_budgeted(part: &Part) -> Part {
     let mut p = part.clone();
     for field in Field::ALL {
         if let Some(s) = p.field_mut(field) {

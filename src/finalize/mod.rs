@@ -7,40 +7,57 @@
 //! one line there.
 
 mod artifacts;
+mod claude_code;
+mod codex;
 mod config;
 mod fit;
+mod gemini_cli;
 mod greedy;
 mod head_tail;
 mod largest_first;
+mod legacy_layers;
 mod line_aware;
+mod opencode;
+mod openhands;
+mod per_result;
 mod proportional;
 mod reference;
 mod send_guard;
 mod slots;
+mod swe_agent;
 #[cfg(test)]
 mod testing;
 mod uniform;
 mod waterfill;
 mod weighted;
+mod window_relative;
 
 pub mod conformance;
 
+pub use claude_code::ClaudeCode;
+pub use codex::Codex;
 pub use config::{
     ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
 pub use fit::{fit, header, sha256_hex, HeadShare};
+pub use gemini_cli::{gemini_threshold, GeminiCli};
 pub use greedy::{greedy_allocation, Greedy};
 pub use head_tail::HeadTail;
 pub use largest_first::LargestFirst;
+pub use legacy_layers::{marked_preview, LegacyLayers, LEGACY_MARKER};
 pub use line_aware::{fit_lines, LineAware};
+pub use opencode::OpenCode;
+pub use openhands::OpenHands;
 pub use proportional::{proportional_allocation, Proportional};
 pub use reference::Reference;
 pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};
+pub use swe_agent::SweAgent;
 pub use uniform::{uniform_allocation, Uniform};
 pub use waterfill::WaterFill;
 pub use weighted::Weighted;
+pub use window_relative::{window_relative_threshold, WindowRelative};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -126,6 +143,22 @@ pub enum StrategyName {
     LineAware,
     /// The reference with another head share of each preview.
     HeadTail(HeadShare),
+    /// Producer previews plus a scheduler that trusts truncation markers: the behaviour being replaced.
+    LegacyLayers,
+    /// A per-result threshold relative to the context window, no batch cap.
+    WindowRelative,
+    /// Codex CLI: 10,000 bytes per result, half head and half tail.
+    Codex,
+    /// Gemini CLI: a window-derived threshold, a fifth head and four fifths tail, a saved file.
+    GeminiCli,
+    /// Claude Code: shell output cut in the middle, a message cap moving the largest results to files.
+    ClaudeCode,
+    /// OpenHands: 30,000 characters per result, half head and half tail.
+    OpenHands,
+    /// opencode: the first 2,000 lines or 50 KiB, whole lines, full output written to a file.
+    OpenCode,
+    /// SWE-agent: the first 100,000 characters and an elision note.
+    SweAgent,
 }
 
 /// The prefix of the `head-tail-<ratio>` family.
@@ -145,6 +178,14 @@ impl StrategyName {
         StrategyName::HeadTail(HeadShare { num: 0, den: 1 }),
         StrategyName::HeadTail(HeadShare { num: 1, den: 2 }),
         StrategyName::HeadTail(HeadShare { num: 1, den: 1 }),
+        StrategyName::LegacyLayers,
+        StrategyName::WindowRelative,
+        StrategyName::Codex,
+        StrategyName::GeminiCli,
+        StrategyName::ClaudeCode,
+        StrategyName::OpenHands,
+        StrategyName::OpenCode,
+        StrategyName::SweAgent,
     ];
 
     /// The stable name (`head-tail-<ratio>` with the ratio in lowest terms).
@@ -161,6 +202,14 @@ impl StrategyName {
             StrategyName::HeadTail(ratio) => {
                 return Cow::Owned(format!("{HEAD_TAIL_PREFIX}{ratio}"))
             }
+            StrategyName::LegacyLayers => "legacy-layers",
+            StrategyName::WindowRelative => "window-relative",
+            StrategyName::Codex => "codex",
+            StrategyName::GeminiCli => "gemini-cli",
+            StrategyName::ClaudeCode => "claude-code",
+            StrategyName::OpenHands => "openhands",
+            StrategyName::OpenCode => "opencode",
+            StrategyName::SweAgent => "swe-agent",
         })
     }
 
@@ -184,6 +233,22 @@ impl StrategyName {
             StrategyName::HeadTail(_) => {
                 "reference with this head share of each preview (the reference keeps 0.2 head, 0.8 tail)"
             }
+            StrategyName::LegacyLayers => {
+                "replaced behaviour: producer previews (shell 30,000, others 2,000); the scheduler skips marked results"
+            }
+            StrategyName::WindowRelative => {
+                "per result: trim over min(configured chars, 10% of the window x 3), floored at 2,000; no batch cap"
+            }
+            StrategyName::Codex => "Codex CLI: 10,000 UTF-8 bytes per result, half head half tail; nothing saved",
+            StrategyName::GeminiCli => {
+                "Gemini CLI: over min(4 x free window tokens, 40,000) chars, 1/5 head 4/5 tail; full output saved"
+            }
+            StrategyName::ClaudeCode => {
+                "Claude Code: shell over 30,000 cut in the middle; 200,000 per message, largest results saved first"
+            }
+            StrategyName::OpenHands => "OpenHands: 30,000 characters per result, half head half tail; nothing saved",
+            StrategyName::OpenCode => "opencode: head only, 2,000 lines or 50 KiB of whole lines; full output saved",
+            StrategyName::SweAgent => "SWE-agent: head only, the first 100,000 characters and an elision note",
         }
     }
 
@@ -208,6 +273,19 @@ impl StrategyName {
             }),
             StrategyName::LineAware => Box::new(LineAware { head_share: share }),
             StrategyName::HeadTail(ratio) => Box::new(HeadTail::new(ratio)),
+            StrategyName::LegacyLayers => Box::new(LegacyLayers::from_config(config)),
+            StrategyName::WindowRelative => Box::new(WindowRelative {
+                config: config.window_relative,
+                head_share: share,
+            }),
+            StrategyName::Codex => Box::new(Codex),
+            StrategyName::GeminiCli => Box::new(GeminiCli {
+                config: config.gemini_cli,
+            }),
+            StrategyName::ClaudeCode => Box::new(ClaudeCode::from_config(config)),
+            StrategyName::OpenHands => Box::new(OpenHands),
+            StrategyName::OpenCode => Box::new(OpenCode),
+            StrategyName::SweAgent => Box::new(SweAgent),
         }
     }
 
@@ -320,7 +398,7 @@ mod tests {
             ),
             "{e}"
         );
-        assert!(e.ends_with("line-aware, head-tail-<ratio>"), "{e}");
+        assert!(e.ends_with("opencode, swe-agent, head-tail-<ratio>"), "{e}");
         let e = "head-tail-2"
             .parse::<StrategyName>()
             .unwrap_err()
@@ -355,5 +433,24 @@ mod tests {
             .build()
             .finalize(batch, &ctx, &mut store);
         assert_eq!(lengths(&out), [134, 266]);
+    }
+
+    #[test]
+    fn build_with_passes_the_parameters() {
+        let config: StrategyConfig =
+            serde_json::from_str(r#"{"window-relative": {"configured-chars": 3000}}"#).unwrap();
+        let mut store = crate::persist::MemoryStore::new("/tmp");
+        let batch = vec![testing::output_entry("c", "shell", &"x".repeat(3_001))];
+        let ctx = BudgetContext::new(crate::Budget::Unlimited);
+        let out = StrategyName::WindowRelative.build_with(&config).finalize(
+            batch.clone(),
+            &ctx,
+            &mut store,
+        );
+        assert_eq!(crate::utf16_len(testing::output_of(&out, 0)), 2_000);
+        let out = StrategyName::WindowRelative
+            .build()
+            .finalize(batch, &ctx, &mut store);
+        assert_eq!(testing::output_of(&out, 0), "x".repeat(3_001));
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::budget::BudgetContext;
 use crate::error::Result;
-use crate::finalize::{PersistAttempt, StrategyName};
+use crate::finalize::{PersistAttempt, StrategyConfig, StrategyName};
 use crate::model::{parse_batch, Batch};
 use crate::persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore};
 
@@ -26,6 +26,8 @@ pub enum Backend {
 pub struct FinalizeJob {
     /// The strategy to run.
     pub strategy: StrategyName,
+    /// The strategy's parameters.
+    pub config: StrategyConfig,
     /// Budget, context window and lifecycle reminders.
     pub ctx: BudgetContext,
     /// The artifact directory (paths are `dir/<id>.txt`).
@@ -61,7 +63,7 @@ impl FinalizeJob {
 
     /// Finalizes an already parsed batch.
     pub fn run(&self, batch: Batch) -> FinalizeReport {
-        let finalizer = self.strategy.build();
+        let finalizer = self.strategy.build_with(&self.config);
         let mut store = self.store();
         let outcome = finalizer.finalize(batch, &self.ctx, store.as_mut());
         FinalizeReport {
@@ -73,7 +75,7 @@ impl FinalizeJob {
     /// Finalizes `batch` `runs` times in-process, each time on a fresh copy and with a fresh backend, and
     /// reports the wall-clock time of the finalization alone (copying and backend set-up are not timed).
     pub fn time(&self, batch: &Batch, runs: usize) -> Timing {
-        let finalizer = self.strategy.build();
+        let finalizer = self.strategy.build_with(&self.config);
         let mut samples: Vec<u128> = Vec::with_capacity(runs);
         for _ in 0..runs {
             let copy = batch.clone();

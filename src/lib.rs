@@ -8,7 +8,9 @@
 //!   split a surrogate pair.
 //! - [`alloc`]: the integer max-min water-fill that shares the budget between slots.
 //! - [`finalize`]: the [`Finalizer`] trait and its strategies, named by [`StrategyName`]; `reference` is the
-//!   production finalizer, `send-guard` the no-I/O cap at the chat send boundary.
+//!   production finalizer, `send-guard` the no-I/O cap at the chat send boundary; the alternatives an engineer
+//!   would weigh, the legacy layers, the window-relative rule and five peer agents' policies sit beside them,
+//!   parameterised by a [`StrategyConfig`].
 //! - [`persist`]: the backends a finalizer writes complete outputs to.
 //! - [`FinalizeJob`]: what `budgetlab finalize` runs.
 //!
@@ -39,7 +41,7 @@ pub mod text;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
-pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyName};
+pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
 pub use job::{Backend, FinalizeJob, FinalizeReport, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};

@@ -66,8 +66,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Finalize(args) => finalize(args),
         Command::Strategies => {
             let mut out = Vec::new();
+            let width = StrategyName::ALL
+                .iter()
+                .map(|s| s.as_str().len())
+                .max()
+                .unwrap_or(0);
             for s in StrategyName::ALL {
-                writeln!(out, "{:<14} {}", s.as_str(), s.description())?;
+                writeln!(out, "{:<width$} {}", s.as_str(), s.description())?;
             }
             emit(&out)
         }
@@ -89,6 +94,7 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
     }
     let job = FinalizeJob {
         strategy,
+        config: Default::default(),
         ctx,
         artifact_dir: args.artifact_dir,
         backend: match args.backend {

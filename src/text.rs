@@ -81,6 +81,49 @@ pub fn tail(s: &str, units: usize) -> &str {
     s
 }
 
+/// The longest prefix of `s` that is at most `bytes` UTF-8 bytes long, ending on a character boundary.
+pub fn head_bytes(s: &str, bytes: usize) -> &str {
+    if bytes >= s.len() {
+        return s;
+    }
+    let mut end = bytes;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The longest suffix of `s` that is at most `bytes` UTF-8 bytes long, starting on a character boundary.
+pub fn tail_bytes(s: &str, bytes: usize) -> &str {
+    if bytes >= s.len() {
+        return s;
+    }
+    let mut start = s.len() - bytes;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}
+
+/// The first `chars` characters (Unicode scalar values, what Python's `len` counts) of `s`, or all of it.
+pub fn head_chars(s: &str, chars: usize) -> &str {
+    match s.char_indices().nth(chars) {
+        Some((offset, _)) => &s[..offset],
+        None => s,
+    }
+}
+
+/// The last `chars` characters (Unicode scalar values) of `s`, or all of it.
+pub fn tail_chars(s: &str, chars: usize) -> &str {
+    if chars == 0 {
+        return "";
+    }
+    match s.char_indices().rev().nth(chars - 1) {
+        Some((offset, _)) => &s[offset..],
+        None => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +181,35 @@ mod tests {
         assert_eq!(head(s, 5), "01234");
         assert_eq!(tail(s, 3), "89é");
         assert_eq!(tail("é0123", 3), "123");
+    }
+
+    #[test]
+    fn byte_cuts_end_on_char_boundaries() {
+        let s = "aé😀b"; // bytes: a=1, é=2, 😀=4, b=1
+        assert_eq!(head_bytes(s, 0), "");
+        assert_eq!(head_bytes(s, 2), "a");
+        assert_eq!(head_bytes(s, 3), "aé");
+        assert_eq!(head_bytes(s, 6), "aé");
+        assert_eq!(head_bytes(s, 7), "aé😀");
+        assert_eq!(head_bytes(s, 99), s);
+        assert_eq!(tail_bytes(s, 1), "b");
+        assert_eq!(tail_bytes(s, 4), "b");
+        assert_eq!(tail_bytes(s, 5), "😀b");
+        assert_eq!(tail_bytes(s, 6), "😀b");
+        assert_eq!(tail_bytes(s, 7), "é😀b");
+        assert_eq!(tail_bytes(s, 8), s);
+    }
+
+    #[test]
+    fn char_cuts_count_scalar_values() {
+        let s = "aé😀中b";
+        assert_eq!(head_chars(s, 0), "");
+        assert_eq!(head_chars(s, 3), "aé😀");
+        assert_eq!(head_chars(s, 9), s);
+        assert_eq!(tail_chars(s, 0), "");
+        assert_eq!(tail_chars(s, 2), "中b");
+        assert_eq!(tail_chars(s, 3), "😀中b");
+        assert_eq!(tail_chars(s, 5), s);
+        assert_eq!(tail_chars(s, 9), s);
     }
 }

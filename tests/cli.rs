@@ -142,7 +142,7 @@ fn strategies_lists_every_strategy() {
     let text = String::from_utf8(out.stdout).unwrap();
     for s in budgetlab::StrategyName::ALL {
         assert!(
-            text.lines().any(|l| l.starts_with(s.as_str())),
+            text.lines().any(|l| l.starts_with(&*s.as_str())),
             "{s} missing"
         );
     }

@@ -3,5 +3,6 @@
 mod behaviours;
 mod cli;
 mod properties;
+mod strategies;
 mod support;
 mod vectors;

@@ -43,6 +43,19 @@ impl Slot {
             .expect("a slot always points at a string field");
         &full[self.protected..]
     }
+
+    /// Replaces the budgeted text of this slot in `batch` with `text`, keeping the protected prefix.
+    ///
+    /// The field becomes a new string, so the original's allocation is freed rather than kept as spare capacity.
+    pub fn replace(&self, batch: &mut [Entry], text: &str) {
+        let field = batch[self.entry].response_parts[self.part]
+            .field_mut(self.field)
+            .expect("a slot always points at a string field");
+        let mut kept = String::with_capacity(self.protected + text.len());
+        kept.push_str(&field[..self.protected]);
+        kept.push_str(text);
+        *field = kept;
+    }
 }
 
 /// Every slot of `batch` within `scope`, in slot order.

@@ -1,15 +1,16 @@
-//! The water-fill engine shared by `reference`, `send-guard` and their variants: slots, max-min allocation,
-//! at-most-once persistence and the fit, with the scope, persistence and head share as parameters.
+//! The allocate-and-fit engine shared by `reference`, `send-guard` and the alternatives built on them: collect
+//! the slots, allocate the budget, persist each entry that loses text at most once, and rewrite every shortened
+//! slot to exactly its allocation. [`WaterFill`] is the production configuration (max-min water-fill and the
+//! reference fit); [`allocate_and_fit`] takes the allocation and the fit as parameters.
 
-use std::sync::Arc;
-
+use super::artifacts::persist_marked;
 use super::fit::{fit, header, HeadShare};
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Outcome, PersistAttempt};
 use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
 use crate::model::Batch;
-use crate::persist::{ArtifactStore, PersistenceIds};
+use crate::persist::ArtifactStore;
 
 /// A configured water-fill finalizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,52 +35,61 @@ impl Default for WaterFill {
 
 impl WaterFill {
     /// Finalizes `batch` as the design describes.
-    pub fn run(
-        &self,
-        mut batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let Some(limit) = ctx.budget.limit() else {
-            return Outcome::unchanged(batch);
-        };
-        let slots = collect_slots(&batch, &ctx.reminders, self.scope);
-        let lengths: Vec<u64> = slots.iter().map(|s| s.len).collect();
-        if lengths.iter().sum::<u64>() <= limit {
-            return Outcome::unchanged(batch);
-        }
-        let allocation = water_fill(&lengths, limit);
-        let persisted = if self.persist {
-            persist_shortened(&mut batch, &slots, &allocation, store)
-        } else {
-            Vec::new()
-        };
-        for (slot, &a) in slots.iter().zip(&allocation) {
-            if slot.len <= a {
-                continue;
-            }
-            let text = slot.text(&batch);
-            let fitted = fit(
-                text,
-                a,
-                &header(text, batch[slot.entry].artifact_paths()),
-                self.head_share,
-            );
-            let field = batch[slot.entry].response_parts[slot.part]
-                .field_mut(slot.field)
-                .expect("a slot always points at a string field");
-            // A new string, so the original's allocation is freed rather than kept as spare capacity.
-            *field = if slot.protected == 0 {
-                fitted
-            } else {
-                let mut kept = String::with_capacity(slot.protected + fitted.len());
-                kept.push_str(&field[..slot.protected]);
-                kept.push_str(&fitted);
-                kept
-            };
-        }
-        Outcome { batch, persisted }
+    pub fn run(&self, batch: Batch, ctx: &BudgetContext, store: &mut dyn ArtifactStore) -> Outcome {
+        let share = self.head_share;
+        allocate_and_fit(
+            batch,
+            ctx,
+            store,
+            self.scope,
+            self.persist,
+            |slots, limit| water_fill(&slot_lengths(slots), limit),
+            |text, allocation, header| fit(text, allocation, header, share),
+        )
     }
+}
+
+/// The lengths of `slots`, in slot order.
+pub(crate) fn slot_lengths(slots: &[Slot]) -> Vec<u64> {
+    slots.iter().map(|s| s.len).collect()
+}
+
+/// The generic engine: with a finite, positive budget and slots over it, `allocate(slots, limit)` gives one
+/// allocation per slot (each at most the slot's length); entries with a slot longer than its allocation are
+/// persisted (when `persist`), and each such slot becomes `fit_slot(text, allocation, header)`, where the header
+/// names the entry's artifact paths. `fit_slot` must return at most `allocation` UTF-16 units.
+pub(crate) fn allocate_and_fit(
+    mut batch: Batch,
+    ctx: &BudgetContext,
+    store: &mut dyn ArtifactStore,
+    scope: SlotScope,
+    persist: bool,
+    allocate: impl FnOnce(&[Slot], u64) -> Vec<u64>,
+    fit_slot: impl Fn(&str, u64, &str) -> String,
+) -> Outcome {
+    let Some(limit) = ctx.budget.limit() else {
+        return Outcome::unchanged(batch);
+    };
+    let slots = collect_slots(&batch, &ctx.reminders, scope);
+    if slots.iter().map(|s| s.len).sum::<u64>() <= limit {
+        return Outcome::unchanged(batch);
+    }
+    let allocation = allocate(&slots, limit);
+    debug_assert_eq!(allocation.len(), slots.len());
+    let persisted = if persist {
+        persist_shortened(&mut batch, &slots, &allocation, store)
+    } else {
+        Vec::new()
+    };
+    for (slot, &a) in slots.iter().zip(&allocation) {
+        if slot.len <= a {
+            continue;
+        }
+        let text = slot.text(&batch);
+        let fitted = fit_slot(text, a, &header(text, batch[slot.entry].artifact_paths()));
+        slot.replace(&mut batch, &fitted);
+    }
+    Outcome { batch, persisted }
 }
 
 /// Persists, in entry order, every entry that owns a slot longer than its allocation and has no persistence
@@ -90,54 +100,10 @@ pub(crate) fn persist_shortened(
     allocation: &[u64],
     store: &mut dyn ArtifactStore,
 ) -> Vec<PersistAttempt> {
-    let mut ids = PersistenceIds::new(batch.iter().map(|e| e.call_id.as_str()));
-    let mut attempts = Vec::new();
-    let mut start = 0;
-    while start < slots.len() {
-        let e = slots[start].entry;
-        let end = start + slots[start..].iter().take_while(|s| s.entry == e).count();
-        let entry_slots = &slots[start..end];
-        let shortened = entry_slots
-            .iter()
-            .zip(&allocation[start..end])
-            .any(|(s, &a)| s.len > a);
-        start = end;
-        if !shortened || batch[e].persisted_output_files.is_some() {
-            continue;
-        }
-        let content = join_slot_texts(batch, entry_slots);
-        let entry = &batch[e];
-        let (call_id, path) = match ids.assign(&entry.call_id) {
-            None => (entry.call_id.clone(), None),
-            Some(id) => {
-                let path = store.write(&id, &entry.tool_name, &content).ok();
-                (id, path)
-            }
-        };
-        attempts.push(PersistAttempt {
-            call_id,
-            tool_name: entry.tool_name.clone(),
-            content,
-            path: path.clone(),
-            entry: e,
-        });
-        batch[e].persisted_output_files = Some(path.into_iter().collect());
-    }
-    attempts
-}
-
-/// The slot texts of one entry joined by blank lines: the complete output that persistence writes.
-fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> Arc<str> {
-    if let [only] = slots {
-        return Arc::from(only.text(batch));
-    }
-    let capacity = slots.iter().map(|s| s.text(batch).len() + 2).sum();
-    let mut content = String::with_capacity(capacity);
-    for (i, slot) in slots.iter().enumerate() {
-        if i > 0 {
-            content.push_str("\n\n");
-        }
-        content.push_str(slot.text(batch));
-    }
-    content.into()
+    let marked: Vec<bool> = slots
+        .iter()
+        .zip(allocation)
+        .map(|(s, &a)| s.len > a)
+        .collect();
+    persist_marked(batch, slots, &marked, store)
 }

@@ -1,0 +1,111 @@
+//! At-most-once persistence of entries, shared by every strategy that writes complete outputs.
+//!
+//! An entry is written at most once per finalization, and only when it has no persistence decision yet
+//! (`persistedOutputFiles` absent); an entry that already has one keeps it and reuses its paths. The content
+//! written is the entry's budgeted slot texts joined by blank lines. After a write the entry's
+//! `persistedOutputFiles` is `[path]`, or `[]` when the write failed or its id was refused.
+
+use std::sync::Arc;
+
+use super::slots::Slot;
+use super::PersistAttempt;
+use crate::model::Batch;
+use crate::persist::{ArtifactStore, PersistenceIds};
+
+/// Persists entries of one batch, one at a time and in any order, never the same entry twice.
+#[derive(Debug, Clone)]
+pub(crate) struct EntryWriter {
+    ids: PersistenceIds,
+    attempts: Vec<PersistAttempt>,
+}
+
+impl EntryWriter {
+    /// A writer for `batch` (persistence ids are assigned against all of its call ids).
+    pub(crate) fn new(batch: &Batch) -> Self {
+        EntryWriter {
+            ids: PersistenceIds::new(batch.iter().map(|e| e.call_id.as_str())),
+            attempts: Vec::new(),
+        }
+    }
+
+    /// Writes entry `e` (whose slots are `entry_slots`) unless it already has a persistence decision, and records
+    /// the attempt. Returns whether a write was attempted.
+    pub(crate) fn persist(
+        &mut self,
+        batch: &mut Batch,
+        e: usize,
+        entry_slots: &[Slot],
+        store: &mut dyn ArtifactStore,
+    ) -> bool {
+        if batch[e].persisted_output_files.is_some() {
+            return false;
+        }
+        let content = join_slot_texts(batch, entry_slots);
+        let entry = &batch[e];
+        let (call_id, path) = match self.ids.assign(&entry.call_id) {
+            None => (entry.call_id.clone(), None),
+            Some(id) => {
+                let path = store.write(&id, &entry.tool_name, &content).ok();
+                (id, path)
+            }
+        };
+        self.attempts.push(PersistAttempt {
+            call_id,
+            tool_name: entry.tool_name.clone(),
+            content,
+            path: path.clone(),
+            entry: e,
+        });
+        batch[e].persisted_output_files = Some(path.into_iter().collect());
+        true
+    }
+
+    /// Every attempt made, in order.
+    pub(crate) fn into_attempts(self) -> Vec<PersistAttempt> {
+        self.attempts
+    }
+}
+
+/// The slots of entry `e` within `slots` (which are in slot order, so an entry's slots are contiguous).
+pub(crate) fn slots_of_entry(slots: &[Slot], e: usize) -> &[Slot] {
+    let start = slots.partition_point(|s| s.entry < e);
+    let end = slots.partition_point(|s| s.entry <= e);
+    &slots[start..end]
+}
+
+/// Persists, in entry order, every entry that owns a marked slot (`marked[i]` for `slots[i]`) and has no
+/// persistence decision yet.
+pub(crate) fn persist_marked(
+    batch: &mut Batch,
+    slots: &[Slot],
+    marked: &[bool],
+    store: &mut dyn ArtifactStore,
+) -> Vec<PersistAttempt> {
+    let mut writer = EntryWriter::new(batch);
+    let mut start = 0;
+    while start < slots.len() {
+        let e = slots[start].entry;
+        let end = start + slots[start..].iter().take_while(|s| s.entry == e).count();
+        if marked[start..end].iter().any(|&m| m) {
+            writer.persist(batch, e, &slots[start..end], store);
+        }
+        start = end;
+    }
+    writer.into_attempts()
+}
+
+/// The slot texts of one entry joined by blank lines: the complete output that persistence writes.
+fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> Arc<str> {
+    if let [only] = slots {
+        return Arc::from(only.text(batch));
+    }
+    let capacity = slots.iter().map(|s| s.text(batch).len() + 2).sum();
+    let mut content = String::with_capacity(capacity);
+    for (i, slot) in slots.iter().enumerate() {
+        if i > 0 {
+            content.push_str("\n\n");
+        }
+        content.push_str(slot.text(batch));
+    }
+    content.into()
+}

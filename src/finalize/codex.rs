@@ -1,0 +1,97 @@
+//! `codex`: what the Codex CLI does to a tool result, as publicly documented.
+//!
+//! - Unit: UTF-8 bytes.
+//! - Constant: 10,000 bytes per result field (each `functionResponse` output and error on its own); top-level
+//!   text parts are no tool result and are left alone.
+//! - Shape: a field over 10,000 bytes keeps its first 5,000 and its last 5,000 bytes, each cut back to a
+//!   character boundary, with a marker line between them that names how many characters (Unicode scalar values)
+//!   were removed. The marker is not counted against the 10,000.
+//! - No persistence (the removed middle is gone) and no batch-level cap.
+
+use super::per_result::{apply_rule, ResultRule};
+use super::slots::SlotScope;
+use super::{Finalizer, Outcome};
+use crate::budget::BudgetContext;
+use crate::model::{Batch, Field};
+use crate::persist::ArtifactStore;
+use crate::text::{head_bytes, tail_bytes};
+
+/// The per-result limit in UTF-8 bytes.
+pub const MAX_RESULT_BYTES: usize = 10_000;
+
+/// The Codex policy.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Codex;
+
+impl ResultRule for Codex {
+    fn scope(&self) -> SlotScope {
+        SlotScope::TOOL_FIELDS
+    }
+
+    fn persists(&self) -> bool {
+        false
+    }
+
+    fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
+        text.len() > MAX_RESULT_BYTES
+    }
+
+    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+        let head = head_bytes(text, MAX_RESULT_BYTES / 2);
+        let tail = tail_bytes(text, MAX_RESULT_BYTES - MAX_RESULT_BYTES / 2);
+        let removed = text[head.len()..text.len() - tail.len()].chars().count();
+        format!("{head}\n<< {removed} chars dropped from the middle >>\n{tail}")
+    }
+}
+
+impl Finalizer for Codex {
+    fn name(&self) -> &str {
+        "codex"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        apply_rule(self, batch, &ctx.reminders, store)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::testing::{output_entry, output_of, run};
+
+    #[test]
+    fn cuts_in_bytes_on_char_boundaries() {
+        // "aé" is 3 bytes: 5,000 bytes of head end after an 'a' (4,999 bytes); the tail starts on an 'é'.
+        let text = "aé".repeat(4_000);
+        let (out, store) = run(&Codex, vec![output_entry("c", "shell", &text)], 100, None);
+        let head = format!("{}a", "aé".repeat(1_666));
+        let tail = format!("é{}", "aé".repeat(1_666));
+        assert_eq!((head.len(), tail.len()), (4_999, 5_000));
+        assert_eq!(
+            output_of(&out, 0),
+            format!("{head}\n<< 1334 chars dropped from the middle >>\n{tail}")
+        );
+        assert!(store.artifacts().is_empty());
+    }
+
+    #[test]
+    fn counts_bytes_not_units() {
+        // 3,000 emoji: 12,000 bytes but 6,000 UTF-16 units; 1,250 emoji (5,000 bytes) on each side.
+        let emoji = "😀".repeat(3_000);
+        let (out, _) = run(&Codex, vec![output_entry("e", "shell", &emoji)], -1, None);
+        let side = "😀".repeat(1_250);
+        assert_eq!(
+            output_of(&out, 0),
+            format!("{side}\n<< 500 chars dropped from the middle >>\n{side}")
+        );
+        // 3,333 CJK characters are 9,999 bytes: untouched, whatever the budget.
+        let cjk = "中".repeat(3_333);
+        let (out, _) = run(&Codex, vec![output_entry("k", "shell", &cjk)], 10, None);
+        assert_eq!(output_of(&out, 0), cjk);
+    }
+}

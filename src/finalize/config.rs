@@ -1,0 +1,264 @@
+//! The typed configuration of the strategies: every parameter a strategy takes, with the defaults the issue and
+//! the seeds name. It deserializes (serde, kebab-case keys, every key optional, unknown keys rejected) so that
+//! scenario files and command-line flags can set it; [`StrategyConfig::validate`] rejects values no strategy
+//! can use, naming the key.
+
+use serde::{Deserialize, Serialize};
+
+use super::fit::HeadShare;
+use crate::error::Error;
+use crate::model::Field;
+
+/// Parameters of every strategy; [`StrategyName::build_with`](super::StrategyName::build_with) takes the part
+/// a strategy needs. `StrategyConfig::default()` is what [`StrategyName::build`](super::StrategyName::build)
+/// uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct StrategyConfig {
+    /// The head share of previews in the alternatives built on the reference fit (`proportional`, `uniform`,
+    /// `greedy`, `largest-first`'s fallback, `weighted`, `line-aware`, `window-relative`). Default 1/5, the
+    /// reference's; `reference` and `send-guard` always use 1/5 and `head-tail-<ratio>` its own ratio.
+    pub head_share: HeadShare,
+    /// The field weights of `weighted`.
+    pub weights: FieldWeights,
+    /// Tool names whose output is shell output, for `legacy-layers` and `claude-code`.
+    pub shell_tools: Vec<String>,
+    /// The thresholds of `legacy-layers`.
+    pub legacy_layers: LegacyLayersConfig,
+    /// The settings of `window-relative`.
+    pub window_relative: WindowRelativeConfig,
+    /// The settings of `gemini-cli`.
+    pub gemini_cli: GeminiCliConfig,
+    /// The settings of `claude-code`.
+    pub claude_code: ClaudeCodeConfig,
+}
+
+impl Default for StrategyConfig {
+    fn default() -> Self {
+        StrategyConfig {
+            head_share: HeadShare::DEFAULT,
+            weights: FieldWeights::default(),
+            shell_tools: DEFAULT_SHELL_TOOLS.iter().map(|s| s.to_string()).collect(),
+            legacy_layers: LegacyLayersConfig::default(),
+            window_relative: WindowRelativeConfig::default(),
+            gemini_cli: GeminiCliConfig::default(),
+            claude_code: ClaudeCodeConfig::default(),
+        }
+    }
+}
+
+/// The tool names treated as shell by default.
+pub const DEFAULT_SHELL_TOOLS: &[&str] =
+    &["shell", "run_shell_command", "bash", "Bash", "exec_command"];
+
+impl StrategyConfig {
+    /// Checks every value; the error names the offending key (e.g. `weights.error`).
+    pub fn validate(&self) -> Result<(), Error> {
+        let positive = |key: &str, v: u64| {
+            if v == 0 {
+                Err(Error::invalid(key, "0", "must be at least 1"))
+            } else {
+                Ok(())
+            }
+        };
+        positive("weights.output", self.weights.output)?;
+        positive("weights.error", self.weights.error)?;
+        positive("weights.text", self.weights.text)?;
+        positive(
+            "window-relative.configured-chars",
+            self.window_relative.configured_chars,
+        )?;
+        positive(
+            "window-relative.preview-chars",
+            self.window_relative.preview_chars,
+        )?;
+        positive(
+            "claude-code.message-cap-chars",
+            self.claude_code.message_cap_chars,
+        )?;
+        let l = &self.legacy_layers;
+        for (key, trigger, preview) in [
+            (
+                "legacy-layers.shell-preview",
+                l.shell_trigger,
+                l.shell_preview,
+            ),
+            (
+                "legacy-layers.other-preview",
+                l.other_trigger,
+                l.other_preview,
+            ),
+        ] {
+            if preview > trigger {
+                return Err(Error::invalid(
+                    key,
+                    preview.to_string(),
+                    format!("a preview may not be longer than its trigger ({trigger})"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `tool` is a shell tool.
+    pub fn is_shell(&self, tool: &str) -> bool {
+        self.shell_tools.iter().any(|t| t == tool)
+    }
+}
+
+/// Weights per field kind for `weighted`: a field's fair share is proportional to its weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FieldWeights {
+    /// `functionResponse.response.output`. Default 1.
+    pub output: u64,
+    /// `functionResponse.response.error`. Default 2: failures are what the model must read.
+    pub error: u64,
+    /// Top-level text parts (hook context). Default 2.
+    pub text: u64,
+}
+
+impl Default for FieldWeights {
+    fn default() -> Self {
+        FieldWeights {
+            output: 1,
+            error: 2,
+            text: 2,
+        }
+    }
+}
+
+impl FieldWeights {
+    /// The weight of `field`.
+    pub fn of(&self, field: Field) -> u64 {
+        match field {
+            Field::Output => self.output,
+            Field::Error => self.error,
+            Field::Text => self.text,
+        }
+    }
+}
+
+/// The layers `legacy-layers` models, in UTF-16 units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LegacyLayersConfig {
+    /// Shell output longer than this is shortened by its producer. Default 30,000.
+    pub shell_trigger: u64,
+    /// The length of the shell producer's marked head-and-tail preview. Default 30,000.
+    pub shell_preview: u64,
+    /// Other tools' output longer than this is shortened by its producer. Default 25,000.
+    pub other_trigger: u64,
+    /// The length of the other producers' marked preview. Default 2,000.
+    pub other_preview: u64,
+    /// The length of the marked preview the batch scheduler offloads a result to. Default 2,000.
+    pub offload_preview: u64,
+}
+
+impl Default for LegacyLayersConfig {
+    fn default() -> Self {
+        LegacyLayersConfig {
+            shell_trigger: 30_000,
+            shell_preview: 30_000,
+            other_trigger: 25_000,
+            other_preview: 2_000,
+            offload_preview: 2_000,
+        }
+    }
+}
+
+/// The settings of `window-relative`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WindowRelativeConfig {
+    /// The configured tool-output threshold in characters (UTF-16 units), the upper bound of the
+    /// window-relative one. Default 100,000.
+    pub configured_chars: u64,
+    /// The length of the preview a trimmed result is replaced by. Default 2,000.
+    pub preview_chars: u64,
+}
+
+impl Default for WindowRelativeConfig {
+    fn default() -> Self {
+        WindowRelativeConfig {
+            configured_chars: 100_000,
+            preview_chars: 2_000,
+        }
+    }
+}
+
+/// The settings of `gemini-cli`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct GeminiCliConfig {
+    /// Tokens already in the prompt, subtracted from the context window. Default 0.
+    pub prompt_tokens: u64,
+}
+
+/// The settings of `claude-code`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ClaudeCodeConfig {
+    /// The message-level cap on all tool results together, in characters (UTF-16 units). Default 200,000.
+    pub message_cap_chars: u64,
+}
+
+impl Default for ClaudeCodeConfig {
+    fn default() -> Self {
+        ClaudeCodeConfig {
+            message_cap_chars: 200_000,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_optional_and_kebab_case() {
+        let c: StrategyConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, StrategyConfig::default());
+        let c: StrategyConfig = serde_json::from_str(
+            r#"{"head-share": "0.5", "weights": {"error": 5}, "window-relative": {"configured-chars": 8000},
+                "gemini-cli": {"prompt-tokens": 1000}, "claude-code": {"message-cap-chars": 50000},
+                "shell-tools": ["sh"]}"#,
+        )
+        .unwrap();
+        assert_eq!(c.head_share, HeadShare { num: 1, den: 2 });
+        assert_eq!(
+            c.weights,
+            FieldWeights {
+                output: 1,
+                error: 5,
+                text: 2
+            }
+        );
+        assert_eq!(c.window_relative.configured_chars, 8000);
+        assert_eq!(c.window_relative.preview_chars, 2000);
+        assert_eq!(c.gemini_cli.prompt_tokens, 1000);
+        assert_eq!(c.claude_code.message_cap_chars, 50_000);
+        assert!(c.is_shell("sh") && !c.is_shell("shell"));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_rejected() {
+        let e = serde_json::from_str::<StrategyConfig>(r#"{"wieghts": {}}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `wieghts`"), "{e}");
+        let e = serde_json::from_str::<StrategyConfig>(r#"{"head-share": "1.5"}"#).unwrap_err();
+        assert!(e.to_string().contains("invalid head share \"1.5\""), "{e}");
+        let mut c = StrategyConfig::default();
+        c.weights.text = 0;
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "invalid weights.text \"0\": must be at least 1"
+        );
+        let mut c = StrategyConfig::default();
+        c.legacy_layers.other_preview = 30_000;
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "invalid legacy-layers.other-preview \"30000\": a preview may not be longer than its trigger (25000)"
+        );
+        assert!(StrategyConfig::default().validate().is_ok());
+    }
+}

@@ -1,0 +1,86 @@
+//! `greedy`: fields in slot order take what they need until the budget runs out; later fields get what is
+//! left, down to nothing. The first large field can therefore starve every field after it, including the short
+//! error at the end of a batch. Persistence and the fit are the reference's.
+
+use super::fit::{fit, HeadShare};
+use super::slots::SlotScope;
+use super::waterfill::{allocate_and_fit, slot_lengths};
+use super::{Finalizer, Outcome};
+use crate::budget::BudgetContext;
+use crate::model::Batch;
+use crate::persist::ArtifactStore;
+
+/// The greedy finalizer.
+#[derive(Debug, Clone, Default)]
+pub struct Greedy {
+    /// The head share of previews.
+    pub head_share: HeadShare,
+}
+
+/// First come, first served: each slot in order takes `min(len, remaining)`.
+pub fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+    let mut remaining = budget;
+    lengths
+        .iter()
+        .map(|&l| {
+            let a = l.min(remaining);
+            remaining -= a;
+            a
+        })
+        .collect()
+}
+
+impl Finalizer for Greedy {
+    fn name(&self) -> &str {
+        "greedy"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let share = self.head_share;
+        allocate_and_fit(
+            batch,
+            ctx,
+            store,
+            SlotScope::ALL,
+            true,
+            |slots, limit| greedy_allocation(&slot_lengths(slots), limit),
+            |text, a, header| fit(text, a, header, share),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::testing::{output_entry, output_error_entry, run, text_of};
+    use crate::model::Field;
+
+    #[test]
+    fn allocation_is_first_come_first_served() {
+        assert_eq!(
+            greedy_allocation(&[400, 400, 400], 1000),
+            vec![400, 400, 200]
+        );
+        assert_eq!(greedy_allocation(&[900, 50, 80], 1000), vec![900, 50, 50]);
+        assert_eq!(greedy_allocation(&[5000, 10], 1000), vec![1000, 0]);
+    }
+
+    #[test]
+    fn starves_the_last_field() {
+        let batch = vec![
+            output_entry("log", "shell", &"l".repeat(5000)),
+            output_error_entry("fail", "shell", "", "Error: exit status 1"),
+        ];
+        let (out, store) = run(&Greedy::default(), batch, 1000, None);
+        assert_eq!(crate::utf16_len(text_of(&out, 0, 0, Field::Output)), 1000);
+        assert_eq!(text_of(&out, 1, 0, Field::Error), "");
+        // Both entries lost text, so both were persisted.
+        assert_eq!(store.artifacts().len(), 2);
+        assert_eq!(&*store.artifacts()[1].content, "Error: exit status 1");
+    }
+}

@@ -1,0 +1,88 @@
+//! `head-tail-<ratio>`: the reference (allocation, persistence, header) with another head share of each
+//! preview: `head-tail-0` keeps only the tail, `head-tail-1` only the head, `head-tail-0.5` halves. The ratio is
+//! an exact rational parsed from the name, so the comparison with the reference's 1/5 shows what that split buys.
+
+use super::fit::HeadShare;
+use super::waterfill::WaterFill;
+use super::{Finalizer, Outcome};
+use crate::budget::BudgetContext;
+use crate::model::Batch;
+use crate::persist::ArtifactStore;
+
+/// The reference with head share `ratio`.
+#[derive(Debug, Clone)]
+pub struct HeadTail {
+    name: String,
+    engine: WaterFill,
+}
+
+impl HeadTail {
+    /// The variant with head share `ratio`, named `head-tail-<ratio>`.
+    pub fn new(ratio: HeadShare) -> Self {
+        HeadTail {
+            name: format!("head-tail-{ratio}"),
+            engine: WaterFill {
+                head_share: ratio,
+                ..WaterFill::default()
+            },
+        }
+    }
+}
+
+impl Finalizer for HeadTail {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        self.engine.run(batch, ctx, store)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::fit::header;
+    use crate::finalize::testing::{output_entry, output_of, run};
+
+    #[test]
+    fn the_ratio_moves_the_split() {
+        let text: String = (0..400)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let batch = vec![output_entry("c", "shell", &text)];
+        let h = header(&text, &["/tmp/c.txt".into()]);
+        // 150 units of header, 2 of blank line, 5 of separator: 43 units of content at an allocation of 200.
+        let go = |ratio: &str| {
+            let f = HeadTail::new(ratio.parse().unwrap());
+            let (out, _) = run(&f, batch.clone(), 200, None);
+            (f.name().to_string(), output_of(&out, 0).to_string())
+        };
+        assert_eq!(
+            go("0"),
+            (
+                "head-tail-0".into(),
+                format!("{h}\n\n\n...\n{}", &text[357..])
+            )
+        );
+        assert_eq!(
+            go("1.0"),
+            (
+                "head-tail-1".into(),
+                format!("{h}\n\n{}\n...\n", &text[..43])
+            )
+        );
+        assert_eq!(
+            go("0.5"),
+            (
+                "head-tail-0.5".into(),
+                format!("{h}\n\n{}\n...\n{}", &text[..21], &text[378..])
+            )
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! `largest-first`: persist and replace whole fields, largest first, by a path stub (the reference header:
+//! truncation notice, sha256 and artifact paths) until the batch fits; every field it does not replace stays
+//! whole. Ties go to the earlier slot. A field no longer than a stub is never replaced, since that saves nothing.
+//!
+//! Should the stubs and the fields too short to replace still exceed the budget (a budget smaller than a few
+//! stubs), a last no-I/O pass water-fills the remaining lengths and cuts each over-long field to its allocation
+//! (stubs by their head, other fields by the reference fit), so the batch always fits.
+
+use super::artifacts::{slots_of_entry, EntryWriter};
+use super::fit::{fit, header, HeadShare};
+use super::slots::{collect_slots, SlotScope};
+use super::{Finalizer, Outcome};
+use crate::alloc::water_fill;
+use crate::budget::BudgetContext;
+use crate::model::Batch;
+use crate::persist::ArtifactStore;
+use crate::text::{head, utf16_len};
+
+/// The largest-first finalizer.
+#[derive(Debug, Clone, Default)]
+pub struct LargestFirst {
+    /// The head share of previews in the fallback pass.
+    pub head_share: HeadShare,
+}
+
+impl Finalizer for LargestFirst {
+    fn name(&self) -> &str {
+        "largest-first"
+    }
+
+    fn finalize(
+        &self,
+        mut batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let Some(limit) = ctx.budget.limit() else {
+            return Outcome::unchanged(batch);
+        };
+        let slots = collect_slots(&batch, &ctx.reminders, SlotScope::ALL);
+        let mut lengths: Vec<u64> = slots.iter().map(|s| s.len).collect();
+        let mut total: u64 = lengths.iter().sum();
+        if total <= limit {
+            return Outcome::unchanged(batch);
+        }
+        // No stub is shorter than the header without any path.
+        let shortest_stub = utf16_len(&header("", &[])) as u64;
+        let mut order: Vec<usize> = (0..slots.len()).collect();
+        order.sort_by(|&a, &b| lengths[b].cmp(&lengths[a]).then(a.cmp(&b)));
+        let mut writer = EntryWriter::new(&batch);
+        let mut replaced = vec![false; slots.len()];
+        for i in order {
+            if total <= limit {
+                break;
+            }
+            let slot = &slots[i];
+            if slot.len <= shortest_stub {
+                continue;
+            }
+            writer.persist(
+                &mut batch,
+                slot.entry,
+                slots_of_entry(&slots, slot.entry),
+                store,
+            );
+            let stub = header(slot.text(&batch), batch[slot.entry].artifact_paths());
+            let stub_len = utf16_len(&stub) as u64;
+            if stub_len >= slot.len {
+                continue;
+            }
+            slot.replace(&mut batch, &stub);
+            total -= slot.len - stub_len;
+            lengths[i] = stub_len;
+            replaced[i] = true;
+        }
+        if total > limit {
+            let allocation = water_fill(&lengths, limit);
+            for (i, slot) in slots.iter().enumerate() {
+                let a = allocation[i];
+                if lengths[i] <= a {
+                    continue;
+                }
+                let text = slot.text(&batch);
+                let cut = if replaced[i] {
+                    head(text, a as usize).to_string()
+                } else {
+                    fit(
+                        text,
+                        a,
+                        &header(text, batch[slot.entry].artifact_paths()),
+                        self.head_share,
+                    )
+                };
+                slot.replace(&mut batch, &cut);
+            }
+        }
+        Outcome {
+            batch,
+            persisted: writer.into_attempts(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::slots::budgeted_total;
+    use crate::finalize::testing::{output_entry, output_of, run};
+    use crate::PlanReminders;
+
+    #[test]
+    fn replaces_the_largest_fields_and_keeps_small_ones_whole() {
+        let small = "s".repeat(50);
+        let medium = "m".repeat(300);
+        let big = "b".repeat(5000);
+        let huge = "h".repeat(8000);
+        let batch = vec![
+            output_entry("c1", "shell", &small),
+            output_entry("c2", "shell", &big),
+            output_entry("c3", "shell", &medium),
+            output_entry("c4", "shell", &huge),
+        ];
+        let (out, store) = run(&LargestFirst::default(), batch, 1000, None);
+        assert_eq!(output_of(&out, 0), small);
+        assert_eq!(output_of(&out, 2), medium);
+        assert_eq!(output_of(&out, 1), header(&big, &["/tmp/c2.txt".into()]));
+        assert_eq!(output_of(&out, 3), header(&huge, &["/tmp/c4.txt".into()]));
+        // Largest first: c4 is written before c2.
+        let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["c4", "c2"]);
+        // Each stub is the 107-unit header plus a 33 + 11 unit path line.
+        let total = budgeted_total(&out.batch, &PlanReminders::default(), SlotScope::ALL);
+        assert_eq!(total, 50 + 300 + 2 * 151);
+    }
+
+    #[test]
+    fn stops_as_soon_as_the_batch_fits() {
+        let batch = vec![
+            output_entry("a", "shell", &"a".repeat(600)),
+            output_entry("b", "shell", &"b".repeat(700)),
+        ];
+        let (out, store) = run(&LargestFirst::default(), batch, 1000, None);
+        assert_eq!(output_of(&out, 0), "a".repeat(600));
+        assert_eq!(store.artifacts().len(), 1);
+        assert_eq!(store.artifacts()[0].id, "b");
+    }
+
+    #[test]
+    fn a_budget_smaller_than_the_stubs_still_fits() {
+        let batch = vec![
+            output_entry("a", "shell", &"a".repeat(600)),
+            output_entry("b", "shell", &"b".repeat(700)),
+        ];
+        let (out, _) = run(&LargestFirst::default(), batch.clone(), 100, None);
+        let stub_a = header(&"a".repeat(600), &["/tmp/a.txt".into()]);
+        let stub_b = header(&"b".repeat(700), &["/tmp/b.txt".into()]);
+        assert_eq!(output_of(&out, 0), &stub_a[..50]);
+        assert_eq!(output_of(&out, 1), &stub_b[..50]);
+    }
+}

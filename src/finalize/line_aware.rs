@@ -1,0 +1,190 @@
+//! `line-aware`: the reference allocation and persistence, with previews cut at line boundaries.
+//!
+//! The fit is the reference's shape (header, blank line, head, `\n...\n`, tail, within exactly the allocation)
+//! but the tail is the longest run of whole lines at the end that fits its share, and the head the longest run
+//! of whole lines at the start that fits what the tail left. The last non-empty line of the field (with any
+//! blank lines after it) is kept whenever the preview's content can hold it, even when that takes more than the
+//! tail's share; this is where exit codes and test summaries live. A part that cannot hold one whole line falls
+//! back to the reference's cut by units (surrogate-safe), so a single long line still gets a preview.
+
+use super::fit::{fit, HeadShare};
+use super::slots::SlotScope;
+use super::waterfill::{allocate_and_fit, slot_lengths};
+use super::{Finalizer, Outcome};
+use crate::alloc::water_fill;
+use crate::budget::BudgetContext;
+use crate::model::Batch;
+use crate::persist::ArtifactStore;
+use crate::text::{head, tail, utf16_len};
+
+/// The line-aware finalizer.
+#[derive(Debug, Clone, Default)]
+pub struct LineAware {
+    /// The head share of previews (before the last line is protected).
+    pub head_share: HeadShare,
+}
+
+impl Finalizer for LineAware {
+    fn name(&self) -> &str {
+        "line-aware"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let share = self.head_share;
+        allocate_and_fit(
+            batch,
+            ctx,
+            store,
+            SlotScope::ALL,
+            true,
+            |slots, limit| water_fill(&slot_lengths(slots), limit),
+            |text, a, header| fit_lines(text, a, header, share),
+        )
+    }
+}
+
+/// The line-aware fit of `text` to at most `allocation` UTF-16 units behind `header`. Up to the split of the
+/// content it is [`fit`]; see the module documentation for the cut.
+pub fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
+    let h = utf16_len(header) as u64;
+    if allocation <= h + 2 + 5 {
+        // Nothing beyond the header, or a head-only preview of at most 5 units: the reference's fit.
+        return fit(text, allocation, header, share);
+    }
+    let content = allocation - h - 2 - 5;
+    let mut tail_units = content - share.head_units(content);
+    let last = last_line_segment(text);
+    let last_len = utf16_len(last) as u64;
+    if last_len <= content {
+        tail_units = tail_units.max(last_len);
+    }
+    let tail_part = line_tail(text, tail_units as usize);
+    let head_units = content - utf16_len(tail_part) as u64;
+    let head_part = line_head(text, head_units as usize);
+    let mut out = String::with_capacity(header.len() + head_part.len() + tail_part.len() + 7);
+    out.push_str(header);
+    out.push_str("\n\n");
+    out.push_str(head_part);
+    out.push_str("\n...\n");
+    out.push_str(tail_part);
+    out
+}
+
+/// From the start of the last line holding anything but line breaks to the end of `text` ("" when none).
+fn last_line_segment(text: &str) -> &str {
+    let body = text.trim_end_matches(['\n', '\r']);
+    if body.is_empty() {
+        return "";
+    }
+    let start = body.rfind('\n').map_or(0, |p| p + 1);
+    &text[start..]
+}
+
+/// The longest suffix of whole lines within `units`, or the unit cut when no whole non-empty line fits.
+fn line_tail(text: &str, units: usize) -> &str {
+    let cut = tail(text, units);
+    let start = text.len() - cut.len();
+    if start == 0 || text.as_bytes()[start - 1] == b'\n' {
+        return cut;
+    }
+    match cut.find('\n') {
+        Some(p) if !cut[p + 1..].trim_end_matches(['\n', '\r']).is_empty() => &cut[p + 1..],
+        _ => cut,
+    }
+}
+
+/// The longest prefix of whole lines within `units` (without the final line break), or the unit cut when no
+/// whole non-empty line fits.
+fn line_head(text: &str, units: usize) -> &str {
+    let cut = head(text, units);
+    if cut.len() == text.len() || text.as_bytes()[cut.len()] == b'\n' {
+        return cut;
+    }
+    match cut.rfind('\n') {
+        Some(p) if !cut[..p].trim_start_matches(['\n', '\r']).is_empty() => &cut[..p],
+        _ => cut,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::fit::header;
+    use crate::finalize::testing::{output_entry, output_of, run};
+    use crate::finalize::Reference;
+
+    /// Twenty numbered 30-unit lines, then a 60-unit summary line and a trailing newline.
+    fn log() -> String {
+        let mut s = String::new();
+        for i in 0..20 {
+            s.push_str(&format!("line {i:02} of the build output ......\n")[..30]);
+            s.push('\n');
+        }
+        s.push_str("test result: FAILED. 41 passed; 2 failed; finished in 13.21s\n");
+        s
+    }
+
+    #[test]
+    fn keeps_the_last_non_empty_line_when_it_fits() {
+        let text = log();
+        assert_eq!(text.lines().last().unwrap().len(), 60);
+        let h = header(&text, &["/tmp/c.txt".into()]);
+        // 150 header + 2 + 5 separator: content 70 at 227. The reference's tail (56 of 70 units) loses the
+        // start of the 61-unit summary segment; the line-aware tail keeps it whole and the head gets the 9 left
+        // (no whole line, so a unit cut).
+        let batch = vec![output_entry("c", "shell", &text)];
+        let (out, _) = run(&LineAware::default(), batch.clone(), 227, None);
+        let summary = &text[text.len() - 61..];
+        assert_eq!(
+            output_of(&out, 0),
+            format!("{h}\n\n{}\n...\n{summary}", &text[..9])
+        );
+        let (reference, _) = run(&Reference::default(), batch, 227, None);
+        assert_eq!(
+            output_of(&reference, 0),
+            format!("{h}\n\n{}\n...\n{}", &text[..14], &text[text.len() - 56..])
+        );
+    }
+
+    #[test]
+    fn cuts_at_line_boundaries() {
+        let text = log();
+        let h = header(&text, &[]);
+        // No paths: 107 header. Content 200 - 114 = 86; the tail share of 69 holds the summary segment (61)
+        // but no 31-unit line more; the head gets the remaining 25: no whole line, so a unit cut.
+        assert_eq!(
+            fit_lines(&text, 200, &h, HeadShare::DEFAULT),
+            format!("{h}\n\n{}\n...\n{}", &text[..25], &text[text.len() - 61..])
+        );
+        // Content 146: the tail share 117 holds the summary and one line (92); the head 54 one line (30).
+        assert_eq!(
+            fit_lines(&text, 260, &h, HeadShare::DEFAULT),
+            format!("{h}\n\n{}\n...\n{}", &text[..30], &text[text.len() - 92..])
+        );
+    }
+
+    #[test]
+    fn a_last_line_too_long_for_the_preview_is_cut_by_units() {
+        let text = format!("short\n{}", "x".repeat(500));
+        let h = "H";
+        // Content 100 - 8 = 92: the last line (500) cannot be kept; tail 74 and head 18 by units.
+        assert_eq!(
+            fit_lines(&text, 100, h, HeadShare::DEFAULT),
+            format!("H\n\nshort\n...\n{}", "x".repeat(74))
+        );
+    }
+
+    #[test]
+    fn never_exceeds_the_allocation_and_never_splits_pairs() {
+        let text = "😀a\n中😀\n\n😀😀😀\n".repeat(20);
+        for a in 0..120 {
+            let f = fit_lines(&text, a, "HDR", HeadShare::DEFAULT);
+            assert!(utf16_len(&f) as u64 <= a, "allocation {a}");
+        }
+    }
+}

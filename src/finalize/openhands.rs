@@ -1,0 +1,94 @@
+//! `openhands`: what OpenHands does to a tool observation, as publicly documented.
+//!
+//! - Unit: characters as Python counts them (Unicode scalar values), so an emoji counts one.
+//! - Constant: 30,000 characters per result field (each `functionResponse` output and error on its own); top-
+//!   level text is left alone.
+//! - Shape: a field over 30,000 keeps its first and last 15,000 characters with a marker line in the middle
+//!   saying how many were clipped.
+//! - No persistence and no batch-level cap.
+
+use super::per_result::{apply_rule, ResultRule};
+use super::slots::SlotScope;
+use super::{Finalizer, Outcome};
+use crate::budget::BudgetContext;
+use crate::model::{Batch, Field};
+use crate::persist::ArtifactStore;
+use crate::text::{head_chars, tail_chars};
+
+/// The per-result limit in characters.
+pub const MAX_RESULT_CHARS: usize = 30_000;
+
+/// The OpenHands policy.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenHands;
+
+impl ResultRule for OpenHands {
+    fn scope(&self) -> SlotScope {
+        SlotScope::TOOL_FIELDS
+    }
+
+    fn persists(&self) -> bool {
+        false
+    }
+
+    fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
+        text.chars().nth(MAX_RESULT_CHARS).is_some()
+    }
+
+    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+        let half = MAX_RESULT_CHARS / 2;
+        let (first, last) = (head_chars(text, half), tail_chars(text, half));
+        let clipped = text[first.len()..text.len() - last.len()].chars().count();
+        format!("{first}\n(... {clipped} characters clipped from the middle of this result ...)\n{last}")
+    }
+}
+
+impl Finalizer for OpenHands {
+    fn name(&self) -> &str {
+        "openhands"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        apply_rule(self, batch, &ctx.reminders, store)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::testing::{output_entry, output_of, run};
+
+    #[test]
+    fn counts_code_points_and_keeps_half_on_each_side() {
+        // 30,000 emoji are 60,000 UTF-16 units but 30,000 characters: untouched.
+        let fits = "😀".repeat(30_000);
+        let (out, _) = run(
+            &OpenHands,
+            vec![output_entry("f", "shell", &fits)],
+            100,
+            None,
+        );
+        assert_eq!(output_of(&out, 0), fits);
+        let over = format!("{}{}", "中".repeat(20_000), "😀".repeat(20_000));
+        let (out, store) = run(
+            &OpenHands,
+            vec![output_entry("o", "shell", &over)],
+            100,
+            None,
+        );
+        assert_eq!(
+            output_of(&out, 0),
+            format!(
+                "{}\n(... 10000 characters clipped from the middle of this result ...)\n{}",
+                "中".repeat(15_000),
+                "😀".repeat(15_000)
+            )
+        );
+        assert!(store.artifacts().is_empty());
+    }
+}

@@ -1,0 +1,69 @@
+//! The engine of the per-result policies (`window-relative` and the peer agents): each budgeted field is judged
+//! on its own against the policy's rule, with no batch-level cap. Fields the rule shortens are rewritten by the
+//! policy; their entries are persisted first when the policy keeps a file, so the rewrite can name its path.
+
+use super::artifacts::persist_marked;
+use super::slots::{collect_slots, Slot, SlotScope};
+use super::Outcome;
+use crate::budget::PlanReminders;
+use crate::model::{Batch, Entry, Field};
+use crate::persist::ArtifactStore;
+
+/// One per-result rule: which fields it shortens and how.
+pub(crate) trait ResultRule {
+    /// Which fields the rule sees.
+    fn scope(&self) -> SlotScope;
+
+    /// Whether an entry with a shortened field is persisted (once, and only without an earlier decision).
+    fn persists(&self) -> bool;
+
+    /// Whether `text`, the `field` of a result of `tool`, is shortened.
+    fn shortens(&self, tool: &str, field: Field, text: &str) -> bool;
+
+    /// The shortened field; `paths` are the entry's artifact paths (empty when none or when the write failed).
+    fn rewrite(&self, tool: &str, text: &str, paths: &[String]) -> String;
+}
+
+/// The tool a slot's result belongs to: the function response's name, else the entry's tool name.
+pub(crate) fn slot_tool<'a>(entry: &'a Entry, slot: &Slot) -> &'a str {
+    entry.response_parts[slot.part]
+        .function_name(&entry.tool_name)
+        .unwrap_or(&entry.tool_name)
+}
+
+/// Applies `rule` to every field of `batch` in the rule's scope.
+pub(crate) fn apply_rule(
+    rule: &dyn ResultRule,
+    mut batch: Batch,
+    reminders: &PlanReminders,
+    store: &mut dyn ArtifactStore,
+) -> Outcome {
+    let slots = collect_slots(&batch, reminders, rule.scope());
+    let marked: Vec<bool> = slots
+        .iter()
+        .map(|s| rule.shortens(slot_tool(&batch[s.entry], s), s.field, s.text(&batch)))
+        .collect();
+    if !marked.contains(&true) {
+        return Outcome::unchanged(batch);
+    }
+    let persisted = if rule.persists() {
+        persist_marked(&mut batch, &slots, &marked, store)
+    } else {
+        Vec::new()
+    };
+    for (slot, _) in slots.iter().zip(&marked).filter(|(_, &m)| m) {
+        let entry = &batch[slot.entry];
+        let rewritten = rule.rewrite(
+            slot_tool(entry, slot),
+            slot.text(&batch),
+            entry.artifact_paths(),
+        );
+        slot.replace(&mut batch, &rewritten);
+    }
+    Outcome { batch, persisted }
+}
+
+/// `paths` as a comma-separated list, for the notes the policies leave in a preview.
+pub(crate) fn join_paths(paths: &[String]) -> String {
+    paths.join(", ")
+}

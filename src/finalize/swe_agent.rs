@@ -1,0 +1,91 @@
+//! `swe-agent`: what SWE-agent does to a tool observation, as publicly documented.
+//!
+//! - Unit: characters as Python counts them (Unicode scalar values).
+//! - Constant: 100,000 characters per result field (each `functionResponse` output and error); top-level text
+//!   is left alone.
+//! - Shape: head only: a field over 100,000 keeps its first 100,000 characters, followed by a note saying how
+//!   many characters were elided.
+//! - No persistence and no batch-level cap.
+
+use super::per_result::{apply_rule, ResultRule};
+use super::slots::SlotScope;
+use super::{Finalizer, Outcome};
+use crate::budget::BudgetContext;
+use crate::model::{Batch, Field};
+use crate::persist::ArtifactStore;
+use crate::text::head_chars;
+
+/// The per-result limit in characters.
+pub const MAX_RESULT_CHARS: usize = 100_000;
+
+/// The SWE-agent policy.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SweAgent;
+
+impl ResultRule for SweAgent {
+    fn scope(&self) -> SlotScope {
+        SlotScope::TOOL_FIELDS
+    }
+
+    fn persists(&self) -> bool {
+        false
+    }
+
+    fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
+        text.chars().nth(MAX_RESULT_CHARS).is_some()
+    }
+
+    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+        let kept = head_chars(text, MAX_RESULT_CHARS);
+        let elided = text[kept.len()..].chars().count();
+        format!("{kept}\n--- the remaining {elided} characters of this observation were elided ---")
+    }
+}
+
+impl Finalizer for SweAgent {
+    fn name(&self) -> &str {
+        "swe-agent"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        apply_rule(self, batch, &ctx.reminders, store)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::testing::{output_entry, output_of, run};
+
+    #[test]
+    fn keeps_the_first_100000_characters() {
+        let text = format!("{}{}", "😀".repeat(99_999), "tail of the log");
+        let (out, store) = run(
+            &SweAgent,
+            vec![output_entry("s", "shell", &text)],
+            1_000,
+            None,
+        );
+        assert_eq!(
+            output_of(&out, 0),
+            format!(
+                "{}t\n--- the remaining 14 characters of this observation were elided ---",
+                "😀".repeat(99_999)
+            )
+        );
+        assert!(store.artifacts().is_empty());
+        let exact = "x".repeat(100_000);
+        let (out, _) = run(
+            &SweAgent,
+            vec![output_entry("x", "shell", &exact)],
+            1_000,
+            None,
+        );
+        assert_eq!(output_of(&out, 0), exact);
+    }
+}

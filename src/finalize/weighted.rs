@@ -1,0 +1,81 @@
+//! `weighted`: the reference water-fill with a weight per field kind, so a field's fair share is proportional to
+//! its weight. By default error fields and top-level hook text weigh 2 and outputs 1 (configurable through
+//! [`FieldWeights`]); small fields still keep their whole content. Persistence and the fit are the reference's.
+
+use super::config::FieldWeights;
+use super::fit::{fit, HeadShare};
+use super::slots::SlotScope;
+use super::waterfill::{allocate_and_fit, slot_lengths};
+use super::{Finalizer, Outcome};
+use crate::alloc::weighted_water_fill;
+use crate::budget::BudgetContext;
+use crate::model::Batch;
+use crate::persist::ArtifactStore;
+
+/// The weighted water-fill finalizer.
+#[derive(Debug, Clone, Default)]
+pub struct Weighted {
+    /// The weight of each field kind.
+    pub weights: FieldWeights,
+    /// The head share of previews.
+    pub head_share: HeadShare,
+}
+
+impl Finalizer for Weighted {
+    fn name(&self) -> &str {
+        "weighted"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let share = self.head_share;
+        allocate_and_fit(
+            batch,
+            ctx,
+            store,
+            SlotScope::ALL,
+            true,
+            |slots, limit| {
+                let weights: Vec<u64> = slots.iter().map(|s| self.weights.of(s.field)).collect();
+                weighted_water_fill(&slot_lengths(slots), Some(&weights), limit)
+            },
+            |text, a, header| fit(text, a, header, share),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::testing::{output_error_entry, run, text_of};
+    use crate::model::Field;
+    use crate::utf16_len;
+
+    #[test]
+    fn errors_get_twice_the_share_of_outputs() {
+        let batch = vec![output_error_entry(
+            "c",
+            "shell",
+            &"o".repeat(1000),
+            &"e".repeat(1000),
+        )];
+        let (out, _) = run(&Weighted::default(), batch.clone(), 300, None);
+        assert_eq!(utf16_len(text_of(&out, 0, 0, Field::Output)), 100);
+        assert_eq!(utf16_len(text_of(&out, 0, 0, Field::Error)), 200);
+        let heavy = Weighted {
+            weights: FieldWeights {
+                output: 1,
+                error: 5,
+                text: 1,
+            },
+            ..Weighted::default()
+        };
+        let (out, _) = run(&heavy, batch, 300, None);
+        assert_eq!(utf16_len(text_of(&out, 0, 0, Field::Output)), 50);
+        assert_eq!(utf16_len(text_of(&out, 0, 0, Field::Error)), 250);
+    }
+}

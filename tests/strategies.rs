@@ -1,0 +1,101 @@
+//! Every strategy through the real binary: `budgetlab finalize --strategy NAME [--context-window TOKENS]`
+//! accepts each listed name and the `head-tail-<ratio>` family, and the listing describes each.
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+use budgetlab::StrategyName;
+
+fn budgetlab() -> Command {
+    Command::cargo_bin("budgetlab").unwrap()
+}
+
+/// A one-line shell log of `len` units and a short error.
+fn batch(len: usize) -> String {
+    let log = "x".repeat(len - 1) + "\n";
+    json!([
+        {"callId": "c1", "toolName": "shell", "responseParts": [
+            {"functionResponse": {"name": "shell", "response": {"output": log}}}]},
+        {"callId": "c2", "toolName": "read_file", "responseParts": [
+            {"functionResponse": {"name": "read_file", "response": {"error": "not found"}}}]}
+    ])
+    .to_string()
+}
+
+fn finalize(strategy: &str, log_len: usize, extra: &[&str]) -> Value {
+    let out = budgetlab()
+        .args(["finalize", "--budget", "5000", "--strategy", strategy])
+        .args(extra)
+        .write_stdin(batch(log_len))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{strategy}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn output_len(report: &Value) -> usize {
+    report["entries"][0]["responseParts"][0]["functionResponse"]["response"]["output"]
+        .as_str()
+        .unwrap()
+        .encode_utf16()
+        .count()
+}
+
+#[test]
+fn finalize_accepts_every_strategy() {
+    let mut names: Vec<String> = StrategyName::ALL.iter().map(|s| s.to_string()).collect();
+    names.extend(["head-tail-0.25".to_string(), "head-tail-1.0".to_string()]);
+    for name in &names {
+        // 120,000 units: over every strategy's threshold, and over the budget.
+        let report = finalize(name, 120_000, &["--context-window", "16000"]);
+        assert_eq!(report["entries"].as_array().unwrap().len(), 2, "{name}");
+        assert!(output_len(&report) < 120_000, "{name} left the log whole");
+    }
+}
+
+#[test]
+fn the_context_window_reaches_the_policies() {
+    // window-relative trims at 4,800 units with a 16k window, but not at all with a 1M one (100,000).
+    assert_eq!(
+        output_len(&finalize(
+            "window-relative",
+            60_000,
+            &["--context-window", "16000"]
+        )),
+        2_000
+    );
+    assert_eq!(
+        output_len(&finalize(
+            "window-relative",
+            60_000,
+            &["--context-window", "1000000"]
+        )),
+        60_000
+    );
+}
+
+#[test]
+fn listing_describes_every_strategy_and_bad_names_exit_2() {
+    let out = budgetlab().arg("strategies").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), StrategyName::ALL.len());
+    for s in StrategyName::ALL {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&*s.as_str()))
+            .unwrap_or_else(|| panic!("{s} missing"));
+        assert!(line.ends_with(s.description()), "{line}");
+    }
+    let out = budgetlab()
+        .args(["finalize", "--budget", "10", "--strategy", "head-tail-2"])
+        .write_stdin("[]")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("between 0 and 1"), "{err}");
+}

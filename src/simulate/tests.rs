@@ -187,3 +187,35 @@ fn display_is_the_producers_output() {
     assert_eq!(record.display, turn());
     assert_ne!(record.model_request, turn());
 }
+
+#[test]
+fn legacy_layers_in_the_legacy_runtime_leave_marked_shell_results_over_budget() {
+    use crate::finalize::LegacyLayers;
+    // Three shell outputs of 40,000 units: each producer keeps a marked 30,000-unit preview, and the legacy
+    // scheduler takes the markers as proof that nothing is left to do.
+    let turn: Batch = ["a", "b", "c"].iter().map(|id| entry(id, 40_000)).collect();
+    let ctx = BudgetContext::new(Budget::Units(50_000));
+    for mode in [Mode::Interactive, Mode::Headless] {
+        let mut store = MemoryStore::new("/art");
+        let record = simulate_turn(
+            turn.clone(),
+            &LegacyLayers::default(),
+            &ctx,
+            &mut store,
+            &config(mode, true),
+        );
+        assert!(!record.within_budget, "{mode}");
+        assert_eq!(record.boundaries.last().unwrap().total, 90_000, "{mode}");
+        assert_eq!(store.artifacts().len(), 3, "{mode}");
+        // The same producers under the new runtime: the outer finalization and the send guard bound the turn.
+        let mut store = MemoryStore::new("/art");
+        let record = simulate_turn(
+            turn.clone(),
+            &LegacyLayers::default(),
+            &ctx,
+            &mut store,
+            &config(mode, false),
+        );
+        assert!(record.boundaries.last().unwrap().total <= 50_000, "{mode}");
+    }
+}

@@ -36,6 +36,7 @@ pub mod finalize;
 pub mod job;
 pub mod model;
 pub mod persist;
+pub mod rng;
 pub mod simulate;
 pub mod text;
 
@@ -45,4 +46,5 @@ pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyN
 pub use job::{Backend, FinalizeJob, FinalizeReport, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
+pub use rng::Seed;
 pub use text::utf16_len;

@@ -21,6 +21,41 @@ pub enum Command {
     Finalize(FinalizeArgs),
     /// List the finalizer strategies with a one-line description each.
     Strategies,
+    /// Generate a scenario's batches as JSON Lines (one batch per line), with the needles beside them.
+    Generate(GenerateArgs),
+    /// List the scenarios with a one-line description each.
+    Scenarios(ScenariosArgs),
+}
+
+/// Flags of `budgetlab generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// A scenario file, or the name of a shipped scenario (see `budgetlab scenarios`).
+    #[arg(long, value_name = "FILE|NAME")]
+    pub scenario: String,
+    /// Override the scenario's seed.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Override the scenario's number of batches.
+    #[arg(long, value_name = "N")]
+    pub batches: Option<u64>,
+    /// Write only shard I of N (batches i with i % N == I, keeping their global numbers).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Write the needles as JSON Lines to this file.
+    #[arg(long, value_name = "FILE")]
+    pub needles: Option<PathBuf>,
+    /// Write the batches to this file (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// Flags of `budgetlab scenarios`.
+#[derive(Debug, Args)]
+pub struct ScenariosArgs {
+    /// List the `*.toml` scenarios of this directory instead of the shipped ones.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Flags of `budgetlab finalize`.

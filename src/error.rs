@@ -36,6 +36,18 @@ pub enum Error {
         /// Why it is rejected and what is accepted instead.
         reason: String,
     },
+    /// A scenario file is malformed or holds an invalid value.
+    #[error("{path}:{line}: field `{field}`: {message}")]
+    Scenario {
+        /// The scenario file.
+        path: String,
+        /// 1-based line of the offending field.
+        line: usize,
+        /// The dotted field name, e.g. `sizes.shell.median`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

@@ -30,21 +30,26 @@
 //! ```
 
 pub mod alloc;
+pub mod atomic;
 pub mod budget;
 pub mod error;
 pub mod finalize;
+pub mod generate;
 pub mod job;
 pub mod model;
 pub mod persist;
 pub mod rng;
+pub mod scenario;
 pub mod simulate;
 pub mod text;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
+pub use generate::{GenerateJob, GeneratedBatch, Generator, Kind, Needle, NeedleKind, Shard};
 pub use job::{Backend, FinalizeJob, FinalizeReport, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
 pub use rng::Seed;
+pub use scenario::Scenario;
 pub use text::utf16_len;

@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
-use cli::{BackendArg, Cli, Command, FinalizeArgs};
+use cli::{BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, ScenariosArgs};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -76,7 +76,38 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             emit(&out)
         }
+        Command::Generate(args) => generate(args),
+        Command::Scenarios(args) => scenarios(args),
     }
+}
+
+fn generate(args: GenerateArgs) -> anyhow::Result<()> {
+    let mut scenario = budgetlab::Scenario::resolve(&args.scenario)?;
+    if let Some(seed) = args.seed {
+        scenario.seed = budgetlab::Seed(seed);
+    }
+    if let Some(batches) = args.batches {
+        scenario.batches = batches;
+    }
+    let shard = match &args.shard {
+        Some(s) => s.parse()?,
+        None => budgetlab::Shard::WHOLE,
+    };
+    let job = budgetlab::GenerateJob { scenario, shard };
+    job.write_outputs(args.out.as_deref(), args.needles.as_deref())?;
+    Ok(())
+}
+
+fn scenarios(args: ScenariosArgs) -> anyhow::Result<()> {
+    let list = match &args.dir {
+        Some(dir) => budgetlab::Scenario::load_dir(dir)?,
+        None => budgetlab::Scenario::all_shipped(),
+    };
+    let mut out = Vec::new();
+    for s in &list {
+        writeln!(out, "{:<18} {}", s.name, s.description)?;
+    }
+    emit(&out)
 }
 
 fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {

@@ -2,6 +2,7 @@
 
 mod behaviours;
 mod cli;
+mod generate;
 mod properties;
 mod strategies;
 mod support;

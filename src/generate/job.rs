@@ -1,0 +1,193 @@
+//! A generate job: which batches of a scenario to write (all of them, or one shard), and writing them as JSON
+//! Lines (one batch per line, the format `budgetlab finalize` reads) with the needles beside them.
+
+use std::io::Write;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use super::{GeneratedBatch, Generator, Needle};
+use crate::atomic::AtomicFile;
+use crate::error::{Error, Result};
+use crate::scenario::Scenario;
+
+/// One shard of a run: batch `i` belongs to shard `i % count`. The shards `0..count` together hold exactly the
+/// batches of the unsharded run, with the same global batch numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard's number, `0..count`.
+    pub index: u64,
+    /// How many shards the run is split into.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole run as one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Whether batch `batch` belongs to this shard.
+    pub fn contains(&self, batch: u64) -> bool {
+        batch % self.count == self.index
+    }
+
+    /// The batch numbers of this shard among `0..batches`, in order.
+    pub fn batches(&self, batches: u64) -> impl Iterator<Item = u64> {
+        (self.index..batches).step_by(self.count as usize)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = Error;
+
+    /// Parses `I/N` with `N >= 1` and `I < N`.
+    fn from_str(s: &str) -> Result<Shard> {
+        let bad = |reason: &str| Error::invalid("--shard", s, reason);
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| bad("expected I/N, e.g. 0/4"))?;
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(i) || !digits(n) {
+            return Err(bad("expected I/N with decimal numbers, e.g. 0/4"));
+        }
+        let index: u64 = i.parse().map_err(|_| bad("shard number out of range"))?;
+        let count: u64 = n.parse().map_err(|_| bad("shard count out of range"))?;
+        if count == 0 || count > u32::MAX as u64 {
+            return Err(bad("the shard count must be at least 1"));
+        }
+        if index >= count {
+            return Err(bad("shards are numbered 0 to N-1"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// A validated generate run.
+#[derive(Debug, Clone)]
+pub struct GenerateJob {
+    /// The scenario (with `--seed` and `--batches` already applied).
+    pub scenario: Scenario,
+    /// The shard to write.
+    pub shard: Shard,
+}
+
+/// What a job wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GenerateStats {
+    /// Batches written.
+    pub batches: u64,
+    /// Entries (results) written.
+    pub entries: u64,
+    /// Needles planted.
+    pub needles: u64,
+    /// UTF-8 bytes of the text fields generated.
+    pub text_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct NeedleLine<'a> {
+    batch: u64,
+    needles: &'a [Needle],
+}
+
+impl GenerateJob {
+    /// The batches of this job, generated in order.
+    pub fn batches(&self) -> impl Iterator<Item = GeneratedBatch> + '_ {
+        let generator = Generator::new(&self.scenario);
+        self.shard
+            .batches(self.scenario.batches)
+            .map(move |i| generator.batch(i))
+    }
+
+    /// Writes one batch per line to `batches`, and `{"batch": i, "needles": [..]}` per line to `needles`.
+    pub fn write(
+        &self,
+        batches: &mut dyn Write,
+        mut needles: Option<&mut dyn Write>,
+    ) -> std::io::Result<GenerateStats> {
+        let mut stats = GenerateStats::default();
+        for g in self.batches() {
+            serde_json::to_writer(&mut *batches, &g.batch)?;
+            batches.write_all(b"\n")?;
+            if let Some(w) = needles.as_deref_mut() {
+                serde_json::to_writer(
+                    &mut *w,
+                    &NeedleLine {
+                        batch: g.index,
+                        needles: &g.needles,
+                    },
+                )?;
+                w.write_all(b"\n")?;
+            }
+            stats.batches += 1;
+            stats.entries += g.batch.len() as u64;
+            stats.needles += g.needles.len() as u64;
+            stats.text_bytes += g.text_bytes() as u64;
+        }
+        Ok(stats)
+    }
+}
+
+impl GenerateJob {
+    /// Writes the batches to `out` (standard output when `None`) and the needles to `needles` if given. Files
+    /// are written atomically: on error neither is left behind half-written.
+    pub fn write_outputs(
+        &self,
+        out: Option<&Path>,
+        needles: Option<&Path>,
+    ) -> Result<GenerateStats> {
+        let mut needle_file = needles.map(AtomicFile::create).transpose()?;
+        let stats = match out {
+            Some(path) => {
+                let mut file = AtomicFile::create(path)?;
+                let stats = self
+                    .write(&mut file, needle_file.as_mut().map(|f| f as &mut dyn Write))
+                    .map_err(|e| Error::io(path, e))?;
+                file.commit()?;
+                stats
+            }
+            None => {
+                let stdout = std::io::stdout();
+                let mut lock = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+                self.write(&mut lock, needle_file.as_mut().map(|f| f as &mut dyn Write))
+                    .and_then(|s| lock.flush().map(|_| s))
+                    .map_err(|e| Error::io("<stdout>", e))?
+            }
+        };
+        if let Some(f) = needle_file {
+            f.commit()?;
+        }
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_shards() {
+        assert_eq!("0/1".parse::<Shard>().unwrap(), Shard::WHOLE);
+        assert_eq!(
+            "3/4".parse::<Shard>().unwrap(),
+            Shard { index: 3, count: 4 }
+        );
+        for bad in ["4/4", "1/0", "a/2", "1", "-1/2", "1/2/3", " 1/2", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shards_partition_the_run() {
+        let mut all: Vec<u64> = (0..3)
+            .flat_map(|i| Shard { index: i, count: 3 }.batches(10).collect::<Vec<_>>())
+            .collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            Shard { index: 1, count: 3 }.batches(10).collect::<Vec<_>>(),
+            [1, 4, 7]
+        );
+        assert!(Shard { index: 1, count: 3 }.contains(7));
+    }
+}

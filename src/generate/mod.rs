@@ -1,0 +1,552 @@
+//! The seeded workload generator: realistic tool-response batches and the needles planted in them.
+//!
+//! A [`Generator`] is built from a [`Scenario`](crate::Scenario) and produces batch `i` as a pure function of
+//! (scenario, seed, i): each batch draws from its own [`Stream`](crate::rng::Stream), so a batch is the same
+//! whether it is generated alone, in a shard, in parallel or in sequence. One file per kind of tool output
+//! (`shell`, `mcp`, `surrogate`, `plan`, and `turn` for the rest of a real turn), `producer` for the previews
+//! the runtime's producers make of large outputs, `call_ids` for the call ids of a batch, `sizes` for the size
+//! models and `needles` for what is planted. Text is built by appending template fragments to a pre-sized
+//! buffer ([`buf`]), never one random character at a time, so generation runs at hundreds of MB/s.
+
+mod buf;
+mod call_ids;
+mod job;
+mod mcp;
+mod needles;
+mod plan;
+mod producer;
+mod shell;
+mod sizes;
+mod surrogate;
+mod turn;
+mod vocab;
+
+pub use job::{GenerateJob, GenerateStats, Shard};
+pub use needles::{Needle, NeedleKind};
+pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::budget::PlanReminders;
+use crate::model::{Batch, Entry, Field, Part};
+use crate::rng::{Seed, Stream};
+use crate::scenario::Scenario;
+use buf::Written;
+
+/// A kind of tool output, each with its own generator and size model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Shell command logs (builds, tests, installs, git), ending with the exit information.
+    Shell,
+    /// MCP tool results: nested JSON, pretty or compact, sometimes a non-string object.
+    Mcp,
+    /// Text dense in surrogate pairs: emoji sequences, mathematical alphanumerics, CJK extension B.
+    Surrogate,
+    /// `enter_plan_mode` responses: the lifecycle reminder, reminder plus hook context, failures, other text.
+    PlanMode,
+    /// File reads: source code, configuration, documentation.
+    FileRead,
+    /// Grep/search results.
+    Search,
+    /// Directory listings.
+    Listing,
+    /// Short success messages of edits, writes and the like.
+    ShortSuccess,
+    /// Empty output and empty error strings.
+    Empty,
+    /// Error fields with stack traces.
+    ErrorTrace,
+    /// Synthetic, skipped and cancelled responses: short error texts.
+    Cancelled,
+    /// Media: an inlineData (base64) or fileData part beside a short output.
+    Media,
+}
+
+impl Kind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [Kind; 12] = [
+        Kind::Shell,
+        Kind::Mcp,
+        Kind::Surrogate,
+        Kind::PlanMode,
+        Kind::FileRead,
+        Kind::Search,
+        Kind::Listing,
+        Kind::ShortSuccess,
+        Kind::Empty,
+        Kind::ErrorTrace,
+        Kind::Cancelled,
+        Kind::Media,
+    ];
+
+    /// The kind's name as scenario files spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Shell => "shell",
+            Kind::Mcp => "mcp",
+            Kind::Surrogate => "surrogate",
+            Kind::PlanMode => "plan_mode",
+            Kind::FileRead => "file_read",
+            Kind::Search => "search",
+            Kind::Listing => "listing",
+            Kind::ShortSuccess => "short_success",
+            Kind::Empty => "empty",
+            Kind::ErrorTrace => "error_trace",
+            Kind::Cancelled => "cancelled",
+            Kind::Media => "media",
+        }
+    }
+
+    /// The weight of the kind in the mixed-realistic workload (used when a scenario names no weights).
+    pub fn default_weight(self) -> f64 {
+        match self {
+            Kind::Shell => 27.0,
+            Kind::Mcp => 9.0,
+            Kind::Surrogate => 1.5,
+            Kind::PlanMode => 0.5,
+            Kind::FileRead => 22.0,
+            Kind::Search => 10.0,
+            Kind::Listing => 6.0,
+            Kind::ShortSuccess => 14.0,
+            Kind::Empty => 2.5,
+            Kind::ErrorTrace => 4.0,
+            Kind::Cancelled => 1.5,
+            Kind::Media => 2.0,
+        }
+    }
+}
+
+/// What a size model is for: a kind's main text, or one of the shapes that are not kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeKey {
+    /// See [`Kind::Shell`].
+    Shell,
+    /// See [`Kind::Mcp`].
+    Mcp,
+    /// See [`Kind::Surrogate`].
+    Surrogate,
+    /// The hook context after a plan-mode reminder, or other plan-mode text.
+    PlanMode,
+    /// See [`Kind::FileRead`].
+    FileRead,
+    /// See [`Kind::Search`].
+    Search,
+    /// See [`Kind::Listing`].
+    Listing,
+    /// See [`Kind::ShortSuccess`].
+    ShortSuccess,
+    /// See [`Kind::Empty`] (its texts are empty; the model is unused).
+    Empty,
+    /// See [`Kind::ErrorTrace`].
+    ErrorTrace,
+    /// See [`Kind::Cancelled`].
+    Cancelled,
+    /// The base64 data of a media part, in bytes (not counted by any budget).
+    Media,
+    /// Top-level text parts (hook context) added to entries.
+    HookText,
+    /// The one giant output of a batch that has one.
+    Giant,
+}
+
+impl From<Kind> for SizeKey {
+    fn from(kind: Kind) -> SizeKey {
+        match kind {
+            Kind::Shell => SizeKey::Shell,
+            Kind::Mcp => SizeKey::Mcp,
+            Kind::Surrogate => SizeKey::Surrogate,
+            Kind::PlanMode => SizeKey::PlanMode,
+            Kind::FileRead => SizeKey::FileRead,
+            Kind::Search => SizeKey::Search,
+            Kind::Listing => SizeKey::Listing,
+            Kind::ShortSuccess => SizeKey::ShortSuccess,
+            Kind::Empty => SizeKey::Empty,
+            Kind::ErrorTrace => SizeKey::ErrorTrace,
+            Kind::Cancelled => SizeKey::Cancelled,
+            Kind::Media => SizeKey::Media,
+        }
+    }
+}
+
+impl SizeKey {
+    /// Every size key, in a fixed order.
+    pub const ALL: [SizeKey; 14] = [
+        SizeKey::Shell,
+        SizeKey::Mcp,
+        SizeKey::Surrogate,
+        SizeKey::PlanMode,
+        SizeKey::FileRead,
+        SizeKey::Search,
+        SizeKey::Listing,
+        SizeKey::ShortSuccess,
+        SizeKey::Empty,
+        SizeKey::ErrorTrace,
+        SizeKey::Cancelled,
+        SizeKey::Media,
+        SizeKey::HookText,
+        SizeKey::Giant,
+    ];
+
+    /// The built-in size model, calibrated for the mixed-realistic workload.
+    pub fn default_model(self) -> SizeModel {
+        match self {
+            SizeKey::Shell => SizeModel::body(650.0, 1.45).with_tail(0.045, 52_000.0, 0.42),
+            SizeKey::Mcp => SizeModel::body(1_400.0, 1.2).with_tail(0.05, 43_000.0, 0.45),
+            SizeKey::Surrogate => SizeModel::body(1_200.0, 1.1).with_tail(0.03, 31_000.0, 0.45),
+            SizeKey::PlanMode => SizeModel::body(300.0, 1.0),
+            SizeKey::FileRead => SizeModel::body(2_600.0, 1.0).with_tail(0.04, 48_000.0, 0.4),
+            SizeKey::Search => SizeModel::body(1_100.0, 1.3).with_tail(0.03, 41_000.0, 0.45),
+            SizeKey::Listing => SizeModel::body(600.0, 1.0),
+            SizeKey::ShortSuccess => SizeModel::body(70.0, 0.4),
+            SizeKey::Empty => SizeModel::body(1.0, 0.0).clamped(0, 0),
+            SizeKey::ErrorTrace => SizeModel::body(600.0, 0.8),
+            SizeKey::Cancelled => SizeModel::body(60.0, 0.3),
+            SizeKey::Media => SizeModel::body(6_000.0, 0.9).clamped(64, 400_000),
+            SizeKey::HookText => SizeModel::body(250.0, 0.9),
+            SizeKey::Giant => SizeModel::body(350_000.0, 0.5).clamped(120_000, DEFAULT_MAX),
+        }
+    }
+}
+
+/// The per-scenario switches the kinds' generators read.
+#[derive(Debug, Clone)]
+pub(crate) struct Knobs {
+    /// Share of shell logs written with ANSI colour codes.
+    pub ansi_rate: f64,
+    /// Share of JSON results that are pretty-printed.
+    pub pretty_json_rate: f64,
+    /// Share of MCP results whose `output` is a JSON object rather than a string.
+    pub object_output_rate: f64,
+    /// The plan-mode lifecycle reminders.
+    pub reminders: PlanReminders,
+}
+
+/// What one kind's generator is given: the batch's stream and the scenario's switches.
+pub(crate) struct Ctx<'a> {
+    /// The batch's random stream.
+    pub rng: Stream,
+    /// The scenario's switches.
+    pub knobs: &'a Knobs,
+}
+
+/// An entry's output value: text, or a JSON value that is not a text field.
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    /// A string output, with its needles.
+    Text(Written),
+    /// A non-string output (finalizers leave it alone).
+    Json(Value),
+}
+
+/// One entry as a kind's generator writes it, before it gets its call id and place in the batch.
+#[derive(Debug, Clone)]
+pub(crate) struct Draft {
+    /// The tool (function) name.
+    pub tool: String,
+    /// `functionResponse.response.output`, if any.
+    pub output: Option<Body>,
+    /// `functionResponse.response.error`, if any.
+    pub error: Option<Written>,
+    /// Parts after the function response (media).
+    pub media: Vec<Part>,
+    /// `persistedOutputFiles`.
+    pub persisted: Option<Vec<String>>,
+}
+
+impl Draft {
+    /// A draft with only an output.
+    pub fn output(tool: &str, body: Body) -> Draft {
+        Draft {
+            tool: tool.to_string(),
+            output: Some(body),
+            error: None,
+            media: Vec::new(),
+            persisted: None,
+        }
+    }
+
+    /// A draft with only an error.
+    pub fn error(tool: &str, error: Written) -> Draft {
+        Draft {
+            tool: tool.to_string(),
+            output: None,
+            error: Some(error),
+            media: Vec::new(),
+            persisted: None,
+        }
+    }
+}
+
+/// One generated batch, with the needles planted in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedBatch {
+    /// The batch's index in its run.
+    pub index: u64,
+    /// The batch, in the format `budgetlab finalize` reads.
+    pub batch: Batch,
+    /// Every needle planted in the batch's text fields, in entry, part, field and offset order.
+    pub needles: Vec<Needle>,
+}
+
+impl GeneratedBatch {
+    /// Total UTF-8 bytes of the batch's text fields (text parts, string outputs, string errors).
+    pub fn text_bytes(&self) -> usize {
+        self.batch
+            .iter()
+            .flat_map(|e| &e.response_parts)
+            .flat_map(|p| Field::ALL.into_iter().filter_map(move |f| p.field(f)))
+            .map(str::len)
+            .sum()
+    }
+
+    /// The size of each result (entry): UTF-16 units of its text parts, string output and string error.
+    pub fn result_sizes(&self) -> Vec<usize> {
+        self.batch.iter().map(result_size).collect()
+    }
+}
+
+/// The size of one result as the calibration counts it: the UTF-16 units of the entry's text parts, string
+/// outputs and string errors (media and non-string outputs do not count).
+pub fn result_size(entry: &Entry) -> usize {
+    entry
+        .response_parts
+        .iter()
+        .flat_map(|p| Field::ALL.into_iter().filter_map(move |f| p.field(f)))
+        .map(crate::text::utf16_len)
+        .sum()
+}
+
+/// Generates the batches of one scenario.
+#[derive(Debug, Clone)]
+pub struct Generator {
+    name: String,
+    seed: Seed,
+    scenario: Scenario,
+    kinds: Vec<Kind>,
+    weights: Vec<f64>,
+    models: std::collections::BTreeMap<SizeKey, SizeModel>,
+    knobs: Knobs,
+}
+
+impl Generator {
+    /// A generator for `scenario` (already validated when it was loaded).
+    pub fn new(scenario: &Scenario) -> Generator {
+        let weights = scenario.kind_weights();
+        Generator {
+            name: scenario.name.clone(),
+            seed: scenario.seed,
+            kinds: weights.iter().map(|(k, _)| *k).collect(),
+            weights: weights.iter().map(|(_, w)| *w).collect(),
+            models: SizeKey::ALL
+                .into_iter()
+                .map(|k| (k, scenario.size_model(k)))
+                .collect(),
+            knobs: Knobs {
+                ansi_rate: scenario.shape.ansi_rate,
+                pretty_json_rate: scenario.shape.pretty_json_rate,
+                object_output_rate: scenario.shape.object_output_rate,
+                reminders: PlanReminders::default(),
+            },
+            scenario: scenario.clone(),
+        }
+    }
+
+    /// The scenario this generator was built from.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    fn model(&self, key: SizeKey) -> &SizeModel {
+        &self.models[&key]
+    }
+
+    /// Batch `index`: a pure function of the scenario, its seed and `index`.
+    pub fn batch(&self, index: u64) -> GeneratedBatch {
+        let shape = &self.scenario.shape;
+        let mut c = Ctx {
+            rng: Stream::for_batch(self.seed, &self.name, index),
+            knobs: &self.knobs,
+        };
+        let size = &self.scenario.batch_size;
+        let n = SizeModel::body(size.median, size.sigma)
+            .clamped(size.min, size.max)
+            .sample(&mut c.rng)
+            .max(1);
+        let giant_at = (c.rng.unit() < shape.giant_rate).then(|| c.rng.index(n));
+        let mut batch: Batch = Vec::with_capacity(n);
+        let mut needles = Vec::new();
+        let mut ids = call_ids::CallIds::new(index);
+        for e in 0..n {
+            if e > 0 && c.rng.unit() < shape.duplicate_rate {
+                let j = c.rng.index(e);
+                let (entry, copied) = duplicate(&mut c.rng, &batch[j], &needles, j, e);
+                batch.push(entry);
+                needles.extend(copied);
+                continue;
+            }
+            let (kind, target) = if giant_at == Some(e) {
+                let kind = c.rng.pick(&[
+                    Kind::Shell,
+                    Kind::Shell,
+                    Kind::Mcp,
+                    Kind::FileRead,
+                    Kind::Search,
+                ]);
+                (kind, self.model(SizeKey::Giant).sample(&mut c.rng))
+            } else {
+                let kind = self.kinds[c.rng.weighted(&self.weights)];
+                (kind, self.model(kind.into()).sample(&mut c.rng))
+            };
+            let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
+            let mut draft = write_kind(&mut c, kind, target, self.model(SizeKey::Media));
+            producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
+            let hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
+                let size = self.model(SizeKey::HookText).sample(&mut c.rng);
+                turn::hook_text(&mut c.rng, size)
+            });
+            let (entry, placed) = assemble(e, call_id, draft, hook);
+            batch.push(entry);
+            needles.extend(placed);
+        }
+        GeneratedBatch {
+            index,
+            batch,
+            needles,
+        }
+    }
+
+    /// The results of batches `0..` until at least `count` results have been generated, as their sizes.
+    pub fn result_sizes(&self, count: usize) -> Vec<usize> {
+        let mut sizes = Vec::with_capacity(count + 64);
+        let mut i = 0;
+        while sizes.len() < count {
+            sizes.extend(self.batch(i).result_sizes());
+            i += 1;
+        }
+        sizes.truncate(count);
+        sizes
+    }
+}
+
+fn write_kind(c: &mut Ctx, kind: Kind, target: usize, media: &SizeModel) -> Draft {
+    match kind {
+        Kind::Shell => shell::write(c, target),
+        Kind::Mcp => mcp::write(c, target),
+        Kind::Surrogate => surrogate::write(c, target),
+        Kind::PlanMode => plan::write(c, target),
+        Kind::FileRead => turn::file_read(c, target),
+        Kind::Search => turn::search(c, target),
+        Kind::Listing => turn::listing(c, target),
+        Kind::ShortSuccess => turn::short_success(c, target),
+        Kind::Empty => turn::empty(c),
+        Kind::ErrorTrace => turn::error_trace(c, target),
+        Kind::Cancelled => turn::cancelled(c),
+        Kind::Media => {
+            let bytes = media.sample(&mut c.rng);
+            turn::media(c, bytes)
+        }
+    }
+}
+
+/// Places a draft at entry `e`: the function-response part first, then media, then the hook text part.
+fn assemble(
+    e: usize,
+    call_id: String,
+    draft: Draft,
+    hook: Option<Written>,
+) -> (Entry, Vec<Needle>) {
+    let mut needles = Vec::new();
+    let mut place = |w: &mut Written, part: usize, field: Field| {
+        needles.extend(w.needles.drain(..).map(|p| Needle {
+            kind: p.kind,
+            text: p.text,
+            entry: e,
+            part,
+            field,
+            offset: p.offset,
+        }));
+    };
+    let output = draft.output.map(|body| match body {
+        Body::Text(mut w) => {
+            place(&mut w, 0, Field::Output);
+            Value::String(w.text)
+        }
+        Body::Json(v) => v,
+    });
+    let error = draft.error.map(|mut w| {
+        place(&mut w, 0, Field::Error);
+        Value::String(w.text)
+    });
+    // Output needles come before error needles: both are in part 0, and Field orders Output before Error.
+    let mut parts = vec![Part::function_response(
+        &call_id,
+        &draft.tool,
+        output,
+        error,
+    )];
+    parts.extend(draft.media);
+    if let Some(mut w) = hook {
+        place(&mut w, parts.len(), Field::Text);
+        parts.push(Part::text(w.text));
+    }
+    let mut entry = Entry::new(call_id, draft.tool, parts);
+    entry.persisted_output_files = draft.persisted;
+    (entry, needles)
+}
+
+/// Entry `e` repeating the call id of entry `j`: either the same response again (a duplicate the runtime
+/// answers twice) or a short synthetic error.
+fn duplicate(
+    rng: &mut Stream,
+    prev: &Entry,
+    needles: &[Needle],
+    j: usize,
+    e: usize,
+) -> (Entry, Vec<Needle>) {
+    if rng.chance(0.5) {
+        let copied = needles
+            .iter()
+            .filter(|n| n.entry == j)
+            .map(|n| Needle {
+                entry: e,
+                ..n.clone()
+            })
+            .collect();
+        (prev.clone(), copied)
+    } else {
+        let text = rng.pick(&[
+            "Duplicate tool call: this call id was already answered earlier in the turn.",
+            "Skipped: identical call already executed in this turn; see the earlier result.",
+            "Synthetic response: the call was issued twice and only the first one ran.",
+        ]);
+        let part = Part::function_response(
+            &prev.call_id,
+            &prev.tool_name,
+            None,
+            Some(Value::String(text.into())),
+        );
+        (
+            Entry::new(prev.call_id.clone(), prev.tool_name.clone(), vec![part]),
+            Vec::new(),
+        )
+    }
+}
+
+/// A context for unit tests of the kinds' generators.
+#[cfg(test)]
+pub(crate) fn test_ctx(seed: u64) -> Ctx<'static> {
+    use std::sync::OnceLock;
+    static KNOBS: OnceLock<Knobs> = OnceLock::new();
+    Ctx {
+        rng: Stream::derive(Seed(seed), "unit-test", 0),
+        knobs: KNOBS.get_or_init(|| Knobs {
+            ansi_rate: 0.5,
+            pretty_json_rate: 0.5,
+            object_output_rate: 0.1,
+            reminders: PlanReminders::default(),
+        }),
+    }
+}

@@ -1,0 +1,689 @@
+//! Scenario files: the named workloads an engineer tunes against, as TOML in `scenarios/`.
+//!
+//! A scenario names its seed and number of batches, the batch-size distribution, the weights of the kinds of
+//! output, overrides of the kinds' size models, the shape switches (duplicate and awkward call ids, hook text,
+//! one giant output, ANSI colour, pretty JSON, object outputs), the producer previews, the persistence fault
+//! rates, the budgets to run at (absolute, and relative to context windows by the rule of
+//! [`window_relative_threshold`]) and the runtime mode. Unknown keys are errors, and every error names the file, the line and the field. The
+//! shipped scenarios are also compiled into the binary ([`SHIPPED`]), so `--scenario mixed-realistic` works from
+//! any directory.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::finalize::window_relative_threshold;
+use crate::generate::{Kind, SizeKey, SizeModel, SizeOverride};
+use crate::rng::Seed;
+use crate::simulate::Mode;
+
+/// A workload: what to generate and the budgets and mode to run it at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The scenario's name (also part of every batch's random stream key).
+    pub name: String,
+    /// What the scenario stresses, in a sentence or two.
+    pub description: String,
+    /// The seed of the run (`--seed` overrides it).
+    pub seed: Seed,
+    /// How many batches a run generates (`--batches` overrides it).
+    pub batches: u64,
+    /// The runtime mode whose boundaries a simulation follows (default `interactive`).
+    #[serde(default = "default_mode")]
+    pub mode: Mode,
+    /// Whether the simulation runs the legacy (pre-finalizer) pipeline.
+    #[serde(default)]
+    pub legacy: bool,
+    /// Entries per batch.
+    #[serde(default)]
+    pub batch_size: BatchSize,
+    /// Relative weights of the kinds of output; when the table is absent the mixed-realistic weights apply, when
+    /// present the kinds it omits get weight 0.
+    #[serde(default)]
+    pub kinds: Option<BTreeMap<Kind, f64>>,
+    /// Per-kind overrides of the built-in size models.
+    #[serde(default)]
+    pub sizes: BTreeMap<SizeKey, SizeOverride>,
+    /// Shape switches of the batches.
+    #[serde(default)]
+    pub shape: Shape,
+    /// The producers' own previews of large outputs.
+    #[serde(default)]
+    pub producer: Producer,
+    /// Persistence fault rates.
+    #[serde(default)]
+    pub persistence: Persistence,
+    /// The budgets to run at.
+    #[serde(default)]
+    pub budgets: Budgets,
+}
+
+/// Entries per batch: log-normal around `median`, clamped to `[min, max]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BatchSize {
+    /// Median number of entries.
+    pub median: f64,
+    /// Log-space standard deviation.
+    pub sigma: f64,
+    /// Fewest entries (at least 1).
+    pub min: u64,
+    /// Most entries.
+    pub max: u64,
+}
+
+impl Default for BatchSize {
+    fn default() -> Self {
+        BatchSize {
+            median: 3.0,
+            sigma: 0.9,
+            min: 1,
+            max: 64,
+        }
+    }
+}
+
+/// Shape switches: rates are shares in `[0, 1]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Shape {
+    /// Share of entries (after the first) that repeat an earlier call id of their batch.
+    pub duplicate_rate: f64,
+    /// Share of call ids that are awkward ('/', `..`, empty, NUL, non-ASCII, very long).
+    pub awkward_id_rate: f64,
+    /// Share of entries that get a top-level hook-context text part.
+    pub hook_text_rate: f64,
+    /// Share of batches with one giant output (sized by `[sizes.giant]`) among the others.
+    pub giant_rate: f64,
+    /// Share of shell logs with ANSI colour codes.
+    pub ansi_rate: f64,
+    /// Share of JSON results that are pretty-printed.
+    pub pretty_json_rate: f64,
+    /// Share of MCP results whose `output` is a JSON object rather than a string.
+    pub object_output_rate: f64,
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Shape {
+            duplicate_rate: 0.01,
+            awkward_id_rate: 0.02,
+            hook_text_rate: 0.04,
+            giant_rate: 0.0,
+            ansi_rate: 0.3,
+            pretty_json_rate: 0.5,
+            object_output_rate: 0.04,
+        }
+    }
+}
+
+/// Producer-level previews: off for raw outputs, on for the pre-persisted workloads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Producer {
+    /// Whether producers shorten large outputs (and set `persistedOutputFiles`).
+    pub previews: bool,
+    /// Shell outputs longer than this many units are previewed.
+    pub shell_trigger: u64,
+    /// Size of the shell head-and-tail preview, in units.
+    pub shell_preview: u64,
+    /// MCP results longer than this many units are previewed.
+    pub mcp_trigger: u64,
+    /// Size of the MCP head preview, in units.
+    pub mcp_preview: u64,
+    /// Directory the producers' artifact paths are under.
+    pub artifact_dir: String,
+}
+
+impl Default for Producer {
+    fn default() -> Self {
+        Producer {
+            previews: false,
+            shell_trigger: 30_000,
+            shell_preview: 4_000,
+            mcp_trigger: 20_000,
+            mcp_preview: 2_000,
+            artifact_dir: "/home/dev/.agent/tmp/tool-outputs".into(),
+        }
+    }
+}
+
+/// Persistence fault rates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Persistence {
+    /// Share of producer previews whose write failed (`persistedOutputFiles` = `[]`).
+    pub producer_fault_rate: f64,
+    /// Share of finalizer writes that fail in a simulation.
+    pub finalizer_fault_rate: f64,
+}
+
+/// The budgets a scenario runs at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Budgets {
+    /// Absolute budgets, in UTF-16 units.
+    pub absolute: Vec<u64>,
+    /// The configured character budget the window-relative rule starts from.
+    pub configured: u64,
+    /// Context windows, in tokens, each giving a window-relative budget.
+    pub windows: Vec<u64>,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            absolute: Vec::new(),
+            configured: 100_000,
+            windows: Vec::new(),
+        }
+    }
+}
+
+/// One budget a scenario runs at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioBudget {
+    /// A label for reports: `abs-20000`, `window-16000`.
+    pub label: String,
+    /// The budget in UTF-16 units.
+    pub units: u64,
+    /// The context window it was derived from, in tokens.
+    pub window_tokens: Option<u64>,
+}
+
+fn default_mode() -> Mode {
+    Mode::Interactive
+}
+
+/// The scenarios shipped in `scenarios/`, compiled in: (name, TOML source).
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "large-window",
+        include_str!("../scenarios/large-window.toml"),
+    ),
+    ("many-small", include_str!("../scenarios/many-small.toml")),
+    ("mcp-heavy", include_str!("../scenarios/mcp-heavy.toml")),
+    (
+        "mixed-realistic",
+        include_str!("../scenarios/mixed-realistic.toml"),
+    ),
+    ("one-giant", include_str!("../scenarios/one-giant.toml")),
+    (
+        "persist-failures",
+        include_str!("../scenarios/persist-failures.toml"),
+    ),
+    ("plan-mode", include_str!("../scenarios/plan-mode.toml")),
+    (
+        "pre-persisted",
+        include_str!("../scenarios/pre-persisted.toml"),
+    ),
+    ("shell-heavy", include_str!("../scenarios/shell-heavy.toml")),
+    (
+        "small-window",
+        include_str!("../scenarios/small-window.toml"),
+    ),
+    (
+        "surrogate-storm",
+        include_str!("../scenarios/surrogate-storm.toml"),
+    ),
+];
+
+impl Scenario {
+    /// Parses and validates a scenario from TOML; `source_name` (a path) is named in errors.
+    pub fn parse(source: &str, source_name: &str) -> Result<Scenario> {
+        let scenario: Scenario = toml::from_str(source).map_err(|e| {
+            let offset = e.span().map(|s| s.start).unwrap_or(0);
+            let (line, mut field) = field_at(source, offset);
+            let message = e.message().to_string();
+            if let Some(missing) = backticked(&message, "missing field `") {
+                field = join(&field_table(source, offset), &missing);
+            }
+            Error::Scenario {
+                path: source_name.to_string(),
+                line,
+                field,
+                message,
+            }
+        })?;
+        scenario
+            .validate()
+            .map_err(|(table, key, message)| Error::Scenario {
+                path: source_name.to_string(),
+                line: locate(source, &table, &key),
+                field: join(&table, &key),
+                message,
+            })?;
+        Ok(scenario)
+    }
+
+    /// Reads and parses a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Scenario::parse(&source, &path.display().to_string())
+    }
+
+    /// A shipped scenario by name.
+    pub fn shipped(name: &str) -> Option<Scenario> {
+        SHIPPED.iter().find(|(n, _)| *n == name).map(|(n, src)| {
+            Scenario::parse(src, &format!("scenarios/{n}.toml"))
+                .expect("shipped scenarios are valid")
+        })
+    }
+
+    /// Every shipped scenario, sorted by name.
+    pub fn all_shipped() -> Vec<Scenario> {
+        SHIPPED
+            .iter()
+            .filter_map(|(n, _)| Scenario::shipped(n))
+            .collect()
+    }
+
+    /// A scenario given on the command line: a file if `arg` names one, otherwise a shipped scenario's name.
+    pub fn resolve(arg: &str) -> Result<Scenario> {
+        let path = Path::new(arg);
+        if path.exists() || arg.ends_with(".toml") || arg.contains('/') {
+            return Scenario::load(path);
+        }
+        Scenario::shipped(arg).ok_or_else(|| {
+            let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+            Error::invalid(
+                "--scenario",
+                arg,
+                format!(
+                    "no such file, and not a shipped scenario ({})",
+                    names.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// Loads every `*.toml` file of `dir`, sorted by file name.
+    pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>> {
+        let mut paths = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+            let path = entry.map_err(|e| Error::io(dir, e))?.path();
+            if path.extension().is_some_and(|x| x == "toml") && path.is_file() {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        paths.iter().map(|p| Scenario::load(p)).collect()
+    }
+
+    /// SHA-256 (hex) of the scenario's canonical JSON form: what reports cite as the scenario's hash.
+    pub fn digest(&self) -> String {
+        let json = serde_json::to_string(self).expect("a scenario serializes");
+        crate::finalize::sha256_hex(&json)
+    }
+
+    /// The kinds' weights in [`Kind::ALL`] order.
+    pub fn kind_weights(&self) -> Vec<(Kind, f64)> {
+        Kind::ALL
+            .into_iter()
+            .map(|k| {
+                let w = match &self.kinds {
+                    None => k.default_weight(),
+                    Some(map) => map.get(&k).copied().unwrap_or(0.0),
+                };
+                (k, w)
+            })
+            .collect()
+    }
+
+    /// The size model for `key`: the built-in model with this scenario's overrides applied.
+    pub fn size_model(&self, key: SizeKey) -> SizeModel {
+        let base = key.default_model();
+        match self.sizes.get(&key) {
+            Some(o) => base.apply(o),
+            None => base,
+        }
+    }
+
+    /// The budgets to run at: the absolute ones, then one per context window; just the configured budget when
+    /// the scenario names neither.
+    pub fn budgets(&self) -> Vec<ScenarioBudget> {
+        let b = &self.budgets;
+        let mut out: Vec<ScenarioBudget> = b
+            .absolute
+            .iter()
+            .map(|&units| ScenarioBudget {
+                label: format!("abs-{units}"),
+                units,
+                window_tokens: None,
+            })
+            .collect();
+        out.extend(b.windows.iter().map(|&w| ScenarioBudget {
+            label: format!("window-{w}"),
+            units: window_relative_threshold(b.configured, Some(w)),
+            window_tokens: Some(w),
+        }));
+        if out.is_empty() {
+            out.push(ScenarioBudget {
+                label: format!("abs-{}", b.configured),
+                units: b.configured,
+                window_tokens: None,
+            });
+        }
+        out
+    }
+
+    /// Checks values serde cannot: on error, (table, key, message).
+    fn validate(&self) -> std::result::Result<(), (String, String, String)> {
+        let err = |table: &str, key: &str, message: String| {
+            Err((table.to_string(), key.to_string(), message))
+        };
+        if self.name.trim().is_empty() {
+            return err("", "name", "must not be empty".into());
+        }
+        if self.batches == 0 {
+            return err("", "batches", "must be at least 1".into());
+        }
+        let bs = &self.batch_size;
+        if !(bs.median.is_finite() && bs.median > 0.0) {
+            return err(
+                "batch_size",
+                "median",
+                format!("must be a positive number, got {}", bs.median),
+            );
+        }
+        if !(bs.sigma.is_finite() && (0.0..=10.0).contains(&bs.sigma)) {
+            return err(
+                "batch_size",
+                "sigma",
+                format!("must be in [0, 10], got {}", bs.sigma),
+            );
+        }
+        if bs.min == 0 {
+            return err("batch_size", "min", "must be at least 1".into());
+        }
+        if bs.max < bs.min || bs.max > 4096 {
+            return err(
+                "batch_size",
+                "max",
+                format!("must be in [min, 4096], got {}", bs.max),
+            );
+        }
+        if let Some(kinds) = &self.kinds {
+            for (k, w) in kinds {
+                if !(w.is_finite() && *w >= 0.0) {
+                    return err(
+                        "kinds",
+                        k.as_str(),
+                        format!("weight must be a non-negative number, got {w}"),
+                    );
+                }
+            }
+            if kinds.values().sum::<f64>() <= 0.0 {
+                return err(
+                    "kinds",
+                    "",
+                    "at least one kind needs a positive weight".into(),
+                );
+            }
+        }
+        for key in SizeKey::ALL {
+            if let Err((field, message)) = self.size_model(key).validate() {
+                let table = format!("sizes.{}", serde_name(&key));
+                return err(&table, field, message);
+            }
+        }
+        let s = &self.shape;
+        for (key, v) in [
+            ("duplicate_rate", s.duplicate_rate),
+            ("awkward_id_rate", s.awkward_id_rate),
+            ("hook_text_rate", s.hook_text_rate),
+            ("giant_rate", s.giant_rate),
+            ("ansi_rate", s.ansi_rate),
+            ("pretty_json_rate", s.pretty_json_rate),
+            ("object_output_rate", s.object_output_rate),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return err("shape", key, format!("must be a share in [0, 1], got {v}"));
+            }
+        }
+        let p = &self.persistence;
+        for (key, v) in [
+            ("producer_fault_rate", p.producer_fault_rate),
+            ("finalizer_fault_rate", p.finalizer_fault_rate),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return err(
+                    "persistence",
+                    key,
+                    format!("must be a share in [0, 1], got {v}"),
+                );
+            }
+        }
+        let pr = &self.producer;
+        if pr.shell_preview < 200 || pr.shell_preview >= pr.shell_trigger {
+            return err(
+                "producer",
+                "shell_preview",
+                "must be at least 200 and below shell_trigger".into(),
+            );
+        }
+        if pr.mcp_preview < 200 || pr.mcp_preview >= pr.mcp_trigger {
+            return err(
+                "producer",
+                "mcp_preview",
+                "must be at least 200 and below mcp_trigger".into(),
+            );
+        }
+        if self.budgets.absolute.contains(&0) {
+            return err("budgets", "absolute", "budgets must be positive".into());
+        }
+        if self.budgets.windows.contains(&0) {
+            return err(
+                "budgets",
+                "windows",
+                "context windows must be positive".into(),
+            );
+        }
+        if self.budgets.configured == 0 {
+            return err("budgets", "configured", "must be positive".into());
+        }
+        Ok(())
+    }
+}
+
+/// The snake_case name serde gives a unit enum variant.
+fn serde_name<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn join(table: &str, key: &str) -> String {
+    match (table.is_empty(), key.is_empty()) {
+        (true, _) => key.to_string(),
+        (_, true) => table.to_string(),
+        _ => format!("{table}.{key}"),
+    }
+}
+
+/// The text between `prefix` and the next backtick in `message`.
+fn backticked(message: &str, prefix: &str) -> Option<String> {
+    let rest = &message[message.find(prefix)? + prefix.len()..];
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+/// The table header (`[a.b]`) in force at byte `offset`, or `""` for the root table.
+fn table_at(source: &str, offset: usize) -> String {
+    let upto = &source[..offset.min(source.len())];
+    upto.lines().rev().find_map(header_of).unwrap_or_default()
+}
+
+fn header_of(line: &str) -> Option<String> {
+    let t = line.trim();
+    let inner = t.strip_prefix('[')?.split(']').next()?;
+    Some(inner.trim_matches(|c| c == '[' || c == ' ').to_string())
+}
+
+fn field_table(source: &str, offset: usize) -> String {
+    let table = table_at(source, offset);
+    let line_start = source[..offset.min(source.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line = source[line_start..].lines().next().unwrap_or("");
+    header_of(line).unwrap_or(table)
+}
+
+/// The 1-based line of byte `offset` and the dotted field written there.
+fn field_at(source: &str, offset: usize) -> (usize, String) {
+    let offset = offset.min(source.len());
+    let line_no = source[..offset].matches('\n').count() + 1;
+    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = source[line_start..].lines().next().unwrap_or("");
+    if let Some(header) = header_of(line) {
+        return (line_no, header);
+    }
+    let table = table_at(source, line_start);
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_string())
+        .unwrap_or_default();
+    (line_no, join(&table, &key))
+}
+
+/// The 1-based line where `key` is set in `table` (or the table's header, or line 1).
+fn locate(source: &str, table: &str, key: &str) -> usize {
+    let mut current = String::new();
+    let mut header_line = None;
+    for (i, line) in source.lines().enumerate() {
+        if let Some(h) = header_of(line) {
+            current = h;
+            if current == table {
+                header_line = Some(i + 1);
+            }
+            continue;
+        }
+        if current == table && !key.is_empty() {
+            if let Some((k, _)) = line.split_once('=') {
+                if k.trim().trim_matches('"') == key {
+                    return i + 1;
+                }
+            }
+        }
+    }
+    header_line.unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "name = \"t\"\ndescription = \"d\"\nseed = 7\nbatches = 3\n";
+
+    fn parse_err(src: &str) -> (usize, String, String) {
+        match Scenario::parse(src, "bad.toml").unwrap_err() {
+            Error::Scenario {
+                path,
+                line,
+                field,
+                message,
+            } => {
+                assert_eq!(path, "bad.toml");
+                (line, field, message)
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn minimal_file_takes_defaults() {
+        let s = Scenario::parse(MINIMAL, "t.toml").unwrap();
+        assert_eq!(s.mode, Mode::Interactive);
+        assert!(!s.legacy);
+        assert_eq!(s.batch_size, BatchSize::default());
+        assert_eq!(
+            s.kind_weights()[0],
+            (Kind::Shell, Kind::Shell.default_weight())
+        );
+        assert_eq!(
+            s.budgets(),
+            vec![ScenarioBudget {
+                label: "abs-100000".into(),
+                units: 100_000,
+                window_tokens: None
+            }]
+        );
+    }
+
+    #[test]
+    fn budgets_list_absolute_then_windows() {
+        let src = format!(
+            "{MINIMAL}[budgets]\nabsolute = [8000]\nconfigured = 100000\nwindows = [16000, 200000, 1000000, 4000]\n"
+        );
+        let s = Scenario::parse(&src, "t.toml").unwrap();
+        let units: Vec<u64> = s.budgets().iter().map(|b| b.units).collect();
+        // 10% of the window x 3 chars/token, capped by the configured 100,000 and floored at 2,000
+        assert_eq!(units, [8_000, 4_800, 60_000, 100_000, 2_000]);
+        assert_eq!(s.budgets()[1].label, "window-16000");
+    }
+
+    #[test]
+    fn errors_name_line_and_field() {
+        let (line, field, msg) =
+            parse_err(&format!("{MINIMAL}[shape]\nansi_rate = 0.5\ncolour = 1\n"));
+        assert_eq!((line, field.as_str()), (7, "shape.colour"));
+        assert!(msg.contains("unknown field `colour`"), "{msg}");
+
+        let (line, field, _) = parse_err(&format!("{MINIMAL}[shape]\nansi_rate = \"lots\"\n"));
+        assert_eq!((line, field.as_str()), (6, "shape.ansi_rate"));
+
+        let (line, field, _) = parse_err(&format!("{MINIMAL}[sizes.shel]\nmedian = 4\n"));
+        assert_eq!((line, field.as_str()), (5, "sizes.shel"));
+
+        let (line, field, msg) = parse_err("name = \"t\"\ndescription = \"d\"\nbatches = 1\n");
+        assert_eq!((line, field.as_str()), (1, "seed"));
+        assert!(msg.contains("missing field"));
+
+        let (line, field, _) = parse_err(&format!("{MINIMAL}mode = \"turbo\"\n"));
+        assert_eq!((line, field.as_str()), (5, "mode"));
+    }
+
+    #[test]
+    fn validation_errors_name_line_and_field() {
+        let (line, field, msg) = parse_err(&format!(
+            "{MINIMAL}\n[sizes.shell]\nmedian = 10\nmin = 50\nmax = 5\n"
+        ));
+        assert_eq!((line, field.as_str()), (8, "sizes.shell.min"));
+        assert!(msg.contains("above max"), "{msg}");
+
+        let (line, field, _) = parse_err(&format!("{MINIMAL}[shape]\ngiant_rate = 1.5\n"));
+        assert_eq!((line, field.as_str()), (6, "shape.giant_rate"));
+
+        let (line, field, _) = parse_err(&format!("{MINIMAL}[kinds]\nshell = 0\n"));
+        assert_eq!((line, field.as_str()), (5, "kinds"));
+
+        let (line, field, _) = parse_err(&MINIMAL.replace("batches = 3", "batches = 0"));
+        assert_eq!((line, field.as_str()), (4, "batches"));
+    }
+
+    #[test]
+    fn shipped_scenarios_parse_and_match_the_directory() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let from_dir = Scenario::load_dir(&dir).unwrap();
+        let shipped = Scenario::all_shipped();
+        assert_eq!(from_dir, shipped, "scenarios/ and SHIPPED differ");
+        for (s, (name, _)) in shipped.iter().zip(SHIPPED) {
+            assert_eq!(&s.name, name);
+        }
+        assert!(shipped.len() >= 11);
+    }
+
+    #[test]
+    fn digest_is_stable_and_sensitive() {
+        let a = Scenario::parse(MINIMAL, "t").unwrap();
+        let mut b = a.clone();
+        assert_eq!(a.digest(), b.digest());
+        b.shape.giant_rate = 0.5;
+        assert_ne!(a.digest(), b.digest());
+        assert_eq!(a.digest().len(), 64);
+    }
+}

@@ -13,6 +13,9 @@
 //!   parameterised by a [`StrategyConfig`].
 //! - [`persist`]: the backends a finalizer writes complete outputs to.
 //! - [`FinalizeJob`]: what `budgetlab finalize` runs.
+//! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
+//!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
+//!   `budgetlab generate` runs.
 //!
 //! ```
 //! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};

@@ -96,7 +96,7 @@ fn golden_digest_pins_generated_values() {
         [
             "bc1265d66cc14c4cc09f02e3b701ba8d8d4293ba5e161a09b70ac8e05d3b4763",
             "03ed52bfb1b4a6d78b746fb2fa794c4d1b8ddf6f56ad2450ae169458fc00eb42",
-            "d72211a678d2a3f0a75e7c6a19d497059d5b8f2052ce3d2f7031d428cf8f9c36",
+            "cf2996c52ac6584bb40455e273de1a0e33efdd5e7ccb17f7e136cd5b6d6ec898",
         ]
     );
 }

@@ -1,12 +1,12 @@
 //! The seeded workload generator: realistic tool-response batches and the needles planted in them.
 //!
-//! A [`Generator`] is built from a [`Scenario`](crate::Scenario) and produces batch `i` as a pure function of
-//! (scenario, seed, i): each batch draws from its own [`Stream`](crate::rng::Stream), so a batch is the same
+//! A [`Generator`] is built from a [`Scenario`] and produces batch `i` as a pure function of
+//! (scenario, seed, i): each batch draws from its own [`Stream`], so a batch is the same
 //! whether it is generated alone, in a shard, in parallel or in sequence. One file per kind of tool output
 //! (`shell`, `mcp`, `surrogate`, `plan`, and `turn` for the rest of a real turn), `producer` for the previews
 //! the runtime's producers make of large outputs, `call_ids` for the call ids of a batch, `sizes` for the size
 //! models and `needles` for what is planted. Text is built by appending template fragments to a pre-sized
-//! buffer ([`buf`]), never one random character at a time, so generation runs at hundreds of MB/s.
+//! buffer (`buf`), never one random character at a time, so generation runs at hundreds of MB/s.
 
 mod buf;
 mod call_ids;

@@ -541,7 +541,7 @@ fn cargo_build(rng: &mut Stream, b: &mut TextBuf, target: usize, color: bool) ->
     // About a third of the room goes to compiling dependencies (with progress lines), the rest to warnings.
     let deps_until = b.units() + room * (20 + rng.index(30)) / 100;
     let total = rng.range(180, 640);
-    let first = rng.below(1 << 20);
+    let first = rng.below(DEPENDENCIES.len() as u64);
     let mut done = 0;
     while b.units() < deps_until {
         compiling_line(b, color, first + done);
@@ -645,7 +645,7 @@ fn duration(rng: &mut Stream, b: &mut TextBuf) {
 fn cargo_test(rng: &mut Stream, b: &mut TextBuf, target: usize, color: bool) -> Exit {
     let (_, krate) = rng.pick(PROJECTS);
     header(b, "cargo test --workspace", None);
-    let first = rng.below(1 << 20);
+    let first = rng.below(DEPENDENCIES.len() as u64);
     for i in 0..rng.range(2, 6) {
         compiling_line(b, color, first + i);
     }

@@ -191,18 +191,82 @@ fn locale(rng: &mut Stream, b: &mut TextBuf, target: usize) {
 fn math(rng: &mut Stream, b: &mut TextBuf, target: usize) {
     b.ascii("# Notes on the rounding proof\n\n");
     while b.units() + 80 < target {
+        let m = |rng: &mut Stream| rng.pick(MATH);
         b.ascii("- ");
-        for _ in 0..6 {
-            b.push(rng.pick(MATH));
-            b.push(match rng.below(5) {
-                0 => " = ",
-                1 => " + ",
-                2 => "²·",
-                3 => " ∈ ",
-                _ => "(",
-            });
-            b.push(rng.pick(MATH));
-            b.ascii(") ");
+        match rng.below(4) {
+            0 => {
+                for s in [
+                    m(rng),
+                    "(",
+                    m(rng),
+                    ") = ",
+                    m(rng),
+                    "·",
+                    m(rng),
+                    "² + ",
+                    m(rng),
+                    " for all ",
+                    m(rng),
+                ] {
+                    b.push(s);
+                }
+                b.push(" ∈ ℝ ");
+            }
+            1 => {
+                for s in [
+                    "𝔼[",
+                    m(rng),
+                    "] ≤ ",
+                    m(rng),
+                    " + ",
+                    m(rng),
+                    "·𝒪(",
+                    m(rng),
+                    "⁻¹) when ",
+                    m(rng),
+                    " → ∞ ",
+                ] {
+                    b.push(s);
+                }
+            }
+            2 => {
+                for s in [
+                    "∑ ",
+                    m(rng),
+                    "ᵢ over ",
+                    m(rng),
+                    " ∈ ",
+                    m(rng),
+                    " equals ",
+                    m(rng),
+                    "(",
+                    m(rng),
+                    ", ",
+                    m(rng),
+                    ") ",
+                ] {
+                    b.push(s);
+                }
+            }
+            _ => {
+                for s in [
+                    "let ",
+                    m(rng),
+                    " = ",
+                    m(rng),
+                    " mod ",
+                    m(rng),
+                    "; then ",
+                    m(rng),
+                    " ≡ ",
+                    m(rng),
+                    " (rounding to ",
+                    m(rng),
+                    ") ",
+                ] {
+                    b.push(s);
+                }
+            }
         }
         b.push(rng.pick(EMOJI));
         b.nl();

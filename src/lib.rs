@@ -39,6 +39,7 @@ pub mod error;
 pub mod finalize;
 pub mod generate;
 pub mod job;
+pub mod metrics;
 pub mod model;
 pub mod persist;
 pub mod rng;

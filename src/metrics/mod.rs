@@ -1,0 +1,352 @@
+//! Metrics: pure computation of what one simulated turn did, for one strategy, and their aggregation per
+//! scenario, strategy and mode. No I/O and no clock here; the cost figures are measured by the runner and kept
+//! apart from everything else, which is a deterministic function of the inputs.
+
+mod aggregate;
+mod retention;
+
+pub use aggregate::{
+    percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
+    NeedleSummary, PersistenceSummary, RetentionSummary, RowKey,
+};
+pub use retention::{first_line, jain_index, kept_units, last_line};
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
+use crate::finalize::conformance::strip_budgeted;
+use crate::finalize::{collect_slots, SlotScope};
+use crate::generate::{Needle, NeedleKind};
+use crate::model::{Entry, Field};
+use crate::simulate::TurnRecord;
+use crate::text::utf16_len;
+
+/// Planted and surviving needles of one kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct NeedleCount {
+    /// Needles planted.
+    pub planted: u64,
+    /// Needles still visible in the model request.
+    pub survived: u64,
+}
+
+/// Everything measured of one turn under one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchMetrics {
+    /// The batch index within the scenario.
+    pub batch: usize,
+    /// The effective budget (`None` when disabled).
+    pub budget: Option<u64>,
+    /// Budgeted total of the producers' output.
+    pub input_total: u64,
+    /// Budgeted total of the model request.
+    pub final_total: u64,
+    /// Whether the model request is within the budget.
+    pub within_budget: bool,
+    /// Units over the budget (0 when within).
+    pub overshoot: u64,
+    /// The boundary from which the turn stayed over budget up to the model request.
+    pub violation_boundary: Option<&'static str>,
+    /// Budgeted fields of the producers' output.
+    pub fields: u64,
+    /// Fields the model request shows shortened.
+    pub shortened_fields: u64,
+    /// UTF-16 units of original text over all fields.
+    pub original_units: u64,
+    /// Of those, units still shown.
+    pub kept_units: u64,
+    /// Kept share per field, averaged over fields (1 for a batch without fields).
+    pub mean_kept_share: f64,
+    /// The smallest kept share of any field.
+    pub min_kept_share: f64,
+    /// Jain's index of the fields' kept shares.
+    pub fairness: f64,
+    /// Share of the budget the model request uses, when the producers' output was over budget.
+    pub budget_used: Option<f64>,
+    /// Shortened fields whose first line survived / whose first line could be checked.
+    pub first_line_kept: (u64, u64),
+    /// Shortened fields whose last non-blank line survived / that have one.
+    pub last_line_kept: (u64, u64),
+    /// Shortened fields that name an artifact path / shortened fields whose entry has one.
+    pub path_visible: (u64, u64),
+    /// Needles by kind.
+    pub needles: BTreeMap<NeedleKind, NeedleCount>,
+    /// The most needles any allocation of the same budget could keep visible.
+    pub needle_upper_bound: u64,
+    /// Successful writes.
+    pub writes: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Writes of an entry that had already been written once in the turn.
+    pub duplicate_writes: u64,
+    /// Failed or refused writes.
+    pub failed_writes: u64,
+    /// Shortened fields whose entry reused artifact paths it came with.
+    pub reused_paths: u64,
+    /// Shortened fields whose complete text is recoverable from an artifact.
+    pub recoverable_fields: u64,
+    /// Lone-surrogate replacement characters introduced by a cut.
+    pub broken_surrogates: u64,
+    /// Entries out of their original order in the model request.
+    pub reordered: u64,
+    /// Entries or parts missing from the model request.
+    pub dropped: u64,
+    /// Media parts changed.
+    pub media_changed: u64,
+    /// Lifecycle reminders changed.
+    pub reminders_changed: u64,
+    /// Parts whose non-budgeted content changed.
+    pub non_budgeted_changed: u64,
+    /// Whether the model request, the transcript and the tool-result record differ.
+    pub records_differ: bool,
+}
+
+/// Measures one simulated turn. `input` is the producers' turn, `needles` the needles planted in it.
+pub fn measure(
+    batch: usize,
+    input: &[Entry],
+    needles: &[Needle],
+    record: &TurnRecord,
+    limit: Option<u64>,
+    reminders: &PlanReminders,
+) -> BatchMetrics {
+    let output = &record.model_request;
+    // Where each input entry ended up in the model request.
+    let mut position: BTreeMap<usize, usize> = BTreeMap::new();
+    for (j, &ordinal) in record.ordinals.iter().enumerate() {
+        position.entry(ordinal).or_insert(j);
+    }
+    let shown = |entry: usize, part: usize, field: Field, protected: usize| -> Option<&str> {
+        let text = output
+            .get(*position.get(&entry)?)?
+            .response_parts
+            .get(part)?
+            .field(field)?;
+        Some(text.get(protected..).unwrap_or(text))
+    };
+
+    let input_total = crate::finalize::budgeted_total(input, reminders, SlotScope::ALL);
+    let final_total = record.boundaries.last().map_or(0, |b| b.total);
+    let overshoot = limit.map_or(0, |l| final_total.saturating_sub(l));
+    let violation_boundary = if overshoot > 0 {
+        let limit = limit.unwrap_or(u64::MAX);
+        let trailing = record
+            .boundaries
+            .iter()
+            .rev()
+            .take_while(|b| b.total > limit)
+            .count();
+        record
+            .boundaries
+            .iter()
+            .skip(record.boundaries.len() - trailing)
+            .find(|b| b.name != "producers")
+            .map(|b| b.name)
+    } else {
+        None
+    };
+
+    // Field by field retention, paths and recoverability.
+    let written: BTreeMap<usize, Vec<&str>> = record
+        .writes
+        .iter()
+        .filter(|w| w.attempt.path.is_some())
+        .fold(BTreeMap::new(), |mut m, w| {
+            m.entry(w.ordinal)
+                .or_insert_with(Vec::new)
+                .push(&*w.attempt.content);
+            m
+        });
+    let mut m = FieldTally::default();
+    for slot in collect_slots(input, reminders, SlotScope::ALL) {
+        let original = slot.text(input);
+        let len = slot.len;
+        let after = shown(slot.entry, slot.part, slot.field, slot.protected);
+        let kept = after.map_or(0, |a| kept_units(original, a));
+        m.original += len;
+        m.kept += kept;
+        m.shares.push(if len == 0 {
+            1.0
+        } else {
+            kept as f64 / len as f64
+        });
+        let Some(after) = after else { continue };
+        if after == original {
+            continue;
+        }
+        m.shortened += 1;
+        m.broken += count_replacement(after).saturating_sub(count_replacement(original));
+        if let Some(line) = first_line(original) {
+            m.first.1 += 1;
+            m.first.0 += u64::from(after.contains(line));
+        }
+        if let Some(line) = last_line(original) {
+            m.last.1 += 1;
+            m.last.0 += u64::from(after.contains(line));
+        }
+        let final_entry = &output[position[&slot.entry]];
+        let paths = final_entry.artifact_paths();
+        if !paths.is_empty() {
+            m.paths.1 += 1;
+            m.paths.0 += u64::from(paths.iter().any(|p| after.contains(p.as_str())));
+        }
+        let came_with_paths = !input[slot.entry].artifact_paths().is_empty();
+        m.reused += u64::from(came_with_paths);
+        let in_artifact = written
+            .get(&slot.entry)
+            .is_some_and(|contents| contents.iter().any(|c| c.contains(original)));
+        m.recoverable += u64::from(came_with_paths || in_artifact);
+    }
+
+    // Needles: visible anywhere in their field of the model request.
+    let mut by_kind: BTreeMap<NeedleKind, NeedleCount> = BTreeMap::new();
+    for needle in needles {
+        let count = by_kind.entry(needle.kind).or_default();
+        count.planted += 1;
+        let visible = shown(needle.entry, needle.part, needle.field, 0)
+            .is_some_and(|t| t.contains(needle.text.as_str()));
+        count.survived += u64::from(visible);
+    }
+    let needle_upper_bound = needle_upper_bound(needles, input_total, limit);
+
+    // Persistence I/O.
+    let mut seen = BTreeSet::new();
+    let (mut writes, mut bytes, mut duplicates, mut failed) = (0, 0, 0, 0);
+    for w in &record.writes {
+        match &w.attempt.path {
+            Some(_) => {
+                writes += 1;
+                bytes += w.attempt.content.len() as u64;
+                duplicates += u64::from(!seen.insert(w.ordinal));
+            }
+            None => failed += 1,
+        }
+    }
+
+    let integrity = integrity(input, record, reminders);
+    let shares = &m.shares;
+    BatchMetrics {
+        batch,
+        budget: limit,
+        input_total,
+        final_total,
+        within_budget: overshoot == 0,
+        overshoot,
+        violation_boundary,
+        fields: shares.len() as u64,
+        shortened_fields: m.shortened,
+        original_units: m.original,
+        kept_units: m.kept,
+        mean_kept_share: if shares.is_empty() {
+            1.0
+        } else {
+            shares.iter().sum::<f64>() / shares.len() as f64
+        },
+        min_kept_share: shares.iter().copied().fold(1.0, f64::min),
+        fairness: jain_index(shares),
+        budget_used: limit
+            .filter(|&l| input_total > l)
+            .map(|l| final_total as f64 / l as f64),
+        first_line_kept: m.first,
+        last_line_kept: m.last,
+        path_visible: m.paths,
+        needles: by_kind,
+        needle_upper_bound,
+        writes,
+        bytes_written: bytes,
+        duplicate_writes: duplicates,
+        failed_writes: failed,
+        reused_paths: m.reused,
+        recoverable_fields: m.recoverable,
+        broken_surrogates: m.broken,
+        reordered: integrity.reordered,
+        dropped: integrity.dropped,
+        media_changed: integrity.media_changed,
+        reminders_changed: integrity.reminders_changed,
+        non_budgeted_changed: integrity.non_budgeted_changed,
+        records_differ: !record.records_identical,
+    }
+}
+
+#[derive(Default)]
+struct FieldTally {
+    original: u64,
+    kept: u64,
+    shares: Vec<f64>,
+    shortened: u64,
+    broken: u64,
+    first: (u64, u64),
+    last: (u64, u64),
+    paths: (u64, u64),
+    reused: u64,
+    recoverable: u64,
+}
+
+fn count_replacement(s: &str) -> u64 {
+    s.matches('\u{FFFD}').count() as u64
+}
+
+/// The most needles an allocation of `limit` units could keep if it knew where they are: when everything fits,
+/// all of them; otherwise as many as fit when each costs its own length and the shortest are kept first (which
+/// maximises the count).
+pub fn needle_upper_bound(needles: &[Needle], input_total: u64, limit: Option<u64>) -> u64 {
+    let Some(limit) = limit.filter(|&l| input_total > l) else {
+        return needles.len() as u64;
+    };
+    let mut lengths: Vec<u64> = needles.iter().map(|n| utf16_len(&n.text) as u64).collect();
+    lengths.sort_unstable();
+    let mut used = 0u64;
+    lengths
+        .into_iter()
+        .take_while(|&l| {
+            used += l;
+            used <= limit
+        })
+        .count() as u64
+}
+
+#[derive(Default)]
+struct Integrity {
+    reordered: u64,
+    dropped: u64,
+    media_changed: u64,
+    reminders_changed: u64,
+    non_budgeted_changed: u64,
+}
+
+fn integrity(input: &[Entry], record: &TurnRecord, reminders: &PlanReminders) -> Integrity {
+    let mut out = Integrity::default();
+    let ordinals = &record.ordinals;
+    out.reordered = ordinals.windows(2).filter(|w| w[0] > w[1]).count() as u64;
+    let present: BTreeSet<usize> = ordinals.iter().copied().collect();
+    out.dropped = (0..input.len()).filter(|i| !present.contains(i)).count() as u64;
+    for (entry, &ordinal) in record.model_request.iter().zip(ordinals) {
+        let Some(before) = input.get(ordinal) else {
+            continue;
+        };
+        out.dropped += before
+            .response_parts
+            .len()
+            .saturating_sub(entry.response_parts.len()) as u64;
+        for (pa, pb) in before.response_parts.iter().zip(&entry.response_parts) {
+            if pa.is_media() && pa != pb {
+                out.media_changed += 1;
+            } else if strip_budgeted(pa) != strip_budgeted(pb) {
+                out.non_budgeted_changed += 1;
+            }
+            if let (Some(a), Some(b)) = (pa.field(Field::Output), pb.field(Field::Output)) {
+                if pa.function_name(&before.tool_name) == Some(PLAN_MODE_TOOL) {
+                    let keep = reminders.protected_prefix(a);
+                    out.reminders_changed += u64::from(keep > 0 && !b.starts_with(&a[..keep]));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

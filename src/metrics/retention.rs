@@ -1,0 +1,120 @@
+//! Preview retention of one field: how much of the original text a shortened field still shows, and whether its
+//! first and last lines survived.
+//!
+//! Strategies write different headers and markers, so retention is measured from the text alone, the same way
+//! for every strategy: the longest prefix of the original that appears in the shown text (its head) plus the
+//! longest suffix the two share (its tail), never more than the original. A header that happens to start like
+//! the original (a producer preview that begins "Tool output ...") can add a few units; nothing else is guessed.
+
+use crate::text::utf16_len;
+
+/// Units of `original` (UTF-16) that `shown` still shows.
+pub fn kept_units(original: &str, shown: &str) -> u64 {
+    if original == shown {
+        return utf16_len(original) as u64;
+    }
+    let tail = common_suffix(original, shown);
+    let head = longest_prefix_within(original, &shown[..shown.len() - tail.len()]);
+    let kept = utf16_len(head) + utf16_len(tail);
+    kept.min(utf16_len(original)) as u64
+}
+
+/// The longest suffix of `a` that is also a suffix of `b`, cut at a character boundary of both.
+fn common_suffix<'a>(a: &'a str, b: &str) -> &'a str {
+    let n = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut start = a.len() - n;
+    while !a.is_char_boundary(start) {
+        start += 1;
+    }
+    &a[start..]
+}
+
+/// The longest prefix of `original` (at a character boundary) that occurs somewhere in `haystack`.
+fn longest_prefix_within<'a>(original: &'a str, haystack: &str) -> &'a str {
+    // Occurrence is monotone in the prefix length, so a binary search over character boundaries finds it.
+    let limit = original.len().min(haystack.len());
+    let boundaries: Vec<usize> = original
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .take_while(|&end| end <= limit)
+        .collect();
+    let (mut lo, mut hi) = (0usize, boundaries.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if haystack.contains(&original[..boundaries[mid - 1]]) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if lo == 0 {
+        ""
+    } else {
+        &original[..boundaries[lo - 1]]
+    }
+}
+
+/// The first line of `text` (up to the first newline), if not empty.
+pub fn first_line(text: &str) -> Option<&str> {
+    let line = text.split('\n').next().unwrap_or("").trim_end_matches('\r');
+    (!line.trim().is_empty()).then_some(line)
+}
+
+/// The last line of `text` that is not blank.
+pub fn last_line(text: &str) -> Option<&str> {
+    text.split('\n')
+        .map(|l| l.trim_end_matches('\r'))
+        .rev()
+        .find(|l| !l.trim().is_empty())
+}
+
+/// Jain's fairness index of the kept shares: 1 when all are equal, 1/n when one field keeps everything.
+pub fn jain_index(shares: &[f64]) -> f64 {
+    let sum: f64 = shares.iter().sum();
+    let squares: f64 = shares.iter().map(|x| x * x).sum();
+    if shares.is_empty() || squares == 0.0 {
+        1.0
+    } else {
+        sum * sum / (shares.len() as f64 * squares)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_units_counts_head_and_tail() {
+        let original = "0123456789abcdefghij";
+        assert_eq!(kept_units(original, original), 20);
+        assert_eq!(kept_units(original, "Header\n\n0123\n...\nghij"), 8);
+        assert_eq!(kept_units(original, "Header only"), 0);
+        assert_eq!(kept_units(original, "0123456789 [cut]"), 10);
+        assert_eq!(kept_units("😀😀😀ab", "x😀\n...\n😀ab"), 6);
+    }
+
+    #[test]
+    fn kept_never_exceeds_the_original() {
+        assert_eq!(kept_units("aaaa", "aaaa...aaaa"), 4);
+    }
+
+    #[test]
+    fn lines() {
+        assert_eq!(first_line("first\nsecond\n\n"), Some("first"));
+        assert_eq!(last_line("first\nsecond\n\n"), Some("second"));
+        assert_eq!(first_line("\nx"), None);
+        assert_eq!(last_line("  \n"), None);
+    }
+
+    #[test]
+    fn jain() {
+        assert_eq!(jain_index(&[0.5, 0.5]), 1.0);
+        assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), 0.25);
+        assert_eq!(jain_index(&[]), 1.0);
+    }
+}

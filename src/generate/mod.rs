@@ -254,6 +254,8 @@ pub(crate) struct Draft {
     pub media: Vec<Part>,
     /// `persistedOutputFiles`.
     pub persisted: Option<Vec<String>>,
+    /// The entry's `status` key, for responses the runtime makes rather than a tool (see `simulate::Origin`).
+    pub status: Option<&'static str>,
 }
 
 impl Draft {
@@ -265,6 +267,7 @@ impl Draft {
             error: None,
             media: Vec::new(),
             persisted: None,
+            status: None,
         }
     }
 
@@ -276,6 +279,7 @@ impl Draft {
             error: Some(error),
             media: Vec::new(),
             persisted: None,
+            status: None,
         }
     }
 }
@@ -494,6 +498,11 @@ fn assemble(
     }
     let mut entry = Entry::new(call_id, draft.tool, parts);
     entry.persisted_output_files = draft.persisted;
+    if let Some(status) = draft.status {
+        entry
+            .extra
+            .insert("status".into(), Value::String(status.into()));
+    }
     (entry, needles)
 }
 
@@ -528,10 +537,11 @@ fn duplicate(
             None,
             Some(Value::String(text.into())),
         );
-        (
-            Entry::new(prev.call_id.clone(), prev.tool_name.clone(), vec![part]),
-            Vec::new(),
-        )
+        let mut entry = Entry::new(prev.call_id.clone(), prev.tool_name.clone(), vec![part]);
+        entry
+            .extra
+            .insert("status".into(), Value::String("duplicate".into()));
+        (entry, Vec::new())
     }
 }
 

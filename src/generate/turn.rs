@@ -412,15 +412,29 @@ pub(crate) fn cancelled(c: &mut Ctx) -> Draft {
         "web_fetch",
         "mcp__tracker__list_issues",
     ]);
-    let text = c.rng.pick(&[
-        "Tool call cancelled by the user.",
-        "Skipped: an earlier call in this turn failed, so this one was not run.",
-        "Not executed: the turn was interrupted before this call started.",
-        "Blocked by hook 'no-network': outbound requests are disabled for this workspace.",
-        "Cancelled: the user rejected the proposed change.",
-        "",
+    let (text, status) = c.rng.pick(&[
+        ("Tool call cancelled by the user.", "cancelled"),
+        (
+            "Skipped: an earlier call in this turn failed, so this one was not run.",
+            "skipped",
+        ),
+        (
+            "Not executed: the turn was interrupted before this call started.",
+            "cancelled",
+        ),
+        (
+            "Blocked by hook 'no-network': outbound requests are disabled for this workspace.",
+            "synthetic",
+        ),
+        (
+            "Cancelled: the user rejected the proposed change.",
+            "cancelled",
+        ),
+        ("", "cancelled"),
     ]);
-    Draft::error(tool, Written::plain(text.to_string()))
+    let mut draft = Draft::error(tool, Written::plain(text.to_string()));
+    draft.status = Some(status);
+    draft
 }
 
 /// A media response: a short output plus an inlineData part with `bytes` of base64, or a fileData part.

@@ -25,6 +25,54 @@ pub enum Command {
     Generate(GenerateArgs),
     /// List the scenarios with a one-line description each.
     Scenarios(ScenariosArgs),
+    /// Run scenarios through every strategy and write results, CSV and a summary to a report folder.
+    Run(RunArgs),
+}
+
+/// Flags of `budgetlab run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
+    #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
+    pub scenarios: Vec<String>,
+    /// Comma-separated strategy names (default: every strategy).
+    #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
+    pub strategies: Vec<String>,
+    /// Batches per scenario (default: the scenario's own, at most 60; 12 with --quick).
+    #[arg(long, value_name = "N")]
+    pub batches: Option<u64>,
+    /// Seed for every scenario, overriding theirs.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// The report folder.
+    #[arg(long, default_value = "reports/latest", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Run only shard I of N (batches i with i % N == I); `budgetlab merge` combines the shards.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// A small run for smoke tests and CI.
+    #[arg(long)]
+    pub quick: bool,
+    /// Run recorded batches (JSON Lines, one batch a line, the format of `finalize`) instead of scenarios.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
+    pub batches_file: Option<PathBuf>,
+    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,...",
+        requires = "batches_file"
+    )]
+    pub budgets: Vec<u64>,
+    /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
+    #[arg(long, value_name = "MODE", requires = "batches_file")]
+    pub mode: Option<String>,
+    /// Run --batches-file in the mode's legacy form.
+    #[arg(long, requires = "batches_file")]
+    pub legacy: bool,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// Flags of `budgetlab generate`.

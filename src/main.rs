@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
-use cli::{BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, ScenariosArgs};
+use cli::{BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, RunArgs, ScenariosArgs};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -78,6 +78,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Generate(args) => generate(args),
         Command::Scenarios(args) => scenarios(args),
+        Command::Run(args) => run_scenarios(args),
     }
 }
 
@@ -175,5 +176,51 @@ fn emit(bytes: &[u8]) -> anyhow::Result<()> {
     let mut stdout = io::stdout().lock();
     stdout.write_all(bytes)?;
     stdout.flush()?;
+    Ok(())
+}
+
+fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
+    let request = budgetlab::run::PlanRequest {
+        scenarios: args.scenarios,
+        strategies: args.strategies,
+        batches: args.batches,
+        seed: args.seed,
+        shard: args.shard,
+        quick: args.quick,
+        batches_file: args.batches_file,
+        budgets: args.budgets,
+        mode: args.mode,
+        legacy: args.legacy,
+    };
+    let plan = request.plan()?;
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()
+            .context("--threads")?;
+    }
+    let bar = indicatif::ProgressBar::new(plan.turns());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let output = plan.run(&|n| bar.inc(n));
+    bar.finish_and_clear();
+    budgetlab::report::write_report(&args.out, &output)?;
+    let rows = output.results.rows.len();
+    let within = output
+        .results
+        .rows
+        .iter()
+        .filter(|r| r.compliance.rate == 1.0)
+        .count();
+    eprintln!(
+        "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}",
+        plan.turns(),
+        args.out.display()
+    );
     Ok(())
 }

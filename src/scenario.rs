@@ -14,10 +14,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::finalize::window_relative_threshold;
+use crate::finalize::{window_relative_threshold, StrategyConfig};
 use crate::generate::{Kind, SizeKey, SizeModel, SizeOverride};
 use crate::rng::Seed;
-use crate::simulate::Mode;
+use crate::simulate::{HookConfig, Mode};
 
 /// A workload: what to generate and the budgets and mode to run it at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +59,12 @@ pub struct Scenario {
     /// The budgets to run at.
     #[serde(default)]
     pub budgets: Budgets,
+    /// Parameters of the strategies (`[strategy]`; defaults when absent).
+    #[serde(default)]
+    pub strategy: StrategyConfig,
+    /// The simulated PostToolBatch hook (`[hook]`).
+    #[serde(default)]
+    pub hook: HookConfig,
 }
 
 /// Entries per batch: log-normal around `median`, clamped to `[min, max]`.
@@ -184,7 +190,7 @@ impl Default for Budgets {
 }
 
 /// One budget a scenario runs at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioBudget {
     /// A label for reports: `abs-20000`, `window-16000`.
@@ -485,6 +491,9 @@ impl Scenario {
         }
         if self.budgets.configured == 0 {
             return err("budgets", "configured", "must be positive".into());
+        }
+        if let Err(e) = self.strategy.validate() {
+            return err("strategy", "", e.to_string());
         }
         Ok(())
     }

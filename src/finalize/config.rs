@@ -1,5 +1,5 @@
 //! The typed configuration of the strategies: every parameter a strategy takes, with the defaults the issue and
-//! the seeds name. It deserializes (serde, kebab-case keys, every key optional, unknown keys rejected) so that
+//! the seeds name. It deserializes (serde, snake_case keys as in scenario files, every key optional, unknown keys rejected) so that
 //! scenario files and command-line flags can set it; [`StrategyConfig::validate`] rejects values no strategy
 //! can use, naming the key.
 
@@ -13,7 +13,7 @@ use crate::model::Field;
 /// a strategy needs. `StrategyConfig::default()` is what [`StrategyName::build`](super::StrategyName::build)
 /// uses.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct StrategyConfig {
     /// The head share of previews in the alternatives built on the reference fit (`proportional`, `uniform`,
     /// `greedy`, `largest-first`'s fallback, `weighted`, `line-aware`, `window-relative`). Default 1/5, the
@@ -65,26 +65,26 @@ impl StrategyConfig {
         positive("weights.error", self.weights.error)?;
         positive("weights.text", self.weights.text)?;
         positive(
-            "window-relative.configured-chars",
+            "window_relative.configured_chars",
             self.window_relative.configured_chars,
         )?;
         positive(
-            "window-relative.preview-chars",
+            "window_relative.preview_chars",
             self.window_relative.preview_chars,
         )?;
         positive(
-            "claude-code.message-cap-chars",
+            "claude_code.message_cap_chars",
             self.claude_code.message_cap_chars,
         )?;
         let l = &self.legacy_layers;
         for (key, trigger, preview) in [
             (
-                "legacy-layers.shell-preview",
+                "legacy_layers.shell_preview",
                 l.shell_trigger,
                 l.shell_preview,
             ),
             (
-                "legacy-layers.other-preview",
+                "legacy_layers.other_preview",
                 l.other_trigger,
                 l.other_preview,
             ),
@@ -108,7 +108,7 @@ impl StrategyConfig {
 
 /// Weights per field kind for `weighted`: a field's fair share is proportional to its weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct FieldWeights {
     /// `functionResponse.response.output`. Default 1.
     pub output: u64,
@@ -141,7 +141,7 @@ impl FieldWeights {
 
 /// The layers `legacy-layers` models, in UTF-16 units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct LegacyLayersConfig {
     /// Shell output longer than this is shortened by its producer. Default 30,000.
     pub shell_trigger: u64,
@@ -169,7 +169,7 @@ impl Default for LegacyLayersConfig {
 
 /// The settings of `window-relative`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct WindowRelativeConfig {
     /// The configured tool-output threshold in characters (UTF-16 units), the upper bound of the
     /// window-relative one. Default 100,000.
@@ -189,7 +189,7 @@ impl Default for WindowRelativeConfig {
 
 /// The settings of `gemini-cli`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct GeminiCliConfig {
     /// Tokens already in the prompt, subtracted from the context window. Default 0.
     pub prompt_tokens: u64,
@@ -197,7 +197,7 @@ pub struct GeminiCliConfig {
 
 /// The settings of `claude-code`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct ClaudeCodeConfig {
     /// The message-level cap on all tool results together, in characters (UTF-16 units). Default 200,000.
     pub message_cap_chars: u64,
@@ -216,13 +216,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_key_is_optional_and_kebab_case() {
+    fn every_key_is_optional_and_snake_case() {
         let c: StrategyConfig = serde_json::from_str("{}").unwrap();
         assert_eq!(c, StrategyConfig::default());
         let c: StrategyConfig = serde_json::from_str(
-            r#"{"head-share": "0.5", "weights": {"error": 5}, "window-relative": {"configured-chars": 8000},
-                "gemini-cli": {"prompt-tokens": 1000}, "claude-code": {"message-cap-chars": 50000},
-                "shell-tools": ["sh"]}"#,
+            r#"{"head_share": "0.5", "weights": {"error": 5}, "window_relative": {"configured_chars": 8000},
+                "gemini_cli": {"prompt_tokens": 1000}, "claude_code": {"message_cap_chars": 50000},
+                "shell_tools": ["sh"]}"#,
         )
         .unwrap();
         assert_eq!(c.head_share, HeadShare { num: 1, den: 2 });
@@ -245,7 +245,7 @@ mod tests {
     fn unknown_keys_and_bad_values_are_rejected() {
         let e = serde_json::from_str::<StrategyConfig>(r#"{"wieghts": {}}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field `wieghts`"), "{e}");
-        let e = serde_json::from_str::<StrategyConfig>(r#"{"head-share": "1.5"}"#).unwrap_err();
+        let e = serde_json::from_str::<StrategyConfig>(r#"{"head_share": "1.5"}"#).unwrap_err();
         assert!(e.to_string().contains("invalid head share \"1.5\""), "{e}");
         let mut c = StrategyConfig::default();
         c.weights.text = 0;
@@ -257,7 +257,7 @@ mod tests {
         c.legacy_layers.other_preview = 30_000;
         assert_eq!(
             c.validate().unwrap_err().to_string(),
-            "invalid legacy-layers.other-preview \"30000\": a preview may not be longer than its trigger (25000)"
+            "invalid legacy_layers.other_preview \"30000\": a preview may not be longer than its trigger (25000)"
         );
         assert!(StrategyConfig::default().validate().is_ok());
     }

@@ -438,7 +438,7 @@ mod tests {
     #[test]
     fn build_with_passes_the_parameters() {
         let config: StrategyConfig =
-            serde_json::from_str(r#"{"window-relative": {"configured-chars": 3000}}"#).unwrap();
+            serde_json::from_str(r#"{"window_relative": {"configured_chars": 3000}}"#).unwrap();
         let mut store = crate::persist::MemoryStore::new("/tmp");
         let batch = vec![testing::output_entry("c", "shell", &"x".repeat(3_001))];
         let ctx = BudgetContext::new(crate::Budget::Unlimited);

@@ -148,6 +148,8 @@ pub struct Aggregate {
     pub legacy: bool,
     /// The budget in UTF-16 units (`None` when disabled).
     pub budget: Option<u64>,
+    /// The budget's label (`abs-20000`, `window-16000`).
+    pub budget_label: String,
     /// Number of batches.
     pub batches: u64,
     /// Budget compliance.
@@ -177,6 +179,8 @@ pub struct RowKey {
     pub legacy: bool,
     /// Budget.
     pub budget: Option<u64>,
+    /// The budget's label.
+    pub budget_label: String,
 }
 
 /// Nearest-rank percentile `p` (0..=100) of `values`; 0 for none.
@@ -213,7 +217,10 @@ impl Aggregate {
         let n = metrics.len() as u64;
         let overshoots: Vec<u64> = metrics.iter().map(|m| m.overshoot).collect();
         let mut boundaries = BTreeMap::new();
-        for b in metrics.iter().filter_map(|m| m.violation_boundary) {
+        for b in metrics
+            .iter()
+            .filter_map(|m| m.violation_boundary.as_deref())
+        {
             *boundaries.entry(b.to_string()).or_insert(0) += 1;
         }
         let violations = metrics.iter().filter(|m| !m.within_budget).count() as u64;
@@ -248,6 +255,7 @@ impl Aggregate {
             mode: key.mode,
             legacy: key.legacy,
             budget: key.budget,
+            budget_label: key.budget_label,
             batches: n,
             compliance: ComplianceSummary {
                 rate: ratio(n - violations, n),

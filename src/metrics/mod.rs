@@ -13,7 +13,7 @@ pub use retention::{first_line, jain_index, kept_units, last_line};
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
 use crate::finalize::conformance::strip_budgeted;
@@ -24,7 +24,7 @@ use crate::simulate::TurnRecord;
 use crate::text::utf16_len;
 
 /// Planted and surviving needles of one kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NeedleCount {
     /// Needles planted.
     pub planted: u64,
@@ -33,7 +33,7 @@ pub struct NeedleCount {
 }
 
 /// Everything measured of one turn under one strategy.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BatchMetrics {
     /// The batch index within the scenario.
@@ -49,7 +49,7 @@ pub struct BatchMetrics {
     /// Units over the budget (0 when within).
     pub overshoot: u64,
     /// The boundary from which the turn stayed over budget up to the model request.
-    pub violation_boundary: Option<&'static str>,
+    pub violation_boundary: Option<String>,
     /// Budgeted fields of the producers' output.
     pub fields: u64,
     /// Fields the model request shows shortened.
@@ -144,7 +144,7 @@ pub fn measure(
             .iter()
             .skip(record.boundaries.len() - trailing)
             .find(|b| b.name != "producers")
-            .map(|b| b.name)
+            .map(|b| b.name.to_string())
     } else {
         None
     };

@@ -128,7 +128,7 @@ fn legacy_headless_violations_are_attributed_to_the_concatenation() {
     let m = run(&turn, &[], &Reference::default(), 6000, cfg);
     assert!(!m.within_budget);
     assert_eq!(m.overshoot, 9000);
-    assert_eq!(m.violation_boundary, Some("headless-turn"));
+    assert_eq!(m.violation_boundary.as_deref(), Some("headless-turn"));
     assert_eq!(m.budget_used, Some(2.5));
 }
 

@@ -7,7 +7,7 @@ use crate::model::{Batch, Field};
 
 /// What the simulated PostToolBatch hook does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct HookConfig {
     /// UTF-16 units of hook context appended (after a blank line) to every string output of the batch.
     pub append_units: usize,

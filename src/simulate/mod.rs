@@ -23,7 +23,7 @@ use crate::persist::ArtifactStore;
 
 /// How a turn is simulated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct SimConfig {
     /// The runtime mode.
     pub mode: Mode,

@@ -1,0 +1,128 @@
+//! `summary.md`: the tables a reviewer reads in a pull request, one per (scenario, budget), one strategy a row.
+
+use std::fmt::Write as _;
+
+use super::Exporter;
+use crate::error::Result;
+use crate::metrics::Aggregate;
+use crate::run::{RunOutput, RunResults};
+
+/// The Markdown summary.
+pub struct SummaryMarkdown;
+
+/// A share as a percentage with one decimal.
+pub fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Nanoseconds in the most readable unit.
+pub fn duration(ns: u64) -> String {
+    match ns {
+        0..=9_999 => format!("{ns} ns"),
+        10_000..=9_999_999 => format!("{:.1} µs", ns as f64 / 1e3),
+        _ => format!("{:.1} ms", ns as f64 / 1e6),
+    }
+}
+
+/// One table row of a strategy's aggregate.
+fn row(r: &Aggregate) -> String {
+    format!(
+        "| {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |",
+        r.strategy,
+        pct(r.compliance.rate),
+        r.compliance.max_overshoot,
+        pct(r.retention.mean),
+        pct(r.retention.budget_used),
+        pct(r.needles.survival),
+        pct(r.needles.upper_bound),
+        r.persistence.writes,
+        r.persistence.duplicate_writes,
+        pct(r.persistence.recoverable),
+        r.integrity.total(),
+        duration(r.cost.median_ns),
+    )
+}
+
+/// The whole summary of `results`.
+pub fn render(results: &RunResults) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# budgetlab results\n");
+    let _ = writeln!(
+        out,
+        "budgetlab {} · schema {} · seed {} · strategies: {}\n",
+        results.crate_version,
+        results.schema_version,
+        results.seed,
+        results.inputs.strategies.join(", ")
+    );
+    if let Some(shard) = results.inputs.shard {
+        let _ = writeln!(
+            out,
+            "Shard {} of {} (merge the shards for the whole run).\n",
+            shard.index, shard.count
+        );
+    }
+    for scenario in &results.inputs.scenarios {
+        for budget in &scenario.budgets {
+            let rows: Vec<&Aggregate> = results
+                .rows
+                .iter()
+                .filter(|r| r.scenario == scenario.name && r.budget_label == budget.label)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "## {} · {} ({} units) · {}{} · {} batches\n",
+                scenario.name,
+                budget.label,
+                budget.units,
+                scenario.mode,
+                if scenario.legacy { " (legacy)" } else { "" },
+                rows[0].batches
+            );
+            out.push_str(
+                "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost |\n",
+            );
+            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for r in rows {
+                out.push_str(&row(r));
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+    }
+    out.push_str(
+        "Within budget: share of turns whose model request fits the budget. Kept per field: mean share of each \
+original field still shown. Budget used: what over-budget turns use of the budget. Needles: planted exit lines, \
+first errors, summary lines and JSON keys still visible, against the most any allocation of the same budget could \
+keep. Integrity issues: reordered or dropped parts, changed media or reminders, broken surrogates, and differing \
+records; 0 for a correct finalizer.\n",
+    );
+    out
+}
+
+impl Exporter for SummaryMarkdown {
+    fn file_name(&self) -> &'static str {
+        "summary.md"
+    }
+
+    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
+        Ok(render(&run.results).into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_read_well() {
+        assert_eq!(pct(0.9995), "100.0%");
+        assert_eq!(pct(0.5), "50.0%");
+        assert_eq!(duration(950), "950 ns");
+        assert_eq!(duration(12_345), "12.3 µs");
+        assert_eq!(duration(45_600_000), "45.6 ms");
+    }
+}

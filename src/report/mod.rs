@@ -1,0 +1,89 @@
+//! Reports: the folder a run leaves behind (`results.json`, `batches.jsonl`, `batches.csv`, `summary.md`, and
+//! the charts and page of later stages), written to a temporary folder beside the target and moved into place
+//! only when complete, so an interrupted run never leaves a half-written report that looks complete.
+
+pub mod export;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::run::RunOutput;
+
+/// Writes every exporter's file for `run` into `dir`, replacing an earlier report there.
+pub fn write_report(dir: &Path, run: &RunOutput) -> Result<()> {
+    let files = export::all()
+        .iter()
+        .map(|e| Ok((e.file_name(), e.serialize(run)?)))
+        .collect::<Result<Vec<_>>>()?;
+    write_folder(dir, &files)
+}
+
+/// Writes `files` (name, bytes) as the complete content of folder `dir`, atomically: into a fresh sibling
+/// folder first, which then replaces `dir`.
+pub fn write_folder(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let staging = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+    let result = (|| {
+        for (file, bytes) in files {
+            let path = staging.join(file);
+            fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        }
+        replace_dir(&staging, dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+/// Moves `staging` to `dir`, removing what was at `dir` only after the new folder is in place.
+fn replace_dir(staging: &Path, dir: &Path) -> Result<()> {
+    let old: Option<PathBuf> = if dir.exists() {
+        let old = staging.with_extension("old");
+        let _ = fs::remove_dir_all(&old);
+        fs::rename(dir, &old).map_err(|e| Error::io(dir, e))?;
+        Some(old)
+    } else {
+        None
+    };
+    fs::rename(staging, dir).map_err(|e| Error::io(dir, e))?;
+    if let Some(old) = old {
+        let _ = fs::remove_dir_all(old);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_a_folder_whole() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("latest");
+        write_folder(
+            &dir,
+            &[("a.txt", b"one".to_vec()), ("b.txt", b"two".to_vec())],
+        )
+        .unwrap();
+        write_folder(&dir, &[("a.txt", b"three".to_vec())]).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "three");
+        assert!(!dir.join("b.txt").exists());
+        let names: Vec<_> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("latest")]);
+    }
+}

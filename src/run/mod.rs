@@ -1,0 +1,306 @@
+//! `budgetlab run`: every (scenario, budget, strategy) of a plan, batch by batch through the runtime-boundary
+//! simulation, measured and aggregated into [`RunResults`].
+//!
+//! Batches run in parallel (rayon), each generated from its own stream, and every result is put back in batch
+//! order before anything is summed, so a run gives the same results on any number of threads and in any
+//! sharding. Only the `cost` figures (wall-clock time per simulated turn) differ between runs.
+
+mod plan;
+mod results;
+
+pub use plan::{PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES};
+pub use results::{BatchRecord, RunInputs, RunResults, ShardInfo, WorkloadInfo, SCHEMA_VERSION};
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::budget::{Budget, BudgetContext};
+use crate::error::{Error, Result};
+use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
+use crate::generate::{GeneratedBatch, Generator, Shard};
+use crate::metrics::{measure, Aggregate, RowKey};
+use crate::model::{parse_batch, Batch};
+use crate::persist::{FaultyStore, MemoryStore};
+use crate::scenario::{Scenario, ScenarioBudget};
+use crate::simulate::{simulate_turn, SimConfig};
+
+/// Where a workload's batches come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Generated from a scenario.
+    Generated(Box<Generator>),
+    /// Recorded batches (e.g. from a real agent's transcript), without needles.
+    Recorded(Vec<Batch>),
+}
+
+/// One workload of a run: its batches, budgets, simulation and strategy settings.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// What it is, as written to the results.
+    pub info: WorkloadInfo,
+    /// Its batches.
+    pub source: Source,
+    /// How its turns are simulated.
+    pub sim: SimConfig,
+    /// Strategy parameters.
+    pub strategy_config: StrategyConfig,
+    /// Share of finalizer writes that fail.
+    pub fault_rate: f64,
+}
+
+impl Workload {
+    /// A workload generating `batches` batches (or the scenario's own number) of `scenario`.
+    pub fn from_scenario(scenario: &Scenario, batches: Option<u64>) -> Workload {
+        let batches = batches.unwrap_or(scenario.batches);
+        Workload {
+            info: WorkloadInfo {
+                name: scenario.name.clone(),
+                digest: scenario.digest(),
+                source: "generated".into(),
+                seed: scenario.seed.0,
+                batches,
+                mode: scenario.mode.as_str().into(),
+                legacy: scenario.legacy,
+                budgets: scenario.budgets(),
+            },
+            source: Source::Generated(Box::new(Generator::new(scenario))),
+            sim: SimConfig {
+                mode: scenario.mode,
+                legacy: scenario.legacy,
+                hook: scenario.hook,
+                ..SimConfig::default()
+            },
+            strategy_config: scenario.strategy.clone(),
+            fault_rate: scenario.persistence.finalizer_fault_rate,
+        }
+    }
+
+    /// A workload of recorded batches, one JSON array per line of `jsonl`, run at `budgets`.
+    pub fn from_recorded(
+        name: &str,
+        jsonl: &[u8],
+        budgets: &[u64],
+        sim: SimConfig,
+    ) -> Result<Workload> {
+        let text = std::str::from_utf8(jsonl).map_err(|_| Error::Batch {
+            source_name: name.into(),
+            message: "not UTF-8".into(),
+        })?;
+        let batches = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Workload {
+            info: WorkloadInfo {
+                name: name.into(),
+                digest: crate::finalize::sha256_hex(text),
+                source: "recorded".into(),
+                seed: 0,
+                batches: batches.len() as u64,
+                mode: sim.mode.as_str().into(),
+                legacy: sim.legacy,
+                budgets: budgets
+                    .iter()
+                    .map(|&units| ScenarioBudget {
+                        label: format!("abs-{units}"),
+                        units,
+                        window_tokens: None,
+                    })
+                    .collect(),
+            },
+            source: Source::Recorded(batches),
+            sim,
+            strategy_config: StrategyConfig::default(),
+            fault_rate: 0.0,
+        })
+    }
+
+    fn batch(&self, index: u64) -> GeneratedBatch {
+        match &self.source {
+            Source::Generated(g) => g.batch(index),
+            Source::Recorded(batches) => GeneratedBatch {
+                index,
+                batch: batches[index as usize].clone(),
+                needles: Vec::new(),
+            },
+        }
+    }
+}
+
+/// A validated run: workloads, strategies and the shard to run.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// The workloads, in order.
+    pub workloads: Vec<Workload>,
+    /// The strategies, in order.
+    pub strategies: Vec<StrategyName>,
+    /// The part of the batches to run.
+    pub shard: Shard,
+}
+
+/// A finished run: the results and every per-batch record they were aggregated from.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// `results.json`.
+    pub results: RunResults,
+    /// One record per (scenario, budget, strategy, batch), in that order.
+    pub records: Vec<BatchRecord>,
+}
+
+impl RunPlan {
+    /// The number of simulated turns the run makes (for progress reporting).
+    pub fn turns(&self) -> u64 {
+        self.workloads
+            .iter()
+            .map(|w| {
+                self.shard.batches(w.info.batches).count() as u64 * w.info.budgets.len() as u64
+            })
+            .sum::<u64>()
+            * self.strategies.len() as u64
+    }
+
+    /// Runs the plan; `progress` is called with the number of turns finished since its last call.
+    pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> RunOutput {
+        let mut records = Vec::new();
+        for workload in &self.workloads {
+            let finalizers: Vec<(String, Box<dyn Finalizer>)> = self
+                .strategies
+                .iter()
+                .map(|s| {
+                    (
+                        s.as_str().into_owned(),
+                        s.build_with(&workload.strategy_config),
+                    )
+                })
+                .collect();
+            let indices: Vec<u64> = self.shard.batches(workload.info.batches).collect();
+            let per_batch: Vec<Vec<BatchRecord>> = indices
+                .par_iter()
+                .map(|&i| {
+                    let out = evaluate(workload, &finalizers, i);
+                    progress(out.len() as u64);
+                    out
+                })
+                .collect();
+            // Reorder from (batch, budget, strategy) to (budget, strategy, batch).
+            let mut grouped: BTreeMap<(usize, usize), Vec<BatchRecord>> = BTreeMap::new();
+            for batch_records in per_batch {
+                for (k, r) in batch_records.into_iter().enumerate() {
+                    let key = (k / finalizers.len(), k % finalizers.len());
+                    grouped.entry(key).or_default().push(r);
+                }
+            }
+            records.extend(grouped.into_values().flatten());
+        }
+        let results = self.aggregate(&records);
+        RunOutput { results, records }
+    }
+
+    fn inputs(&self) -> RunInputs {
+        RunInputs {
+            scenarios: self.workloads.iter().map(|w| w.info.clone()).collect(),
+            strategies: self
+                .strategies
+                .iter()
+                .map(|s| s.as_str().into_owned())
+                .collect(),
+            shard: (self.shard != Shard::WHOLE).then_some(ShardInfo {
+                index: self.shard.index,
+                count: self.shard.count,
+            }),
+        }
+    }
+
+    fn aggregate(&self, records: &[BatchRecord]) -> RunResults {
+        aggregate(self.inputs(), records)
+    }
+}
+
+/// One batch of a workload through every (budget, strategy), in that order.
+fn evaluate(
+    workload: &Workload,
+    finalizers: &[(String, Box<dyn Finalizer>)],
+    index: u64,
+) -> Vec<BatchRecord> {
+    let generated = workload.batch(index);
+    let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
+    for budget in &workload.info.budgets {
+        let mut ctx = BudgetContext::new(Budget::Units(budget.units as i64));
+        ctx.context_window_tokens = budget.window_tokens;
+        for (name, finalizer) in finalizers {
+            let memory = MemoryStore::new("tool-results");
+            let fault_seed = workload.info.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut store = FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed);
+            let turn = generated.batch.clone();
+            let start = Instant::now();
+            let record = simulate_turn(turn, finalizer.as_ref(), &ctx, &mut store, &workload.sim);
+            let cost_ns = start.elapsed().as_nanos() as u64;
+            let metrics = measure(
+                index as usize,
+                &generated.batch,
+                &generated.needles,
+                &record,
+                Some(budget.units),
+                &ctx.reminders,
+            );
+            out.push(BatchRecord {
+                scenario: workload.info.name.clone(),
+                strategy: name.clone(),
+                budget_label: budget.label.clone(),
+                cost_ns,
+                metrics,
+            });
+        }
+    }
+    out
+}
+
+/// Aggregates per-batch records (from one run or from merged shards) into results, in the order of `inputs`.
+pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
+    let mut groups: BTreeMap<(usize, usize, usize), Vec<&BatchRecord>> = BTreeMap::new();
+    for r in records {
+        let Some(w) = inputs.scenarios.iter().position(|s| s.name == r.scenario) else {
+            continue;
+        };
+        let Some(b) = inputs.scenarios[w]
+            .budgets
+            .iter()
+            .position(|b| b.label == r.budget_label)
+        else {
+            continue;
+        };
+        let Some(s) = inputs.strategies.iter().position(|s| *s == r.strategy) else {
+            continue;
+        };
+        groups.entry((w, b, s)).or_default().push(r);
+    }
+    let rows = groups
+        .into_iter()
+        .map(|((w, b, s), mut group)| {
+            group.sort_by_key(|r| r.metrics.batch);
+            let info = &inputs.scenarios[w];
+            let metrics: Vec<_> = group.iter().map(|r| r.metrics.clone()).collect();
+            let costs: Vec<u64> = group.iter().map(|r| r.cost_ns).collect();
+            let key = RowKey {
+                scenario: info.name.clone(),
+                strategy: inputs.strategies[s].clone(),
+                mode: info.mode.clone(),
+                legacy: info.legacy,
+                budget: Some(info.budgets[b].units),
+                budget_label: info.budgets[b].label.clone(),
+            };
+            Aggregate::from_batches(key, &metrics, &costs)
+        })
+        .collect();
+    RunResults {
+        schema_version: SCHEMA_VERSION,
+        crate_version: env!("CARGO_PKG_VERSION").into(),
+        seed: inputs.scenarios.first().map_or(0, |s| s.seed),
+        inputs,
+        rows,
+    }
+}

@@ -4,6 +4,7 @@ mod behaviours;
 mod cli;
 mod generate;
 mod properties;
+mod simulation;
 mod strategies;
 mod support;
 mod vectors;

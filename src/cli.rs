@@ -27,6 +27,40 @@ pub enum Command {
     Scenarios(ScenariosArgs),
     /// Run scenarios through every strategy and write results, CSV and a summary to a report folder.
     Run(RunArgs),
+    /// Follow a scenario's turns through the runtime boundaries with one strategy, boundary by boundary.
+    Simulate(SimulateArgs),
+}
+
+/// Flags of `budgetlab simulate`.
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// A scenario file, or the name of a shipped scenario.
+    #[arg(long, value_name = "FILE|NAME")]
+    pub scenario: String,
+    /// Runtime mode (interactive, headless, acp, agent, speculative; default: the scenario's).
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// The strategy at every finalization boundary.
+    #[arg(long, default_value = "reference")]
+    pub strategy: String,
+    /// Run the mode's legacy form (before the shared finalizer).
+    #[arg(long)]
+    pub legacy: bool,
+    /// Number of turns.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub batches: u64,
+    /// Override the scenario's seed.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Budget in UTF-16 units (default: the scenario's first budget).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<u64>,
+    /// Leave out the chat send guard.
+    #[arg(long)]
+    pub no_send_guard: bool,
+    /// One JSON object per turn and line instead of tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags of `budgetlab run`.

@@ -10,7 +10,9 @@ use anyhow::Context;
 use clap::Parser;
 
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
-use cli::{BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, RunArgs, ScenariosArgs};
+use cli::{
+    BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, RunArgs, ScenariosArgs, SimulateArgs,
+};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -79,6 +81,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Generate(args) => generate(args),
         Command::Scenarios(args) => scenarios(args),
         Command::Run(args) => run_scenarios(args),
+        Command::Simulate(args) => simulate(args),
     }
 }
 
@@ -222,5 +225,40 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
         plan.turns(),
         args.out.display()
     );
+    Ok(())
+}
+
+fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
+    let mut scenario = budgetlab::Scenario::resolve(&args.scenario)?;
+    if let Some(seed) = args.seed {
+        scenario.seed = budgetlab::Seed(seed);
+    }
+    let strategy: StrategyName = args.strategy.parse()?;
+    let mut job = budgetlab::simulate::SimulateJob::new(scenario, strategy, args.batches);
+    if let Some(mode) = &args.mode {
+        job.config.mode = mode.parse()?;
+    }
+    job.config.legacy |= args.legacy;
+    job.config.send_guard = !args.no_send_guard;
+    if let Some(units) = args.budget {
+        if units == 0 {
+            return Err(budgetlab::Error::invalid("--budget", "0", "must be positive").into());
+        }
+        job.budget = budgetlab::scenario::ScenarioBudget {
+            label: format!("abs-{units}"),
+            units,
+            window_tokens: None,
+        };
+    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for turn in job.turns() {
+        if args.json {
+            serde_json::to_writer(&mut out, &turn)?;
+            out.write_all(b"\n")?;
+        } else {
+            writeln!(out, "{}", turn.table())?;
+        }
+    }
+    out.flush()?;
     Ok(())
 }

@@ -9,9 +9,11 @@
 //! speculative aggregate without finalizing again. Legacy runs have no send guard.
 
 mod hook;
+mod job;
 mod mode;
 
 pub use hook::HookConfig;
+pub use job::{BoundaryTotal, SimulateJob, TurnSummary};
 pub use mode::{Mode, Origin};
 
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! The checks of `budgetlab check`: what the reference finalizer must always do, and how far each tracked
 //! metric may move from the baseline. Pure: two [`RunResults`] in, a [`Verdict`] out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::tolerance::{Metric, Tolerance, Tolerances};
 use crate::error::{Error, Result};
@@ -135,6 +135,8 @@ pub fn check(
         failure,
     };
 
+    // Scenarios whose inputs differ: their metrics are not comparable, so only the inputs check fails for them.
+    let mut other_inputs: BTreeSet<&str> = BTreeSet::new();
     for info in &current.inputs.scenarios {
         if let Some(base) = baseline
             .inputs
@@ -143,6 +145,9 @@ pub fn check(
             .find(|b| b.name == info.name)
         {
             let differences = base.differences(info);
+            if !differences.is_empty() {
+                other_inputs.insert(&info.name);
+            }
             cases.push(CheckCase {
                 scenario: info.name.clone(),
                 budget_label: None,
@@ -150,8 +155,8 @@ pub fn check(
                 kind: CheckKind::Inputs,
                 failure: (!differences.is_empty()).then(|| {
                     format!(
-                        "the scenario is not the baseline's ({}, baseline vs current): refresh the baseline, or \
-                         run as it was made",
+                        "the scenario's inputs differ from the baseline's ({}, baseline vs current), so its \
+                         metrics are not compared: run it as the baseline was run, or refresh the baseline",
                         differences.join(", ")
                     )
                 }),
@@ -190,6 +195,9 @@ pub fn check(
             continue;
         };
         matched += 1;
+        if other_inputs.contains(row.scenario.as_str()) {
+            continue;
+        }
         for metric in Metric::ALL {
             let tolerance = tolerances.get(metric);
             if tolerance == Tolerance::Off {
@@ -380,6 +388,18 @@ mod tests {
         let f = failures(&v);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].1, "inputs");
+        assert!(
+            f[0].2.contains("so its metrics are not compared"),
+            "{}",
+            f[0].2
+        );
+        // The reference's own checks remain; the metrics of the scenario's rows are not compared.
+        let reference_rows = cur
+            .rows
+            .iter()
+            .filter(|r| r.strategy == "reference")
+            .count();
+        assert_eq!(v.cases.len(), 1 + 2 * reference_rows);
         assert!(f[0].2.contains("digest"), "{}", f[0].2);
         assert!(f[0].2.contains("batches 3 vs 60"), "{}", f[0].2);
     }

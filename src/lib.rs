@@ -16,6 +16,9 @@
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
 //!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
 //!   `budgetlab generate` runs.
+//! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
+//!   [`run::RunResults`], [`run::merge`] recombines the shards of a run, and [`gate`] checks a run against a
+//!   stored baseline (the nightly CI gate) or compares two runs.
 //!
 //! ```
 //! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};
@@ -37,6 +40,7 @@ pub mod atomic;
 pub mod budget;
 pub mod error;
 pub mod finalize;
+pub mod gate;
 pub mod generate;
 pub mod job;
 pub mod metrics;

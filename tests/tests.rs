@@ -2,6 +2,7 @@
 
 mod behaviours;
 mod cli;
+mod gate;
 mod generate;
 mod properties;
 mod simulation;

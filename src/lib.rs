@@ -19,6 +19,8 @@
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
 //!   [`run::RunResults`], [`run::merge`] recombines the shards of a run, and [`gate`] checks a run against a
 //!   stored baseline (the nightly CI gate) or compares two runs.
+//! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
+//!   [`BenchShape`]s report the finalizers' cost against.
 //!
 //! ```
 //! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};
@@ -40,6 +42,7 @@ pub mod atomic;
 pub mod budget;
 pub mod error;
 pub mod finalize;
+pub mod floor;
 pub mod gate;
 pub mod generate;
 pub mod job;
@@ -56,7 +59,10 @@ pub mod text;
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
-pub use generate::{GenerateJob, GeneratedBatch, Generator, Kind, Needle, NeedleKind, Shard};
+pub use floor::{floor, FloorWork};
+pub use generate::{
+    BenchShape, GenerateJob, GeneratedBatch, Generator, Kind, Needle, NeedleKind, Shard,
+};
 pub use job::{Backend, FinalizeJob, FinalizeReport, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};

@@ -5,8 +5,9 @@
 //! whether it is generated alone, in a shard, in parallel or in sequence. One file per kind of tool output
 //! (`shell`, `mcp`, `surrogate`, `plan`, and `turn` for the rest of a real turn), `producer` for the previews
 //! the runtime's producers make of large outputs, `call_ids` for the call ids of a batch, `sizes` for the size
-//! models and `needles` for what is planted. Text is built by appending template fragments to a pre-sized
-//! buffer (`buf`), never one random character at a time, so generation runs at hundreds of MB/s.
+//! models, `needles` for what is planted and `shapes` for the fixed batch shapes the benches measure. Text is
+//! built by appending template fragments to a pre-sized buffer (`buf`), never one random character at a time, so
+//! generation runs at hundreds of MB/s.
 
 mod buf;
 mod call_ids;
@@ -15,6 +16,7 @@ mod mcp;
 mod needles;
 mod plan;
 mod producer;
+mod shapes;
 mod shell;
 mod sizes;
 mod surrogate;
@@ -23,6 +25,7 @@ mod vocab;
 
 pub use job::{GenerateJob, GenerateStats, Shard};
 pub use needles::{Needle, NeedleKind};
+pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
 pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX};
 
 use serde::{Deserialize, Serialize};

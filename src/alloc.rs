@@ -29,8 +29,9 @@ pub fn weighted_water_fill(lengths: &[u64], weights: Option<&[u64]>, budget: u64
     }
     // Slots leave the active set in order of length per unit of weight; the rounds of the iterative definition
     // remove a prefix of this order each time, and its shares never decrease, so one sorted sweep is equivalent.
+    // Ties are broken by index, so the order is total and an unstable (in-place, allocation-free) sort gives it.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| {
+    order.sort_unstable_by(|&a, &b| {
         (u128::from(lengths[a]) * u128::from(weight(b)))
             .cmp(&(u128::from(lengths[b]) * u128::from(weight(a))))
             .then(a.cmp(&b))

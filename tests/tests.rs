@@ -1,5 +1,6 @@
 //! budgetlab's integration tests: one binary, one module per topic.
 
+mod allocations;
 mod behaviours;
 mod cli;
 mod gate;

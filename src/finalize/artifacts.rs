@@ -5,12 +5,10 @@
 //! written is the entry's budgeted slot texts joined by blank lines. After a write the entry's
 //! `persistedOutputFiles` is `[path]`, or `[]` when the write failed or its id was refused.
 
-use std::sync::Arc;
-
 use super::slots::Slot;
 use super::PersistAttempt;
 use crate::model::Batch;
-use crate::persist::{ArtifactStore, PersistenceIds};
+use crate::persist::{ArtifactStore, Content, PersistenceIds};
 
 /// Persists entries of one batch, one at a time and in any order, never the same entry twice.
 #[derive(Debug, Clone)]
@@ -41,6 +39,40 @@ impl EntryWriter {
             return false;
         }
         let content = join_slot_texts(batch, entry_slots);
+        self.write(batch, e, content, store);
+        true
+    }
+
+    /// Like [`EntryWriter::persist`], for a caller that replaces every slot of the entry right after: when the
+    /// entry is one slot with no protected prefix, its text is moved out of the batch into the artifact rather
+    /// than copied (the field is left empty until the caller replaces it). Returns the content written, from
+    /// which the caller then reads the slot's original text, or `None` when no write was attempted.
+    pub(crate) fn persist_moving(
+        &mut self,
+        batch: &mut Batch,
+        e: usize,
+        entry_slots: &[Slot],
+        store: &mut dyn ArtifactStore,
+    ) -> Option<Content> {
+        if batch[e].persisted_output_files.is_some() {
+            return None;
+        }
+        let content = match entry_slots {
+            [only] if only.protected == 0 => Content::from(only.take(batch)),
+            _ => join_slot_texts(batch, entry_slots),
+        };
+        self.write(batch, e, content.clone(), store);
+        Some(content)
+    }
+
+    /// Writes `content` as entry `e`'s artifact, records the attempt and sets the entry's persistence decision.
+    fn write(
+        &mut self,
+        batch: &mut Batch,
+        e: usize,
+        content: Content,
+        store: &mut dyn ArtifactStore,
+    ) {
         let entry = &batch[e];
         let (call_id, path) = match self.ids.assign(&entry.call_id) {
             None => (entry.call_id.clone(), None),
@@ -57,7 +89,6 @@ impl EntryWriter {
             entry: e,
         });
         batch[e].persisted_output_files = Some(path.into_iter().collect());
-        true
     }
 
     /// Every attempt made, in order.
@@ -95,9 +126,9 @@ pub(crate) fn persist_marked(
 }
 
 /// The slot texts of one entry joined by blank lines: the complete output that persistence writes.
-fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> Arc<str> {
+fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> Content {
     if let [only] = slots {
-        return Arc::from(only.text(batch));
+        return Content::from(only.text(batch));
     }
     let capacity = slots.iter().map(|s| s.text(batch).len() + 2).sum();
     let mut content = String::with_capacity(capacity);

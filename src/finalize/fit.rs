@@ -4,7 +4,7 @@
 //! and a head-and-tail preview of the original (by default one fifth head, four fifths tail, with `\n...\n`
 //! between them). Every cut is surrogate-safe, so a fit never exceeds its allocation.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::str::FromStr;
 
 use serde::de::{self, Deserialize, Deserializer};
@@ -186,10 +186,12 @@ impl<'de> Deserialize<'de> for HeadShare {
 
 /// Lowercase hex sha256 of `text`'s UTF-8 bytes.
 pub fn sha256_hex(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(text.as_bytes());
     let mut hex = String::with_capacity(64);
-    for b in digest.iter() {
-        let _ = write!(hex, "{b:02x}");
+    for &b in digest.iter() {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     hex
 }

@@ -62,14 +62,13 @@ pub use window_relative::{window_relative_threshold, WindowRelative};
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::budget::BudgetContext;
 use crate::error::Error;
 use crate::model::Batch;
-use crate::persist::ArtifactStore;
+use crate::persist::{ArtifactStore, Content};
 
 /// One attempt to persist an entry's complete output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -79,8 +78,8 @@ pub struct PersistAttempt {
     pub call_id: String,
     /// The tool whose output it is.
     pub tool_name: String,
-    /// The complete content written (the entry's slot texts joined by blank lines).
-    pub content: Arc<str>,
+    /// The complete content written (the entry's slot texts joined by blank lines), shared with the backend.
+    pub content: Content,
     /// The artifact path, or `None` when the write failed or was refused.
     pub path: Option<String>,
     /// Index of the entry in the batch.

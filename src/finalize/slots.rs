@@ -48,13 +48,33 @@ impl Slot {
     ///
     /// The field becomes a new string, so the original's allocation is freed rather than kept as spare capacity.
     pub fn replace(&self, batch: &mut [Entry], text: &str) {
-        let field = batch[self.entry].response_parts[self.part]
-            .field_mut(self.field)
-            .expect("a slot always points at a string field");
+        self.replace_owned(batch, text.to_string());
+    }
+
+    /// Replaces the budgeted text of this slot in `batch` with `text`, keeping the protected prefix; without one,
+    /// `text` itself becomes the field (no copy).
+    pub fn replace_owned(&self, batch: &mut [Entry], text: String) {
+        let field = self.field_mut(batch);
+        if self.protected == 0 {
+            *field = text;
+            return;
+        }
         let mut kept = String::with_capacity(self.protected + text.len());
         kept.push_str(&field[..self.protected]);
-        kept.push_str(text);
+        kept.push_str(&text);
         *field = kept;
+    }
+
+    /// Moves the text of this slot, which has no protected prefix, out of `batch`, leaving the field empty.
+    pub(crate) fn take(&self, batch: &mut [Entry]) -> String {
+        debug_assert_eq!(self.protected, 0, "a protected prefix is never moved out");
+        std::mem::take(self.field_mut(batch))
+    }
+
+    fn field_mut<'a>(&self, batch: &'a mut [Entry]) -> &'a mut String {
+        batch[self.entry].response_parts[self.part]
+            .field_mut(self.field)
+            .expect("a slot always points at a string field")
     }
 }
 
@@ -65,7 +85,8 @@ impl Slot {
 /// equals a lifecycle reminder is no slot; one that starts with a reminder and a blank line is a slot for the rest
 /// only (none when the rest is empty).
 pub fn collect_slots(batch: &[Entry], reminders: &PlanReminders, scope: SlotScope) -> Vec<Slot> {
-    let mut slots = Vec::new();
+    // Most entries have one slot: one allocation up front, not one per doubling.
+    let mut slots = Vec::with_capacity(batch.len());
     for (e, entry) in batch.iter().enumerate() {
         entry_slots(e, entry, reminders, scope, &mut slots);
     }

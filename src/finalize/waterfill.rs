@@ -3,10 +3,10 @@
 //! slot to exactly its allocation. [`WaterFill`] is the production configuration (max-min water-fill and the
 //! reference fit); [`allocate_and_fit`] takes the allocation and the fit as parameters.
 
-use super::artifacts::persist_marked;
+use super::artifacts::EntryWriter;
 use super::fit::{fit, header, HeadShare};
 use super::slots::{collect_slots, Slot, SlotScope};
-use super::{Outcome, PersistAttempt};
+use super::Outcome;
 use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
 use crate::model::Batch;
@@ -58,6 +58,10 @@ pub(crate) fn slot_lengths(slots: &[Slot]) -> Vec<u64> {
 /// allocation per slot (each at most the slot's length); entries with a slot longer than its allocation are
 /// persisted (when `persist`), and each such slot becomes `fit_slot(text, allocation, header)`, where the header
 /// names the entry's artifact paths. `fit_slot` must return at most `allocation` UTF-16 units.
+///
+/// Entries are handled one at a time, in entry order: persist, then fit its shortened slots. An entry whose
+/// fields all keep their text is never touched, and nothing is allocated for it; the text of a shortened
+/// single-slot entry is moved into its artifact, not copied, and the preview is cut from there.
 pub(crate) fn allocate_and_fit(
     mut batch: Batch,
     ctx: &BudgetContext,
@@ -76,34 +80,33 @@ pub(crate) fn allocate_and_fit(
     }
     let allocation = allocate(&slots, limit);
     debug_assert_eq!(allocation.len(), slots.len());
-    let persisted = if persist {
-        persist_shortened(&mut batch, &slots, &allocation, store)
-    } else {
-        Vec::new()
-    };
-    for (slot, &a) in slots.iter().zip(&allocation) {
-        if slot.len <= a {
+    let mut writer = persist.then(|| EntryWriter::new(&batch));
+    let mut start = 0;
+    while start < slots.len() {
+        let e = slots[start].entry;
+        let end = start + slots[start..].iter().take_while(|s| s.entry == e).count();
+        let own = &slots[start..end];
+        let own_allocation = &allocation[start..end];
+        start = end;
+        if own.iter().zip(own_allocation).all(|(s, &a)| s.len <= a) {
             continue;
         }
-        let text = slot.text(&batch);
-        let fitted = fit_slot(text, a, &header(text, batch[slot.entry].artifact_paths()));
-        slot.replace(&mut batch, &fitted);
+        // When the entry's only slot was moved into its artifact, the original text is read from there.
+        let moved = writer
+            .as_mut()
+            .and_then(|w| w.persist_moving(&mut batch, e, own, store));
+        for (slot, &a) in own.iter().zip(own_allocation) {
+            if slot.len <= a {
+                continue;
+            }
+            let text = match (&moved, own) {
+                (Some(content), [_]) => content.as_str(),
+                _ => slot.text(&batch),
+            };
+            let fitted = fit_slot(text, a, &header(text, batch[e].artifact_paths()));
+            slot.replace_owned(&mut batch, fitted);
+        }
     }
+    let persisted = writer.map_or_else(Vec::new, EntryWriter::into_attempts);
     Outcome { batch, persisted }
-}
-
-/// Persists, in entry order, every entry that owns a slot longer than its allocation and has no persistence
-/// decision yet; sets its `persistedOutputFiles` to `[path]` on success and `[]` on failure or a refused id.
-pub(crate) fn persist_shortened(
-    batch: &mut Batch,
-    slots: &[Slot],
-    allocation: &[u64],
-    store: &mut dyn ArtifactStore,
-) -> Vec<PersistAttempt> {
-    let marked: Vec<bool> = slots
-        .iter()
-        .zip(allocation)
-        .map(|(s, &a)| s.len > a)
-        .collect();
-    persist_marked(batch, slots, &marked, store)
 }

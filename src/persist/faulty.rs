@@ -2,11 +2,10 @@
 //! the backend it wraps. Which writes fail depends only on the id and the seed, never on call order.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::{ArtifactStore, PersistError, PersistStats};
+use super::{ArtifactStore, Content, PersistError, PersistStats};
 
 /// Wraps a backend and fails some of its writes.
 #[derive(Debug)]
@@ -64,7 +63,7 @@ impl<S: ArtifactStore> ArtifactStore for FaultyStore<S> {
         &mut self,
         id: &str,
         tool_name: &str,
-        content: &Arc<str>,
+        content: &Content,
     ) -> Result<String, PersistError> {
         if self.fails(id) {
             self.failures += 1;

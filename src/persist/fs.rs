@@ -7,9 +7,8 @@
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use super::{artifact_path, ArtifactStore, PersistError, PersistStats};
+use super::{artifact_path, ArtifactStore, Content, PersistError, PersistStats};
 
 /// Writes artifacts as files under a directory.
 #[derive(Debug)]
@@ -62,7 +61,7 @@ impl ArtifactStore for FsStore {
         &mut self,
         id: &str,
         _tool_name: &str,
-        content: &Arc<str>,
+        content: &Content,
     ) -> Result<String, PersistError> {
         if !super::is_valid_id(id) {
             self.stats.failures += 1;

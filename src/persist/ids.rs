@@ -8,31 +8,63 @@ use std::collections::BTreeSet;
 /// replaced by '_'. An id that occurs once among the batch's ids and is not yet used is taken as it is; otherwise
 /// `<id>-<k>` with the smallest `k >= 1` that is neither an id of the batch nor already used. An id is used once
 /// chosen, whether or not its write then succeeds; `''`, `.` and `..` are invalid and never marked used.
+///
+/// The batch's ids are kept as one string and a sorted index into it, so preparing a batch takes a fixed number
+/// of allocations however many entries it has; only ids actually chosen are stored one by one.
 #[derive(Debug, Clone)]
 pub struct PersistenceIds {
-    /// How many entries of the batch normalise to each id.
-    counts: std::collections::BTreeMap<String, usize>,
+    /// Every normalised id of the batch, back to back.
+    names: String,
+    /// The byte range of each id in `names`, sorted by the id's text.
+    sorted: Vec<(usize, usize)>,
     used: BTreeSet<String>,
 }
 
 /// The normalised id of a call id: last path component, NUL replaced by '_'.
 pub fn normalise(call_id: &str) -> String {
+    let mut id = String::new();
+    push_normalised(&mut id, call_id);
+    id
+}
+
+/// Appends the normalised id of `call_id` to `out`.
+fn push_normalised(out: &mut String, call_id: &str) {
     let trimmed = call_id.trim_end_matches('/');
     let last = trimmed.rsplit('/').next().unwrap_or("");
-    last.replace('\0', "_")
+    for (i, piece) in last.split('\0').enumerate() {
+        if i > 0 {
+            out.push('_');
+        }
+        out.push_str(piece);
+    }
 }
 
 impl PersistenceIds {
     /// Prepares ids for a batch whose entries have these call ids (every entry, shortened or not).
     pub fn new<'a>(call_ids: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut counts = std::collections::BTreeMap::new();
-        for id in call_ids {
-            *counts.entry(normalise(id)).or_insert(0) += 1;
+        let call_ids: Vec<&str> = call_ids.into_iter().collect();
+        // A normalised id is never longer than its call id.
+        let mut names = String::with_capacity(call_ids.iter().map(|c| c.len()).sum());
+        let mut sorted = Vec::with_capacity(call_ids.len());
+        for call_id in call_ids {
+            let start = names.len();
+            push_normalised(&mut names, call_id);
+            sorted.push((start, names.len()));
         }
+        sorted.sort_unstable_by(|a, b| names[a.0..a.1].cmp(&names[b.0..b.1]));
         PersistenceIds {
-            counts,
+            names,
+            sorted,
             used: BTreeSet::new(),
         }
+    }
+
+    /// How many of the batch's entries normalise to `id`.
+    fn count(&self, id: &str) -> usize {
+        let name = |r: &(usize, usize)| &self.names[r.0..r.1];
+        let start = self.sorted.partition_point(|r| name(r) < id);
+        let end = self.sorted.partition_point(|r| name(r) <= id);
+        end - start
     }
 
     /// The id to persist `call_id` under, or `None` when its normalised id is invalid.
@@ -41,14 +73,12 @@ impl PersistenceIds {
         if !super::is_valid_id(&id) {
             return None;
         }
-        let chosen = if self.counts.get(&id) == Some(&1) && !self.used.contains(&id) {
+        let chosen = if self.count(&id) == 1 && !self.used.contains(&id) {
             id
         } else {
             (1u64..)
                 .map(|k| format!("{id}-{k}"))
-                .find(|candidate| {
-                    !self.counts.contains_key(candidate) && !self.used.contains(candidate)
-                })
+                .find(|candidate| self.count(candidate) == 0 && !self.used.contains(candidate))
                 .expect("an unbounded range always yields a free suffix")
         };
         self.used.insert(chosen.clone());
@@ -77,6 +107,7 @@ mod tests {
         assert_eq!(normalise("a\0b"), "a_b");
         assert_eq!(normalise("/"), "");
         assert_eq!(normalise("x/.."), "..");
+        assert_eq!(normalise("\0a\0\0"), "_a__");
     }
 
     #[test]

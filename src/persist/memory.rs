@@ -1,8 +1,6 @@
 //! The in-memory backend: the default, and what tests and simulations use. It records every write.
 
-use std::sync::Arc;
-
-use super::{artifact_path, ArtifactStore, PersistError, PersistStats};
+use super::{artifact_path, ArtifactStore, Content, PersistError, PersistStats};
 
 /// One artifact the in-memory backend holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,7 +10,7 @@ pub struct StoredArtifact {
     /// The tool whose output it is.
     pub tool_name: String,
     /// The complete text.
-    pub content: Arc<str>,
+    pub content: Content,
     /// The path reported to the model.
     pub path: String,
 }
@@ -45,7 +43,7 @@ impl ArtifactStore for MemoryStore {
         &mut self,
         id: &str,
         tool_name: &str,
-        content: &Arc<str>,
+        content: &Content,
     ) -> Result<String, PersistError> {
         if !super::is_valid_id(id) {
             self.stats.failures += 1;
@@ -56,7 +54,7 @@ impl ArtifactStore for MemoryStore {
         self.artifacts.push(StoredArtifact {
             id: id.to_string(),
             tool_name: tool_name.to_string(),
-            content: Arc::clone(content),
+            content: content.clone(),
             path: path.clone(),
         });
         Ok(path)

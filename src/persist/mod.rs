@@ -6,17 +6,17 @@
 //! [`FaultyStore`] (fails chosen ids or a fraction of writes, wrapping another backend). Every backend counts its
 //! writes, bytes and failures in [`PersistStats`].
 
+mod content;
 mod faulty;
 mod fs;
 mod ids;
 mod memory;
 
+pub use content::Content;
 pub use faulty::FaultyStore;
 pub use fs::FsStore;
 pub use ids::PersistenceIds;
 pub use memory::{MemoryStore, StoredArtifact};
-
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -68,7 +68,7 @@ pub trait ArtifactStore {
         &mut self,
         id: &str,
         tool_name: &str,
-        content: &Arc<str>,
+        content: &Content,
     ) -> Result<String, PersistError>;
 
     /// Counts of writes, bytes and failures so far.
@@ -99,7 +99,7 @@ impl<T: ArtifactStore + ?Sized> ArtifactStore for Box<T> {
         &mut self,
         id: &str,
         tool_name: &str,
-        content: &Arc<str>,
+        content: &Content,
     ) -> Result<String, PersistError> {
         (**self).write(id, tool_name, content)
     }

@@ -1,0 +1,161 @@
+//! Finalizer cost: every strategy, and the cost floor, on the fixed bench shapes and on a fixed set of
+//! mixed-realistic batches, with throughput in bytes of text.
+//!
+//! Groups `finalize_a`, `finalize_b`, `finalize_c` (see [`BenchShape`]) and `finalize_mixed` each hold one
+//! function per strategy name plus `floor`, so criterion writes
+//! `target/criterion/finalize_a/reference/new/estimates.json` and
+//! `target/criterion/finalize_a/floor/new/estimates.json`; `scripts/bench-ratios.sh` turns them into ratios to
+//! the floor. Groups `linearity_a`, `linearity_b` and `linearity_c` run the reference and the floor at scale 1
+//! and 2 (every field doubled, the budget kept) to check that the cost is linear in the input.
+//!
+//! Every finalization gets its own copy of the batch and a fresh in-memory backend from `iter_batched`, so
+//! neither the copy nor dropping the outcome is timed.
+
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
+
+use budgetlab::{
+    floor, Batch, BenchShape, Budget, BudgetContext, Field, Finalizer, Generator, MemoryStore,
+    Outcome, Scenario, StrategyName,
+};
+
+/// The artifact directory the in-memory backend reports paths under.
+const ARTIFACT_DIR: &str = "tool-results";
+
+/// Batches of the default scenario in `finalize_mixed`: batches `0..MIXED_BATCHES` of `mixed-realistic`.
+const MIXED_BATCHES: u64 = 64;
+
+/// The budget of `finalize_mixed`: the tightest absolute budget `mixed-realistic` runs at.
+const MIXED_BUDGET: u64 = 20_000;
+
+/// UTF-8 bytes of the text fields of `batches`.
+fn text_bytes(batches: &[Batch]) -> u64 {
+    batches
+        .iter()
+        .flatten()
+        .flat_map(|e| &e.response_parts)
+        .flat_map(|p| Field::ALL.into_iter().filter_map(move |f| p.field(f)))
+        .map(|t| t.len() as u64)
+        .sum()
+}
+
+/// Short measurement windows: a full run of every group stays within minutes on two cores.
+fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+}
+
+/// Finalizes every batch of `batches` with its own copy and a fresh backend; only the finalization is timed.
+fn bench_finalizer(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    finalizer: &dyn Finalizer,
+    batches: &[Batch],
+    ctx: &BudgetContext,
+) {
+    group.bench_function(id, |b| {
+        b.iter_batched(
+            || {
+                batches
+                    .iter()
+                    .map(|batch| (batch.clone(), MemoryStore::new(ARTIFACT_DIR)))
+                    .collect::<Vec<_>>()
+            },
+            |inputs| {
+                inputs
+                    .into_iter()
+                    .map(|(batch, mut store)| {
+                        let outcome: Outcome = finalizer.finalize(batch, ctx, &mut store);
+                        (outcome, store)
+                    })
+                    .collect::<Vec<_>>()
+            },
+            BatchSize::PerIteration,
+        )
+    });
+}
+
+/// The floor on every batch of `batches` (it only reads them, so nothing is copied).
+fn bench_floor(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    batches: &[Batch],
+    budget: u64,
+) {
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            batches
+                .iter()
+                .map(|batch| floor(batch, budget))
+                .collect::<Vec<_>>()
+        })
+    });
+}
+
+/// One group: every strategy and the floor on `batches` at `budget`.
+fn strategies_and_floor(c: &mut Criterion, name: &str, batches: &[Batch], budget: u64) {
+    let ctx = BudgetContext::new(Budget::Units(budget as i64));
+    let mut group = c.benchmark_group(name);
+    configure(&mut group);
+    group.throughput(Throughput::Bytes(text_bytes(batches)));
+    for &strategy in StrategyName::ALL {
+        let finalizer = strategy.build();
+        let id = BenchmarkId::from_parameter(strategy.as_str());
+        bench_finalizer(&mut group, id, finalizer.as_ref(), batches, &ctx);
+    }
+    bench_floor(
+        &mut group,
+        BenchmarkId::from_parameter("floor"),
+        batches,
+        budget,
+    );
+    group.finish();
+}
+
+fn finalize_shapes(c: &mut Criterion) {
+    for shape in BenchShape::ALL {
+        let batch = shape.batch(1);
+        let name = format!("finalize_{}", shape.name);
+        strategies_and_floor(c, &name, std::slice::from_ref(&batch), shape.budget);
+    }
+}
+
+fn finalize_mixed(c: &mut Criterion) {
+    let scenario = Scenario::shipped("mixed-realistic").expect("the default scenario is shipped");
+    let generator = Generator::new(&scenario);
+    let batches: Vec<Batch> = (0..MIXED_BATCHES)
+        .map(|i| generator.batch(i).batch)
+        .collect();
+    strategies_and_floor(c, "finalize_mixed", &batches, MIXED_BUDGET);
+}
+
+fn linearity(c: &mut Criterion) {
+    let reference = StrategyName::Reference.build();
+    for shape in BenchShape::ALL {
+        let ctx = BudgetContext::new(Budget::Units(shape.budget as i64));
+        let mut group = c.benchmark_group(format!("linearity_{}", shape.name));
+        configure(&mut group);
+        for scale in [1usize, 2] {
+            let batches = [shape.batch(scale)];
+            group.throughput(Throughput::Bytes(text_bytes(&batches)));
+            let id = BenchmarkId::new("reference", scale);
+            bench_finalizer(&mut group, id, reference.as_ref(), &batches, &ctx);
+            bench_floor(
+                &mut group,
+                BenchmarkId::new("floor", scale),
+                &batches,
+                shape.budget,
+            );
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, finalize_shapes, finalize_mixed, linearity);
+criterion_main!(benches);

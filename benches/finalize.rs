@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{
-    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+    criterion_group, criterion_main, BatchSize, Bencher, BenchmarkGroup, BenchmarkId, Criterion,
+    Throughput,
 };
 
 use budgetlab::{
@@ -51,15 +52,14 @@ fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
         .measurement_time(Duration::from_secs(2));
 }
 
-/// Finalizes every batch of `batches` with its own copy and a fresh backend; only the finalization is timed.
-fn bench_finalizer(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    id: BenchmarkId,
-    finalizer: &dyn Finalizer,
-    batches: &[Batch],
-    ctx: &BudgetContext,
-) {
-    group.bench_function(id, |b| {
+/// A routine finalizing every batch of `batches` with its own copy and a fresh backend; only the finalization
+/// is timed.
+fn finalizing<'a>(
+    finalizer: &'a dyn Finalizer,
+    batches: &'a [Batch],
+    ctx: &'a BudgetContext,
+) -> impl FnMut(&mut Bencher<'_, WallTime>) + 'a {
+    move |b| {
         b.iter_batched(
             || {
                 batches
@@ -78,24 +78,19 @@ fn bench_finalizer(
             },
             BatchSize::PerIteration,
         )
-    });
+    }
 }
 
-/// The floor on every batch of `batches` (it only reads them, so nothing is copied).
-fn bench_floor(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    id: BenchmarkId,
-    batches: &[Batch],
-    budget: u64,
-) {
-    group.bench_function(id, |b| {
+/// A routine running the floor on every batch of `batches` (it only reads them, so nothing is copied).
+fn flooring(batches: &[Batch], budget: u64) -> impl FnMut(&mut Bencher<'_, WallTime>) + '_ {
+    move |b| {
         b.iter(|| {
             batches
                 .iter()
                 .map(|batch| floor(batch, budget))
                 .collect::<Vec<_>>()
         })
-    });
+    }
 }
 
 /// One group: every strategy and the floor on `batches` at `budget`.
@@ -106,15 +101,12 @@ fn strategies_and_floor(c: &mut Criterion, name: &str, batches: &[Batch], budget
     group.throughput(Throughput::Bytes(text_bytes(batches)));
     for &strategy in StrategyName::ALL {
         let finalizer = strategy.build();
-        let id = BenchmarkId::from_parameter(strategy.as_str());
-        bench_finalizer(&mut group, id, finalizer.as_ref(), batches, &ctx);
+        group.bench_function(
+            strategy.as_str(),
+            finalizing(finalizer.as_ref(), batches, &ctx),
+        );
     }
-    bench_floor(
-        &mut group,
-        BenchmarkId::from_parameter("floor"),
-        batches,
-        budget,
-    );
+    group.bench_function("floor", flooring(batches, budget));
     group.finish();
 }
 
@@ -144,13 +136,13 @@ fn linearity(c: &mut Criterion) {
         for scale in [1usize, 2] {
             let batches = [shape.batch(scale)];
             group.throughput(Throughput::Bytes(text_bytes(&batches)));
-            let id = BenchmarkId::new("reference", scale);
-            bench_finalizer(&mut group, id, reference.as_ref(), &batches, &ctx);
-            bench_floor(
-                &mut group,
+            group.bench_function(
+                BenchmarkId::new("reference", scale),
+                finalizing(reference.as_ref(), &batches, &ctx),
+            );
+            group.bench_function(
                 BenchmarkId::new("floor", scale),
-                &batches,
-                shape.budget,
+                flooring(&batches, shape.budget),
             );
         }
         group.finish();

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Prints the finalize, linearity, text and generate bench results as Markdown tables.
+
+Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
+(run `cargo bench -- --quick` first) and reports the reference finalizer's time as a ratio to the floor, the
+cost of doubling each shape, and utf16_len against memchr. Standard library only.
+
+Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
+"""
+
+import json
+import os
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("target", "criterion")
+SHAPES = ["a", "b", "c", "mixed"]
+
+
+def load(*path):
+    """(median ns, throughput bytes or None) of one benchmark, or None when it has not been run."""
+    base = os.path.join(ROOT, *path, "new")
+    try:
+        with open(os.path.join(base, "estimates.json")) as f:
+            median = json.load(f)["median"]["point_estimate"]
+        with open(os.path.join(base, "benchmark.json")) as f:
+            throughput = (json.load(f).get("throughput") or {}).get("Bytes")
+    except (OSError, KeyError, ValueError):
+        return None
+    return median, throughput
+
+
+def ms(ns):
+    return f"{ns / 1e6:.3f} ms" if ns >= 1e5 else f"{ns / 1e3:.1f} µs"
+
+
+def gbps(nbytes, ns):
+    return f"{nbytes / ns:.2f} GB/s"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}x"
+
+
+def strategies(group):
+    """Function ids of a group, in directory order, with `floor` last."""
+    path = os.path.join(ROOT, group)
+    names = sorted(n for n in os.listdir(path) if n != "report" and load(group, n))
+    return [n for n in names if n != "floor"] + (["floor"] if "floor" in names else [])
+
+
+def reference_table():
+    print("| shape | text bytes | floor | reference | reference / floor | reference throughput |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for shape in SHAPES:
+        group = f"finalize_{shape}"
+        ref, flo = load(group, "reference"), load(group, "floor")
+        if not (ref and flo):
+            continue
+        print(f"| {shape} | {ref[1]:,} | {ms(flo[0])} | {ms(ref[0])} | {ratio(ref[0], flo[0])} "
+              f"| {gbps(ref[1], ref[0])} |")
+
+
+def strategy_table():
+    groups = [f"finalize_{s}" for s in SHAPES if os.path.isdir(os.path.join(ROOT, f"finalize_{s}"))]
+    if not groups:
+        return
+    floors = {g: load(g, "floor") for g in groups}
+    print("| strategy | " + " | ".join(g.removeprefix("finalize_") for g in groups) + " |")
+    print("|---|" + "---:|" * len(groups))
+    for name in strategies(groups[0]):
+        cells = []
+        for g in groups:
+            r = load(g, name)
+            if r is None:
+                cells.append("")
+            elif floors[g] and name != "floor":
+                cells.append(f"{ms(r[0])} ({ratio(r[0], floors[g][0])})")
+            else:
+                cells.append(ms(r[0]))
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def linearity_table():
+    print("| shape | reference x1 | reference x2 | x2 / x1 | floor x1 | floor x2 | x2 / x1 |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for shape in "abc":
+        group = f"linearity_{shape}"
+        r1, r2 = load(group, "reference", "1"), load(group, "reference", "2")
+        f1, f2 = load(group, "floor", "1"), load(group, "floor", "2")
+        if not (r1 and r2 and f1 and f2):
+            continue
+        print(f"| {shape} | {ms(r1[0])} | {ms(r2[0])} | {ratio(r2[0], r1[0])} | {ms(f1[0])} | {ms(f2[0])} "
+              f"| {ratio(f2[0], f1[0])} |")
+
+
+def text_table():
+    path = os.path.join(ROOT, "text_scan", "utf16_len")
+    if not os.path.isdir(path):
+        return
+    print("| input | utf16_len | memchr | utf16_len / memchr | utf16_len ns/byte | utf16_len throughput |")
+    print("|---|---:|---:|---:|---:|---:|")
+    order = {"64KiB": 0, "1MiB": 1, "128MiB": 2}
+    inputs = sorted(os.listdir(path), key=lambda n: (n.split("-")[0], order.get(n.split("-")[-1], 9)))
+    for name in inputs:
+        u, m = load("text_scan", "utf16_len", name), load("text_scan", "memchr", name)
+        if not (u and m):
+            continue
+        print(f"| {name} | {ms(u[0])} | {ms(m[0])} | {ratio(u[0], m[0])} | {u[0] / u[1]:.4f} "
+              f"| {gbps(u[1], u[0])} |")
+
+
+def generate_table():
+    path = os.path.join(ROOT, "generate")
+    if not os.path.isdir(path):
+        return
+    print("| scenario | text bytes | median | throughput |")
+    print("|---|---:|---:|---:|")
+    for scenario in sorted(n for n in os.listdir(path) if n != "report"):
+        for param in sorted(os.listdir(os.path.join(path, scenario))):
+            r = load("generate", scenario, param)
+            if r and r[1]:
+                print(f"| {scenario} | {r[1]:,} | {ms(r[0])} | {gbps(r[1], r[0])} |")
+
+
+def main():
+    if not os.path.isdir(ROOT):
+        sys.exit(f"bench-ratios: {ROOT} not found; run `cargo bench -- --quick` first")
+    sections = [
+        ("Reference against the floor", reference_table),
+        ("Every strategy (median, and its ratio to the floor)", strategy_table),
+        ("Linearity: every field doubled, the budget kept", linearity_table),
+        ("UTF-16 measurement against a memchr pass", text_table),
+        ("Generation throughput", generate_table),
+    ]
+    for title, table in sections:
+        print(f"### {title}\n")
+        table()
+        print()
+
+
+if __name__ == "__main__":
+    main()

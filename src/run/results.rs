@@ -97,12 +97,14 @@ impl RunResults {
             serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
         match version.schema_version {
             Some(SCHEMA_VERSION) => {}
-            Some(other) => return Err(Error::Batch {
-                source_name: source_name.into(),
-                message: format!(
+            Some(other) => {
+                return Err(Error::Batch {
+                    source_name: source_name.into(),
+                    message: format!(
                     "results schema version {other}; this budgetlab reads version {SCHEMA_VERSION}"
                 ),
-            }),
+                })
+            }
             None => {
                 return Err(Error::Batch {
                     source_name: source_name.into(),

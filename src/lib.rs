@@ -16,6 +16,9 @@
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
 //!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
 //!   `budgetlab generate` runs.
+//! - [`run`] runs scenarios through strategies into results; [`report`] writes the report folder (results,
+//!   CSV, summary, the [`report::chart`]s and `index.html`); [`sweep`] runs one scenario over many budgets,
+//!   context windows or head shares for the curves that pick a setting.
 //!
 //! ```
 //! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};
@@ -47,6 +50,7 @@ pub mod rng;
 pub mod run;
 pub mod scenario;
 pub mod simulate;
+pub mod sweep;
 pub mod text;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};

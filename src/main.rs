@@ -10,7 +10,10 @@ use anyhow::Context;
 use clap::Parser;
 
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
-use cli::{BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, RunArgs, ScenariosArgs};
+use cli::{
+    BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, ReportArgs, RunArgs, ScenariosArgs,
+    SweepArgs,
+};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -79,6 +82,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Generate(args) => generate(args),
         Command::Scenarios(args) => scenarios(args),
         Command::Run(args) => run_scenarios(args),
+        Command::Report(args) => report(args),
+        Command::Sweep(args) => sweep(args),
     }
 }
 
@@ -220,6 +225,64 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
     eprintln!(
         "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}",
         plan.turns(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn report(args: ReportArgs) -> anyhow::Result<()> {
+    let redrawn = budgetlab::report::redraw(&args.dir)?;
+    eprintln!(
+        "budgetlab: {} charts and index.html redrawn from {}{} in {}",
+        redrawn.charts,
+        redrawn.source,
+        if redrawn.per_batch {
+            " and batches.jsonl"
+        } else {
+            ""
+        },
+        args.dir.display()
+    );
+    Ok(())
+}
+
+fn sweep(args: SweepArgs) -> anyhow::Result<()> {
+    use budgetlab::sweep::{SweepParameter, SweepRequest};
+    let parameter = match (args.budgets, args.windows, args.head_shares) {
+        (Some(b), _, _) => SweepParameter::Budgets(b),
+        (_, Some(w), _) => SweepParameter::Windows(w),
+        (_, _, h) => SweepParameter::HeadShares(h.filter(|h| h != "0..1")),
+    };
+    let plan = SweepRequest {
+        scenario: args.scenario,
+        parameter,
+        steps: args.steps,
+        strategies: args.strategies,
+        batches: args.batches,
+        seed: args.seed,
+    }
+    .plan()?;
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()
+            .context("--threads")?;
+    }
+    let bar = indicatif::ProgressBar::new(plan.turns());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let results = plan.run(&|n| bar.inc(n));
+    bar.finish_and_clear();
+    budgetlab::report::write_sweep(&args.out, &results)?;
+    eprintln!(
+        "budgetlab: {} turns at {} points written to {}",
+        plan.turns(),
+        results.points.len(),
         args.out.display()
     );
     Ok(())

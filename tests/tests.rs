@@ -4,6 +4,7 @@ mod behaviours;
 mod cli;
 mod generate;
 mod properties;
+mod report;
 mod strategies;
 mod support;
 mod vectors;

@@ -8,6 +8,7 @@ mod markdown;
 pub use self::csv::BatchCsv;
 pub use self::json::{BatchesJsonl, ResultsJson};
 pub use self::markdown::SummaryMarkdown;
+pub use self::markdown::{duration, pct};
 
 use crate::error::Result;
 use crate::run::RunOutput;

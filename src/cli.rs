@@ -31,6 +31,46 @@ pub enum Command {
     Report(ReportArgs),
     /// Run one scenario at many budgets, context windows or head shares and chart the metrics against them.
     Sweep(SweepArgs),
+    /// Follow a scenario's turns through the runtime boundaries with one strategy, boundary by boundary.
+    Simulate(SimulateArgs),
+    /// Combine the report folders of a sharded run into the report of the whole run.
+    Merge(MergeArgs),
+    /// Check a run against a stored baseline: exit 1 when the reference breaks its contract or a metric moved.
+    Check(CheckArgs),
+    /// Print the differences of two runs' tracked metrics as a Markdown table.
+    Compare(CompareArgs),
+}
+
+/// Flags of `budgetlab simulate`.
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// A scenario file, or the name of a shipped scenario.
+    #[arg(long, value_name = "FILE|NAME")]
+    pub scenario: String,
+    /// Runtime mode (interactive, headless, acp, agent, speculative; default: the scenario's).
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// The strategy at every finalization boundary.
+    #[arg(long, default_value = "reference")]
+    pub strategy: String,
+    /// Run the mode's legacy form (before the shared finalizer).
+    #[arg(long)]
+    pub legacy: bool,
+    /// Number of turns.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub batches: u64,
+    /// Override the scenario's seed.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Budget in UTF-16 units (default: the scenario's first budget).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<u64>,
+    /// Leave out the chat send guard.
+    #[arg(long)]
+    pub no_send_guard: bool,
+    /// One JSON object per turn and line instead of tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags of `budgetlab run`.
@@ -77,6 +117,50 @@ pub struct RunArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// Flags of `budgetlab merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' report folders (written by `budgetlab run --shard I/N`), in any order.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The report folder of the merged run.
+    #[arg(long, default_value = "reports/latest", value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// Flags of `budgetlab check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The baseline: a results.json, or a report folder holding one.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: PathBuf,
+    /// The run to check: a report folder, or its results.json.
+    #[arg(long, default_value = "reports/latest", value_name = "DIR")]
+    pub current: PathBuf,
+    /// Tolerances, METRIC=VALUE[,METRIC=VALUE...] (repeatable). Metrics: compliance, retention, needles
+    /// (default ±0.005 absolute), writes (±5%), cost (±200%). VALUE: X in the metric's kind (absolute for shares,
+    /// relative for writes and cost), X% (relative), abs:X, rel:X, or off.
+    #[arg(long = "tolerance", value_name = "SPEC")]
+    pub tolerances: Vec<String>,
+    /// Also write the checks as JUnit XML to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// Flags of `budgetlab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Run A: a report folder, or its results.json.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// Run B: a report folder, or its results.json.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// Compare the median cost too (it differs between any two runs).
+    #[arg(long)]
+    pub cost: bool,
 }
 
 /// Flags of `budgetlab generate`.

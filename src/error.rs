@@ -48,6 +48,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A results file or report folder is readable but cannot be used as asked: shards of different runs, a
+    /// missing or duplicate per-batch record, a shard checked against a whole run.
+    #[error("{source_name}: {message}")]
+    Report {
+        /// The file or folder: a path.
+        source_name: String,
+        /// What is wrong, and what to do instead when there is something to do.
+        message: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -77,6 +86,14 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// Builds an [`Error::Report`] about `source_name`.
+    pub fn report(source_name: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Report {
+            source_name: source_name.into(),
+            message: message.into(),
         }
     }
 

@@ -16,9 +16,12 @@
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
 //!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
 //!   `budgetlab generate` runs.
-//! - [`run`] runs scenarios through strategies into results; [`report`] writes the report folder (results,
-//!   CSV, summary, the [`report::chart`]s and `index.html`); [`sweep`] runs one scenario over many budgets,
-//!   context windows or head shares for the curves that pick a setting.
+//! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
+//!   [`run::RunResults`], [`run::merge`] recombines the shards of a run, and [`gate`] checks a run against a
+//!   stored baseline (the nightly CI gate) or compares two runs.
+//! - [`report`] writes the report folder (results, CSV, summary, the [`report::chart`]s and `index.html`);
+//!   [`sweep`] runs one scenario over many budgets, context windows or head shares for the curves that pick a
+//!   setting.
 //!
 //! ```
 //! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};
@@ -40,6 +43,7 @@ pub mod atomic;
 pub mod budget;
 pub mod error;
 pub mod finalize;
+pub mod gate;
 pub mod generate;
 pub mod job;
 pub mod metrics;

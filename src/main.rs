@@ -11,8 +11,8 @@ use clap::Parser;
 
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
 use cli::{
-    BackendArg, Cli, Command, FinalizeArgs, GenerateArgs, ReportArgs, RunArgs, ScenariosArgs,
-    SweepArgs,
+    BackendArg, CheckArgs, Cli, Command, CompareArgs, FinalizeArgs, GenerateArgs, MergeArgs,
+    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
 };
 
 fn main() -> ExitCode {
@@ -32,13 +32,30 @@ fn main() -> ExitCode {
         }
     };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(status) => status,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("budgetlab: {e:#}");
+            eprintln!("budgetlab: {}", message(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, like `{:#}`, without repeating a cause that the message before it
+/// already ends with (the library's I/O errors name their path and then their cause).
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 /// clap's multi-line usage error as one line: the message lines before the usage block, joined.
@@ -64,8 +81,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Check(args) => return check(args),
         Command::Finalize(args) => finalize(args),
         Command::Strategies => {
             let mut out = Vec::new();
@@ -84,7 +102,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => run_scenarios(args),
         Command::Report(args) => report(args),
         Command::Sweep(args) => sweep(args),
-    }
+        Command::Simulate(args) => simulate(args),
+        Command::Merge(args) => merge(args),
+        Command::Compare(args) => compare(args),
+    }?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn generate(args: GenerateArgs) -> anyhow::Result<()> {
@@ -285,5 +307,100 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         results.points.len(),
         args.out.display()
     );
+    Ok(())
+}
+
+fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
+    let mut scenario = budgetlab::Scenario::resolve(&args.scenario)?;
+    if let Some(seed) = args.seed {
+        scenario.seed = budgetlab::Seed(seed);
+    }
+    let strategy: StrategyName = args.strategy.parse()?;
+    let mut job = budgetlab::simulate::SimulateJob::new(scenario, strategy, args.batches);
+    if let Some(mode) = &args.mode {
+        job.config.mode = mode.parse()?;
+    }
+    job.config.legacy |= args.legacy;
+    job.config.send_guard = !args.no_send_guard;
+    if let Some(units) = args.budget {
+        if units == 0 {
+            return Err(budgetlab::Error::invalid("--budget", "0", "must be positive").into());
+        }
+        job.budget = budgetlab::scenario::ScenarioBudget {
+            label: format!("abs-{units}"),
+            units,
+            window_tokens: None,
+        };
+    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for turn in job.turns() {
+        if args.json {
+            serde_json::to_writer(&mut out, &turn)?;
+            out.write_all(b"\n")?;
+        } else {
+            writeln!(out, "{}", turn.table())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    let shards = args
+        .dirs
+        .iter()
+        .map(|dir| budgetlab::run::ShardReport::load(dir))
+        .collect::<budgetlab::Result<Vec<_>>>()?;
+    let list = budgetlab::run::shard_list(&shards);
+    let output = budgetlab::run::merge(shards)?;
+    budgetlab::report::write_report(&args.out, &output)?;
+    eprintln!(
+        "budgetlab: merged shards {list} ({} rows) into {}",
+        output.results.rows.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// `budgetlab check`: exit 0 when the gate passes, 1 when it fails; the JUnit file is written before the verdict
+/// is printed, so bad output paths fail before anything is shown.
+fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    use budgetlab::gate::{CheckJob, JUnitXml, Tolerances, VerdictExporter, VerdictMarkdown};
+    let job = CheckJob {
+        baseline: args.baseline,
+        current: args.current,
+        tolerances: Tolerances::from_specs(&args.tolerances)?,
+    };
+    let verdict = job.run()?;
+    if let Some(path) = &args.junit {
+        write_file(path, &JUnitXml.serialize(&verdict)).context("--junit")?;
+    }
+    emit(&VerdictMarkdown.serialize(&verdict))?;
+    Ok(if verdict.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn compare(args: CompareArgs) -> anyhow::Result<()> {
+    let job = budgetlab::gate::CompareJob {
+        a: args.a,
+        b: args.b,
+        cost: args.cost,
+    };
+    let comparison = job.run()?;
+    emit(budgetlab::gate::compare::render(&comparison).as_bytes())
+}
+
+/// Writes a whole file atomically, creating its folder when needed.
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| budgetlab::Error::io(parent, e))?;
+    }
+    let mut file = budgetlab::atomic::AtomicFile::create(path)?;
+    file.write_all(bytes)
+        .map_err(|e| budgetlab::Error::io(path, e))?;
+    file.commit()?;
     Ok(())
 }

@@ -492,8 +492,20 @@ impl Scenario {
         if self.budgets.configured == 0 {
             return err("budgets", "configured", "must be positive".into());
         }
-        if let Err(e) = self.strategy.validate() {
-            return err("strategy", "", e.to_string());
+        match self.strategy.validate() {
+            Ok(()) => {}
+            Err(Error::InvalidValue {
+                what,
+                value,
+                reason,
+            }) => {
+                let (table, key) = match what.rsplit_once('.') {
+                    Some((table, key)) => (format!("strategy.{table}"), key.to_string()),
+                    None => ("strategy".to_string(), what),
+                };
+                return err(&table, &key, format!("{reason}, got {value}"));
+            }
+            Err(other) => return err("strategy", "", other.to_string()),
         }
         Ok(())
     }
@@ -672,6 +684,10 @@ mod tests {
 
         let (line, field, _) = parse_err(&MINIMAL.replace("batches = 3", "batches = 0"));
         assert_eq!((line, field.as_str()), (4, "batches"));
+
+        let (line, field, msg) = parse_err(&format!("{MINIMAL}[strategy.weights]\nerror = 0\n"));
+        assert_eq!((line, field.as_str()), (6, "strategy.weights.error"));
+        assert!(msg.contains("at least 1"), "{msg}");
     }
 
     #[test]

@@ -164,3 +164,58 @@ fn shipped_example_finalizes() {
     assert_eq!(got["entries"].as_array().unwrap().len(), 4);
     assert!(!got["persisted"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn simulate_prints_one_json_object_per_turn() {
+    let out = budgetlab()
+        .args([
+            "simulate",
+            "--scenario",
+            "shell-heavy",
+            "--mode",
+            "headless",
+            "--legacy",
+        ])
+        .args(["--strategy", "legacy-layers", "--batches", "4", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for (i, turn) in lines.iter().enumerate() {
+        assert_eq!(turn["batch"], i);
+        assert_eq!(turn["mode"], "headless");
+        assert_eq!(turn["legacy"], true);
+        assert_eq!(turn["strategy"], "legacy-layers");
+        let boundaries = turn["boundaries"].as_array().unwrap();
+        assert_eq!(boundaries[0]["name"], "producers");
+        assert_eq!(boundaries.last().unwrap()["name"], "model-request");
+        let last = boundaries.last().unwrap()["total"].as_u64().unwrap();
+        assert_eq!(
+            turn["withinBudget"],
+            last <= turn["budget"].as_u64().unwrap()
+        );
+    }
+}
+
+#[test]
+fn simulate_rejects_an_unknown_mode() {
+    expect_bad_input(
+        &["simulate", "--scenario", "shell-heavy", "--mode", "batch"],
+        "",
+        "invalid mode \"batch\"",
+    );
+    expect_bad_input(
+        &["simulate", "--scenario", "nope"],
+        "",
+        "not a shipped scenario",
+    );
+}

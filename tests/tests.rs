@@ -2,9 +2,11 @@
 
 mod behaviours;
 mod cli;
+mod gate;
 mod generate;
 mod properties;
 mod report;
+mod simulation;
 mod strategies;
 mod support;
 mod vectors;

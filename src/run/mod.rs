@@ -5,9 +5,11 @@
 //! order before anything is summed, so a run gives the same results on any number of threads and in any
 //! sharding. Only the `cost` figures (wall-clock time per simulated turn) differ between runs.
 
+mod merge;
 mod plan;
 mod results;
 
+pub use merge::{merge, parse_records, shard_list, ShardReport};
 pub use plan::{PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES};
 pub use results::{BatchRecord, RunInputs, RunResults, ShardInfo, WorkloadInfo, SCHEMA_VERSION};
 

@@ -9,15 +9,17 @@
 //! speculative aggregate without finalizing again. Legacy runs have no send guard.
 
 mod hook;
+mod job;
 mod mode;
 
 pub use hook::HookConfig;
+pub use job::{BoundaryTotal, SimulateJob, TurnSummary};
 pub use mode::{Mode, Origin};
 
 use serde::{Deserialize, Serialize};
 
 use crate::budget::BudgetContext;
-use crate::finalize::{budgeted_total, Finalizer, PersistAttempt, SendGuard, SlotScope};
+use crate::finalize::{budgeted_total, Finalizer, Outcome, PersistAttempt, SendGuard, SlotScope};
 use crate::model::{Batch, Entry};
 use crate::persist::ArtifactStore;
 
@@ -129,16 +131,30 @@ impl Stage {
 }
 
 /// Carries a turn's state from boundary to boundary.
-struct Run<'a> {
+struct Run<'a, 'o> {
     finalizer: &'a dyn Finalizer,
     ctx: &'a BudgetContext,
     store: &'a mut dyn ArtifactStore,
     config: &'a SimConfig,
     boundaries: Vec<BoundaryRecord>,
     writes: Vec<TurnWrite>,
+    observer: Option<&'o mut dyn FnMut(&Finalization<'_>)>,
 }
 
-impl Run<'_> {
+/// One finalization along a turn, as an observer of [`simulate_turn_observed`] sees it.
+#[derive(Debug)]
+pub struct Finalization<'a> {
+    /// The boundary's name.
+    pub boundary: &'static str,
+    /// Whether the finalizer was the send guard rather than the simulated strategy.
+    pub send_guard: bool,
+    /// The batch the finalizer was given.
+    pub input: &'a [Entry],
+    /// What it returned.
+    pub outcome: &'a Outcome,
+}
+
+impl Run<'_, '_> {
     fn mark(&mut self, name: &'static str, batch: &[Entry]) {
         self.boundaries.push(BoundaryRecord {
             name,
@@ -153,7 +169,16 @@ impl Run<'_> {
         name: &'static str,
         stage: Stage,
     ) -> Stage {
+        let input = self.observer.is_some().then(|| stage.batch.clone());
         let outcome = finalizer.finalize(stage.batch, self.ctx, self.store);
+        if let (Some(observe), Some(input)) = (self.observer.as_mut(), input) {
+            observe(&Finalization {
+                boundary: name,
+                send_guard: name == "send-guard",
+                input: &input,
+                outcome: &outcome,
+            });
+        }
         self.writes
             .extend(outcome.persisted.into_iter().map(|attempt| TurnWrite {
                 ordinal: stage.ordinals[attempt.entry],
@@ -204,6 +229,19 @@ pub fn simulate_turn(
     store: &mut dyn ArtifactStore,
     config: &SimConfig,
 ) -> TurnRecord {
+    simulate_turn_observed(turn, finalizer, ctx, store, config, None)
+}
+
+/// [`simulate_turn`], calling `observer` after every finalization with what went in and what came out (each
+/// finalization's input is copied for it, so this is for tests and diagnostics, not for timed runs).
+pub fn simulate_turn_observed(
+    turn: Batch,
+    finalizer: &dyn Finalizer,
+    ctx: &BudgetContext,
+    store: &mut dyn ArtifactStore,
+    config: &SimConfig,
+    observer: Option<&mut dyn FnMut(&Finalization<'_>)>,
+) -> TurnRecord {
     let origins = Origin::of_turn(&turn);
     let display = turn.clone();
     let mut run = Run {
@@ -213,6 +251,7 @@ pub fn simulate_turn(
         config,
         boundaries: Vec::new(),
         writes: Vec::new(),
+        observer,
     };
     run.mark("producers", &turn);
     let (mut executed, mut others) = (Stage::default(), Stage::default());

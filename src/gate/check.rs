@@ -1,0 +1,419 @@
+//! The checks of `budgetlab check`: what the reference finalizer must always do, and how far each tracked
+//! metric may move from the baseline. Pure: two [`RunResults`] in, a [`Verdict`] out.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::tolerance::{Metric, Tolerance, Tolerances};
+use crate::error::{Error, Result};
+use crate::finalize::StrategyName;
+use crate::metrics::Aggregate;
+use crate::run::RunResults;
+
+/// What a check tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    /// A scenario's inputs (digest, seed, batches, mode, budgets) are the baseline's.
+    Inputs,
+    /// The row is in both runs.
+    Present,
+    /// The reference finalizer keeps every batch within budget.
+    WithinBudget,
+    /// The reference finalizer has no integrity issue.
+    Integrity,
+    /// A tracked metric stays within its tolerance of the baseline.
+    Metric(Metric),
+}
+
+impl CheckKind {
+    /// The check's name in reports and JUnit test cases.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Inputs => "inputs",
+            CheckKind::Present => "present",
+            CheckKind::WithinBudget => "within-budget",
+            CheckKind::Integrity => "integrity",
+            CheckKind::Metric(m) => m.name(),
+        }
+    }
+}
+
+/// One check of one row (or, for [`CheckKind::Inputs`], of one scenario).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckCase {
+    /// The scenario.
+    pub scenario: String,
+    /// The budget label; `None` for a scenario-wide check.
+    pub budget_label: Option<String>,
+    /// The strategy; `None` for a scenario-wide check.
+    pub strategy: Option<String>,
+    /// What is checked.
+    pub kind: CheckKind,
+    /// Why it failed; `None` when it passed.
+    pub failure: Option<String>,
+}
+
+impl CheckCase {
+    /// Whether the check passed.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// The outcome of `budgetlab check`: every check made, and what was compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Where the baseline came from.
+    pub baseline: String,
+    /// Where the current run came from.
+    pub current: String,
+    /// The tolerances used.
+    pub tolerances: Tolerances,
+    /// Rows in both runs.
+    pub matched_rows: usize,
+    /// Rows only in the baseline.
+    pub baseline_only: usize,
+    /// Rows only in the current run.
+    pub current_only: usize,
+    /// Every check, scenario checks first, then row by row in the current run's order, then the rows only the
+    /// baseline has.
+    pub cases: Vec<CheckCase>,
+}
+
+impl Verdict {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        self.cases.iter().all(CheckCase::passed)
+    }
+
+    /// The failed checks, in order.
+    pub fn failures(&self) -> impl Iterator<Item = &CheckCase> {
+        self.cases.iter().filter(|c| !c.passed())
+    }
+}
+
+/// Refuses to compare runs that are different parts of a run: a shard is checked only against the same shard.
+pub fn comparable(baseline: &RunResults, current: &RunResults, current_name: &str) -> Result<()> {
+    if baseline.inputs.shard == current.inputs.shard {
+        return Ok(());
+    }
+    let describe = |r: &RunResults| match r.inputs.shard {
+        Some(s) => format!("shard {}/{}", s.index, s.count),
+        None => "a whole run".to_string(),
+    };
+    Err(Error::report(
+        current_name,
+        format!(
+            "is {} but the baseline is {}; merge the shards first (budgetlab merge)",
+            describe(current),
+            describe(baseline)
+        ),
+    ))
+}
+
+type RowId<'a> = (&'a str, &'a str, &'a str);
+
+fn id(row: &Aggregate) -> RowId<'_> {
+    (&row.scenario, &row.budget_label, &row.strategy)
+}
+
+/// Checks `current` against `baseline` with `tolerances`. `baseline_name` and `current_name` say where they came
+/// from, for the report.
+pub fn check(
+    baseline: &RunResults,
+    current: &RunResults,
+    tolerances: &Tolerances,
+    baseline_name: &str,
+    current_name: &str,
+) -> Verdict {
+    let reference = StrategyName::Reference.as_str();
+    let mut cases = Vec::new();
+    let case = |row: &Aggregate, kind: CheckKind, failure: Option<String>| CheckCase {
+        scenario: row.scenario.clone(),
+        budget_label: Some(row.budget_label.clone()),
+        strategy: Some(row.strategy.clone()),
+        kind,
+        failure,
+    };
+
+    // Scenarios whose inputs differ: their metrics are not comparable, so only the inputs check fails for them.
+    let mut other_inputs: BTreeSet<&str> = BTreeSet::new();
+    for info in &current.inputs.scenarios {
+        if let Some(base) = baseline
+            .inputs
+            .scenarios
+            .iter()
+            .find(|b| b.name == info.name)
+        {
+            let differences = base.differences(info);
+            if !differences.is_empty() {
+                other_inputs.insert(&info.name);
+            }
+            cases.push(CheckCase {
+                scenario: info.name.clone(),
+                budget_label: None,
+                strategy: None,
+                kind: CheckKind::Inputs,
+                failure: (!differences.is_empty()).then(|| {
+                    format!(
+                        "the scenario's inputs differ from the baseline's ({}, baseline vs current), so its \
+                         metrics are not compared: run it as the baseline was run, or refresh the baseline",
+                        differences.join(", ")
+                    )
+                }),
+            });
+        }
+    }
+
+    let base_rows: BTreeMap<RowId, &Aggregate> = baseline.rows.iter().map(|r| (id(r), r)).collect();
+    let current_ids: BTreeMap<RowId, ()> = current.rows.iter().map(|r| (id(r), ())).collect();
+    let mut matched = 0;
+    for row in &current.rows {
+        if row.strategy == reference {
+            let c = &row.compliance;
+            cases.push(case(
+                row,
+                CheckKind::WithinBudget,
+                (c.rate < 1.0).then(|| {
+                    format!(
+                        "the reference is over budget in {} of {} batches ({} within budget; max overshoot {} \
+                         units)",
+                        c.violations,
+                        row.batches,
+                        Metric::Compliance.format(c.rate),
+                        c.max_overshoot
+                    )
+                }),
+            ));
+            cases.push(case(row, CheckKind::Integrity, integrity_failure(row)));
+        }
+        let Some(base) = base_rows.get(&id(row)) else {
+            cases.push(case(
+                row,
+                CheckKind::Present,
+                Some("the row is not in the baseline: refresh the baseline".into()),
+            ));
+            continue;
+        };
+        matched += 1;
+        if other_inputs.contains(row.scenario.as_str()) {
+            continue;
+        }
+        for metric in Metric::ALL {
+            let tolerance = tolerances.get(metric);
+            if tolerance == Tolerance::Off {
+                continue;
+            }
+            let (from, to) = (metric.value(base), metric.value(row));
+            let failure = (!tolerance.allows(from, to)).then(|| {
+                format!(
+                    "{} moved from {} to {}: {}, more than the {} allowed",
+                    metric.field(),
+                    metric.format(from),
+                    metric.format(to),
+                    metric.format_change(from, to),
+                    tolerance.allowance(metric)
+                )
+            });
+            cases.push(case(row, CheckKind::Metric(metric), failure));
+        }
+    }
+    let mut baseline_only = 0;
+    for row in baseline
+        .rows
+        .iter()
+        .filter(|r| !current_ids.contains_key(&id(r)))
+    {
+        baseline_only += 1;
+        cases.push(case(
+            row,
+            CheckKind::Present,
+            Some("the row is missing from the current run".into()),
+        ));
+    }
+    Verdict {
+        baseline: baseline_name.into(),
+        current: current_name.into(),
+        tolerances: tolerances.clone(),
+        matched_rows: matched,
+        baseline_only,
+        current_only: current.rows.len() - matched,
+        cases,
+    }
+}
+
+/// The non-zero integrity counts of a row, if any.
+fn integrity_failure(row: &Aggregate) -> Option<String> {
+    let i = &row.integrity;
+    let counts = [
+        ("broken surrogates", i.broken_surrogates),
+        ("reordered", i.reordered),
+        ("dropped", i.dropped),
+        ("media changed", i.media_changed),
+        ("reminders changed", i.reminders_changed),
+        ("non-budgeted changed", i.non_budgeted_changed),
+        ("records differ", i.records_differ),
+    ];
+    let found: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(what, n)| format!("{what} {n}"))
+        .collect();
+    (!found.is_empty()).then(|| format!("the reference has integrity issues: {}", found.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{PlanRequest, ShardInfo};
+
+    fn tiny_run() -> RunResults {
+        PlanRequest {
+            scenarios: vec!["surrogate-storm".into()],
+            strategies: vec!["reference".into(), "greedy".into()],
+            batches: Some(3),
+            ..PlanRequest::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {})
+        .results
+    }
+
+    fn verdict(baseline: &RunResults, current: &RunResults) -> Verdict {
+        check(baseline, current, &Tolerances::default(), "base", "cur")
+    }
+
+    fn failures(v: &Verdict) -> Vec<(String, &'static str, String)> {
+        v.failures()
+            .map(|c| {
+                (
+                    c.strategy.clone().unwrap_or_default(),
+                    c.kind.name(),
+                    c.failure.clone().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_passes_against_itself() {
+        let run = tiny_run();
+        let v = verdict(&run, &run);
+        assert!(v.passed(), "{:?}", failures(&v));
+        let rows = run.rows.len();
+        let reference_rows = run
+            .rows
+            .iter()
+            .filter(|r| r.strategy == "reference")
+            .count();
+        assert_eq!(v.matched_rows, rows);
+        // One inputs check, the reference's two absolute checks, and every metric of every row.
+        assert_eq!(v.cases.len(), 1 + 2 * reference_rows + 5 * rows);
+    }
+
+    #[test]
+    fn the_reference_must_fit_and_keep_integrity_even_without_a_baseline_row() {
+        let base = tiny_run();
+        let mut cur = base.clone();
+        let r = cur
+            .rows
+            .iter_mut()
+            .find(|r| r.strategy == "reference")
+            .unwrap();
+        r.compliance.rate = 2.0 / 3.0;
+        r.compliance.violations = 1;
+        r.compliance.max_overshoot = 17;
+        r.integrity.broken_surrogates = 2;
+        r.integrity.records_differ = 1;
+        r.budget_label = "abs-1".into();
+        let v = verdict(&base, &cur);
+        let f = failures(&v);
+        assert_eq!(f[0].1, "within-budget");
+        assert!(
+            f[0].2.contains(
+                "over budget in 1 of 3 batches (66.67% within budget; max overshoot 17 units)"
+            ),
+            "{f:?}"
+        );
+        assert_eq!(
+            f[1].2,
+            "the reference has integrity issues: broken surrogates 2, records differ 1"
+        );
+        assert_eq!(f[2].1, "present");
+        assert!(f[2].2.contains("not in the baseline"));
+        assert_eq!(
+            f.last().unwrap().2,
+            "the row is missing from the current run"
+        );
+        assert_eq!((v.baseline_only, v.current_only), (1, 1));
+    }
+
+    #[test]
+    fn metrics_fail_past_their_tolerance_either_way() {
+        let base = tiny_run();
+        let mut cur = base.clone();
+        let g = cur
+            .rows
+            .iter_mut()
+            .find(|r| r.strategy == "greedy")
+            .unwrap();
+        g.retention.mean = base.rows[1].retention.mean + 0.004; // within ±0.005
+        g.needles.survival = base.rows[1].needles.survival - 0.02;
+        g.persistence.writes = base.rows[1].persistence.writes + 100;
+        g.cost.median_ns = base.rows[1].cost.median_ns * 10 + 1;
+        let v = verdict(&base, &cur);
+        let kinds: Vec<_> = failures(&v).into_iter().map(|f| f.1).collect();
+        assert_eq!(kinds, ["needles", "writes", "cost"]);
+        let needles = failures(&v)[0].2.clone();
+        assert!(
+            needles.starts_with("needles.survival moved from"),
+            "{needles}"
+        );
+        assert!(
+            needles.ends_with(": -2.00 pp, more than the ±0.5 pp allowed"),
+            "{needles}"
+        );
+
+        let loose = Tolerances::from_specs(&["needles=0.05,writes=off,cost=off"]).unwrap();
+        assert!(check(&base, &cur, &loose, "b", "c").passed());
+    }
+
+    #[test]
+    fn other_inputs_fail_the_inputs_check() {
+        let base = tiny_run();
+        let mut cur = base.clone();
+        cur.inputs.scenarios[0].batches = 60;
+        cur.inputs.scenarios[0].digest = "0123456789abcdef".into();
+        let v = verdict(&base, &cur);
+        let f = failures(&v);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].1, "inputs");
+        assert!(
+            f[0].2.contains("so its metrics are not compared"),
+            "{}",
+            f[0].2
+        );
+        // The reference's own checks remain; the metrics of the scenario's rows are not compared.
+        let reference_rows = cur
+            .rows
+            .iter()
+            .filter(|r| r.strategy == "reference")
+            .count();
+        assert_eq!(v.cases.len(), 1 + 2 * reference_rows);
+        assert!(f[0].2.contains("digest"), "{}", f[0].2);
+        assert!(f[0].2.contains("batches 3 vs 60"), "{}", f[0].2);
+    }
+
+    #[test]
+    fn a_shard_is_not_checked_against_a_whole_run() {
+        let base = tiny_run();
+        let mut cur = base.clone();
+        assert!(comparable(&base, &cur, "cur").is_ok());
+        cur.inputs.shard = Some(ShardInfo { index: 1, count: 3 });
+        let err = comparable(&base, &cur, "cur").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "cur: is shard 1/3 but the baseline is a whole run; merge the shards first (budgetlab merge)"
+        );
+    }
+}

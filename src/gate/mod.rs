@@ -1,0 +1,92 @@
+//! Comparing runs: the nightly CI gate (`budgetlab check`), which holds a run to the reference finalizer's
+//! contract and to a stored baseline, and the difference table of two runs (`budgetlab compare`).
+//!
+//! Everything here is pure but [`load_results`] and the two jobs that read their inputs with it: [`check()`] and
+//! [`compare()`] turn results into a [`Verdict`] or a [`Comparison`], and the serializers ([`VerdictMarkdown`],
+//! [`JUnitXml`], [`compare::render`]) turn those into bytes; the binary owns stdout and the files.
+
+pub mod check;
+pub mod compare;
+pub mod junit;
+pub mod markdown;
+pub mod tolerance;
+
+pub use check::{check, comparable, CheckCase, CheckKind, Verdict};
+pub use compare::{compare, Comparison, MetricChange, RowChange};
+pub use junit::JUnitXml;
+pub use markdown::VerdictMarkdown;
+pub use tolerance::{Metric, Tolerance, Tolerances, Unit};
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+use crate::run::RunResults;
+
+/// One output format of a verdict: pure, no I/O.
+pub trait VerdictExporter {
+    /// The verdict's bytes in this format.
+    fn serialize(&self, verdict: &Verdict) -> Vec<u8>;
+}
+
+/// Reads the results of a run: a `results.json` file, or a report folder holding one. Returns them with the
+/// path they were read from.
+pub fn load_results(path: &Path) -> Result<(RunResults, String)> {
+    let file: PathBuf = if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    };
+    let results = RunResults::load(&file)?;
+    Ok((results, file.display().to_string()))
+}
+
+/// What `budgetlab check` runs.
+#[derive(Debug, Clone)]
+pub struct CheckJob {
+    /// The baseline: a `results.json` or a report folder.
+    pub baseline: PathBuf,
+    /// The run checked: a report folder or its `results.json`.
+    pub current: PathBuf,
+    /// The tolerances.
+    pub tolerances: Tolerances,
+}
+
+impl CheckJob {
+    /// Reads both runs and checks the current one against the baseline.
+    pub fn run(&self) -> Result<Verdict> {
+        let (baseline, baseline_name) = load_results(&self.baseline)?;
+        let (current, current_name) = load_results(&self.current)?;
+        comparable(&baseline, &current, &current_name)?;
+        Ok(check(
+            &baseline,
+            &current,
+            &self.tolerances,
+            &baseline_name,
+            &current_name,
+        ))
+    }
+}
+
+/// What `budgetlab compare` runs.
+#[derive(Debug, Clone)]
+pub struct CompareJob {
+    /// Run A: a report folder or its `results.json`.
+    pub a: PathBuf,
+    /// Run B.
+    pub b: PathBuf,
+    /// Whether to compare the cost too (it differs between any two runs).
+    pub cost: bool,
+}
+
+impl CompareJob {
+    /// Reads both runs and compares them.
+    pub fn run(&self) -> Result<Comparison> {
+        let (a, a_name) = load_results(&self.a)?;
+        let (b, b_name) = load_results(&self.b)?;
+        let metrics: Vec<Metric> = Metric::ALL
+            .into_iter()
+            .filter(|m| self.cost || m.deterministic())
+            .collect();
+        Ok(compare(&a, &b, &metrics, &a_name, &b_name))
+    }
+}

@@ -1,0 +1,399 @@
+//! The metrics the gate tracks between a baseline and a current run, and how far each may move: the
+//! `--tolerance` syntax and its defaults.
+//!
+//! A tolerance spec is a comma-separated list of `METRIC=VALUE` items; `--tolerance` may be repeated and a later
+//! item wins. `METRIC` is a short name (`compliance`, `retention`, `needles`, `writes`, `cost`) or the results
+//! field it stands for (`retention.mean`, ...). `VALUE` is one of:
+//! - a number `X`: the metric's own kind of tolerance: absolute for shares (`retention=0.01` allows ±0.01, one
+//!   percentage point), relative for counts and times (`writes=0.05` allows ±5% of the baseline, `cost=3` ±300%);
+//! - `X%`: relative, X percent of the baseline value (`writes=10%`);
+//! - `abs:X` or `rel:X`: absolute or relative (a factor) whatever the metric (`writes=abs:3`);
+//! - `off`: the metric is not compared.
+//!
+//! A change passes when it is at most the tolerance, in either direction; a relative tolerance of a baseline of
+//! 0 allows no change.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::metrics::Aggregate;
+use crate::report::export::duration;
+
+/// A metric of a results row that the gate compares with the baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Metric {
+    /// `compliance.rate`: the share of batches within budget.
+    Compliance,
+    /// `retention.mean`: the mean kept share per field.
+    Retention,
+    /// `needles.survival`: the share of planted needles still visible.
+    Needles,
+    /// `persistence.writes`: successful artifact writes.
+    Writes,
+    /// `cost.medianNs`: median time per batch (the only figure that is not deterministic).
+    Cost,
+}
+
+/// What a metric's values are, for reading and for its default kind of tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A share between 0 and 1.
+    Share,
+    /// A count.
+    Count,
+    /// Nanoseconds.
+    Nanos,
+}
+
+impl Metric {
+    /// Every tracked metric, in report order.
+    pub const ALL: [Metric; 5] = [
+        Metric::Compliance,
+        Metric::Retention,
+        Metric::Needles,
+        Metric::Writes,
+        Metric::Cost,
+    ];
+
+    /// The short name used in tolerance specs and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Compliance => "compliance",
+            Metric::Retention => "retention",
+            Metric::Needles => "needles",
+            Metric::Writes => "writes",
+            Metric::Cost => "cost",
+        }
+    }
+
+    /// The field of `results.json` rows it reads.
+    pub fn field(self) -> &'static str {
+        match self {
+            Metric::Compliance => "compliance.rate",
+            Metric::Retention => "retention.mean",
+            Metric::Needles => "needles.survival",
+            Metric::Writes => "persistence.writes",
+            Metric::Cost => "cost.medianNs",
+        }
+    }
+
+    /// What its values are.
+    pub fn unit(self) -> Unit {
+        match self {
+            Metric::Compliance | Metric::Retention | Metric::Needles => Unit::Share,
+            Metric::Writes => Unit::Count,
+            Metric::Cost => Unit::Nanos,
+        }
+    }
+
+    /// Whether two runs of the same inputs give the same value (all but the cost).
+    pub fn deterministic(self) -> bool {
+        self != Metric::Cost
+    }
+
+    /// Its value in `row`.
+    pub fn value(self, row: &Aggregate) -> f64 {
+        match self {
+            Metric::Compliance => row.compliance.rate,
+            Metric::Retention => row.retention.mean,
+            Metric::Needles => row.needles.survival,
+            Metric::Writes => row.persistence.writes as f64,
+            Metric::Cost => row.cost.median_ns as f64,
+        }
+    }
+
+    /// The tolerance used when none is given: ±0.005 for shares, ±5% for writes, ±200% for cost (machines are
+    /// noisy: only a slowdown of more than three times fails).
+    pub fn default_tolerance(self) -> Tolerance {
+        match self.unit() {
+            Unit::Share => Tolerance::Absolute(0.005),
+            Unit::Count => Tolerance::Relative(0.05),
+            Unit::Nanos => Tolerance::Relative(2.0),
+        }
+    }
+
+    /// A value as a reader wants it: shares as percentages with two decimals, counts whole, times in a unit.
+    pub fn format(self, value: f64) -> String {
+        match self.unit() {
+            Unit::Share => format!("{:.2}%", value * 100.0),
+            Unit::Count => format!("{value:.0}"),
+            Unit::Nanos => duration(value.max(0.0) as u64),
+        }
+    }
+
+    /// The change from `from` to `to`: percentage points for shares, the difference and its relative size for
+    /// counts, the relative size for times.
+    pub fn format_change(self, from: f64, to: f64) -> String {
+        let relative = || {
+            if from == 0.0 {
+                String::new()
+            } else {
+                format!("{:+.1}%", (to - from) / from * 100.0)
+            }
+        };
+        match self.unit() {
+            Unit::Share => format!("{:+.2} pp", (to - from) * 100.0),
+            Unit::Count => {
+                let rel = relative();
+                if rel.is_empty() {
+                    format!("{:+.0}", to - from)
+                } else {
+                    format!("{:+.0} ({rel})", to - from)
+                }
+            }
+            Unit::Nanos => {
+                let rel = relative();
+                if rel.is_empty() {
+                    format!("+{}", duration((to - from).max(0.0) as u64))
+                } else {
+                    rel
+                }
+            }
+        }
+    }
+
+    fn parse(name: &str) -> Option<Metric> {
+        Metric::ALL
+            .into_iter()
+            .find(|m| m.name() == name || m.field() == name)
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How far a metric may move from the baseline.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tolerance {
+    /// At most this much either way, in the metric's own unit (0.01 of a share is one percentage point).
+    Absolute(f64),
+    /// At most this factor of the baseline value either way (0.05 is 5%).
+    Relative(f64),
+    /// Not compared.
+    Off,
+}
+
+/// Slack for the floating-point error of a difference, so that a change of exactly the tolerance passes.
+const EPSILON: f64 = 1e-9;
+
+impl Tolerance {
+    /// Whether moving from `baseline` to `current` stays within the tolerance.
+    pub fn allows(self, baseline: f64, current: f64) -> bool {
+        let change = (current - baseline).abs();
+        match self {
+            Tolerance::Absolute(limit) => change <= limit + EPSILON,
+            Tolerance::Relative(factor) => change <= factor * baseline.abs() * (1.0 + EPSILON),
+            Tolerance::Off => true,
+        }
+    }
+
+    /// The tolerance in the unit of `metric`'s changes, for messages: `±0.5 pp`, `±3`, `±5%`, `off`.
+    pub fn allowance(self, metric: Metric) -> String {
+        match self {
+            Tolerance::Absolute(x) if metric.unit() == Unit::Share => {
+                format!("±{} pp", trim(x * 100.0))
+            }
+            other => other.describe(metric),
+        }
+    }
+
+    /// The tolerance as given and, for shares, in percentage points: `±0.005 (0.5 pp)`, `±5%`, `off`.
+    pub fn describe(self, metric: Metric) -> String {
+        match self {
+            Tolerance::Absolute(x) if metric.unit() == Unit::Share => {
+                format!("±{x} ({} pp)", trim(x * 100.0))
+            }
+            Tolerance::Absolute(x) => format!("±{x}"),
+            Tolerance::Relative(x) => format!("±{}%", trim(x * 100.0)),
+            Tolerance::Off => "off".into(),
+        }
+    }
+}
+
+/// A number without the noise of binary fractions: `0.5`, `200`, `0.25`.
+fn trim(x: f64) -> String {
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The tolerance of every tracked metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tolerances {
+    by_metric: [Tolerance; 5],
+}
+
+impl Default for Tolerances {
+    fn default() -> Self {
+        Tolerances {
+            by_metric: Metric::ALL.map(Metric::default_tolerance),
+        }
+    }
+}
+
+impl Tolerances {
+    /// The defaults overridden by `specs`, in order (see the module documentation for the syntax).
+    pub fn from_specs<S: AsRef<str>>(specs: &[S]) -> Result<Tolerances> {
+        let mut out = Tolerances::default();
+        for spec in specs {
+            out.apply(spec.as_ref())?;
+        }
+        Ok(out)
+    }
+
+    /// Applies one spec, `METRIC=VALUE[,METRIC=VALUE...]`.
+    pub fn apply(&mut self, spec: &str) -> Result<()> {
+        for item in spec.split(',').map(str::trim) {
+            let bad = |reason: String| Error::invalid("--tolerance", item, reason);
+            if item.is_empty() {
+                return Err(Error::invalid(
+                    "--tolerance",
+                    spec,
+                    "empty item; expected METRIC=VALUE[,METRIC=VALUE...], e.g. retention=0.01,cost=3",
+                ));
+            }
+            let (name, value) = item.split_once('=').ok_or_else(|| {
+                bad("expected METRIC=VALUE, e.g. retention=0.01 or writes=10%".into())
+            })?;
+            let metric = Metric::parse(name.trim()).ok_or_else(|| {
+                bad(format!(
+                    "unknown metric {:?}; the tracked metrics are {}",
+                    name.trim(),
+                    Metric::ALL.map(Metric::name).join(", ")
+                ))
+            })?;
+            let tolerance = parse_value(metric, value.trim()).map_err(bad)?;
+            self.by_metric[metric as usize] = tolerance;
+        }
+        Ok(())
+    }
+
+    /// The tolerance of `metric`.
+    pub fn get(&self, metric: Metric) -> Tolerance {
+        self.by_metric[metric as usize]
+    }
+
+    /// Every metric with its tolerance, for reports: `compliance.rate ±0.005 (0.5 pp), ...`.
+    pub fn describe(&self) -> String {
+        Metric::ALL
+            .map(|m| format!("{} {}", m.field(), self.get(m).describe(m)))
+            .join(", ")
+    }
+}
+
+fn parse_value(metric: Metric, value: &str) -> std::result::Result<Tolerance, String> {
+    if value == "off" {
+        return Ok(Tolerance::Off);
+    }
+    let number = |text: &str| -> std::result::Result<f64, String> {
+        let x: f64 = text
+            .parse()
+            .map_err(|_| "expected a number, X%, abs:X, rel:X or off".to_string())?;
+        if !x.is_finite() || x < 0.0 {
+            return Err("a tolerance is a finite number of at least 0".into());
+        }
+        Ok(x)
+    };
+    if let Some(x) = value.strip_prefix("abs:") {
+        return Ok(Tolerance::Absolute(number(x)?));
+    }
+    if let Some(x) = value.strip_prefix("rel:") {
+        return Ok(Tolerance::Relative(number(x)?));
+    }
+    if let Some(x) = value.strip_suffix('%') {
+        return Ok(Tolerance::Relative(number(x)? / 100.0));
+    }
+    let x = number(value)?;
+    Ok(match metric.unit() {
+        Unit::Share => Tolerance::Absolute(x),
+        Unit::Count | Unit::Nanos => Tolerance::Relative(x),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let t = Tolerances::default();
+        assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.005));
+        assert_eq!(t.get(Metric::Needles), Tolerance::Absolute(0.005));
+        assert_eq!(t.get(Metric::Compliance), Tolerance::Absolute(0.005));
+        assert_eq!(t.get(Metric::Writes), Tolerance::Relative(0.05));
+        assert_eq!(t.get(Metric::Cost), Tolerance::Relative(2.0));
+        assert_eq!(
+            t.describe(),
+            "compliance.rate ±0.005 (0.5 pp), retention.mean ±0.005 (0.5 pp), needles.survival ±0.005 (0.5 pp), \
+             persistence.writes ±5%, cost.medianNs ±200%"
+        );
+    }
+
+    #[test]
+    fn specs_override_in_order() {
+        let t = Tolerances::from_specs(&[
+            "retention=0.01,cost=3.0",
+            "writes=10%",
+            "needles.survival=rel:0.1, persistence.writes=abs:3",
+            "compliance=off",
+        ])
+        .unwrap();
+        assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.01));
+        assert_eq!(t.get(Metric::Cost), Tolerance::Relative(3.0));
+        assert_eq!(t.get(Metric::Writes), Tolerance::Absolute(3.0));
+        assert_eq!(t.get(Metric::Needles), Tolerance::Relative(0.1));
+        assert_eq!(t.get(Metric::Compliance), Tolerance::Off);
+    }
+
+    #[test]
+    fn bad_specs_name_the_item() {
+        for (spec, needle) in [
+            ("retention", "expected METRIC=VALUE"),
+            (
+                "speed=1",
+                "unknown metric \"speed\"; the tracked metrics are compliance, retention",
+            ),
+            ("retention=lots", "expected a number"),
+            ("retention=-0.1", "at least 0"),
+            ("cost=inf", "finite"),
+            ("retention=0.01,", "empty item"),
+        ] {
+            let err = Tolerances::from_specs(&[spec]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{spec}: {err}");
+            assert!(err.starts_with("invalid --tolerance"), "{err}");
+        }
+    }
+
+    #[test]
+    fn limits_are_inclusive_and_two_sided() {
+        let abs = Tolerance::Absolute(0.005);
+        assert!(abs.allows(0.8, 0.805));
+        assert!(abs.allows(0.8, 0.795));
+        assert!(!abs.allows(0.8, 0.8051));
+        let rel = Tolerance::Relative(0.05);
+        assert!(rel.allows(100.0, 105.0));
+        assert!(rel.allows(100.0, 95.0));
+        assert!(!rel.allows(100.0, 106.0));
+        assert!(rel.allows(0.0, 0.0));
+        assert!(!rel.allows(0.0, 1.0));
+        assert!(Tolerance::Off.allows(1.0, 1e12));
+        assert_eq!(abs.allowance(Metric::Retention), "±0.5 pp");
+        assert_eq!(Tolerance::Absolute(3.0).allowance(Metric::Writes), "±3");
+        assert_eq!(rel.allowance(Metric::Writes), "±5%");
+        // A relative tolerance of 200% never fails a speed-up.
+        assert!(Tolerance::Relative(2.0).allows(1000.0, 1.0));
+        assert!(!Tolerance::Relative(2.0).allows(1000.0, 3001.0));
+    }
+
+    #[test]
+    fn values_and_changes_read_well() {
+        assert_eq!(Metric::Retention.format(0.81234), "81.23%");
+        assert_eq!(Metric::Retention.format_change(0.8, 0.7957), "-0.43 pp");
+        assert_eq!(Metric::Writes.format_change(40.0, 42.0), "+2 (+5.0%)");
+        assert_eq!(Metric::Writes.format_change(0.0, 3.0), "+3");
+        assert_eq!(Metric::Cost.format(12_345.0), "12.3 µs");
+        assert_eq!(Metric::Cost.format_change(1000.0, 3500.0), "+250.0%");
+    }
+}

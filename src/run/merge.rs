@@ -1,0 +1,521 @@
+//! `budgetlab merge`: shards of one run, each a report folder, recombined into the output of the unsharded run.
+//!
+//! A shard's folder holds its `results.json` (whose inputs say which run and which shard it is) and its
+//! `batches.jsonl` (one record per batch). The shards must describe the same run (the same scenarios with the same
+//! digests, seeds, sizes and budgets, the same strategies, the same budgetlab version) and together hold every
+//! shard number `0..N` once; every record must belong to its shard and appear once. The records are then put in
+//! the order the unsharded run writes them and aggregated by [`aggregate`], so the merged report equals the
+//! unsharded run's in everything but the `cost` figures.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::{aggregate, BatchRecord, RunInputs, RunOutput, RunResults, ShardInfo, WorkloadInfo};
+use crate::error::{Error, Result};
+
+/// One shard's report folder, as read back.
+#[derive(Debug, Clone)]
+pub struct ShardReport {
+    /// The folder, as named in error messages.
+    pub source: String,
+    /// Its `results.json`.
+    pub results: RunResults,
+    /// Its `batches.jsonl`, in file order, each with its 1-based line number.
+    pub records: Vec<(usize, BatchRecord)>,
+}
+
+impl ShardReport {
+    /// Reads `dir/results.json` and `dir/batches.jsonl`.
+    pub fn load(dir: &Path) -> Result<ShardReport> {
+        if !dir.is_dir() {
+            return Err(Error::report(
+                dir.display().to_string(),
+                "not a report folder (expected a folder written by budgetlab run --shard)",
+            ));
+        }
+        let results = RunResults::load(&dir.join("results.json"))?;
+        let path = dir.join("batches.jsonl");
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let records = parse_records(&bytes, &path.display().to_string())?;
+        Ok(ShardReport {
+            source: dir.display().to_string(),
+            results,
+            records,
+        })
+    }
+
+    /// The shard this report holds (a whole run is shard 0 of 1).
+    fn shard(&self) -> ShardInfo {
+        self.results
+            .inputs
+            .shard
+            .unwrap_or(ShardInfo { index: 0, count: 1 })
+    }
+}
+
+/// Parses `batches.jsonl`: one [`BatchRecord`] a line, blank lines ignored. Errors name the line.
+pub fn parse_records(bytes: &[u8], source_name: &str) -> Result<Vec<(usize, BatchRecord)>> {
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| Error::report(source_name, "not valid UTF-8"))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line).map(|r| (i + 1, r)).map_err(|e| {
+                match Error::json(source_name, &e) {
+                    Error::Json {
+                        source_name,
+                        column,
+                        message,
+                        ..
+                    } => Error::Json {
+                        source_name,
+                        line: i + 1,
+                        column,
+                        message,
+                    },
+                    other => other,
+                }
+            })
+        })
+        .collect()
+}
+
+/// Merges the shards of one run into the output of the unsharded run, or says why they are not that.
+pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
+    let Some(first) = shards.first() else {
+        return Err(Error::invalid(
+            "merge",
+            "",
+            "name at least one shard folder",
+        ));
+    };
+    let inputs = RunInputs {
+        shard: None,
+        ..first.results.inputs.clone()
+    };
+    let version = first.results.crate_version.clone();
+    let count = first.shard().count;
+    let mut seen: BTreeMap<u64, &str> = BTreeMap::new();
+    for shard in &shards {
+        same_run(first, shard)?;
+        if shard.results.crate_version != version {
+            return Err(Error::report(
+                &shard.source,
+                format!(
+                    "made by budgetlab {}, but {} by budgetlab {version}; rerun the shards with one version",
+                    shard.results.crate_version, first.source
+                ),
+            ));
+        }
+        let info = shard.shard();
+        if info.count != count {
+            return Err(Error::report(
+                &shard.source,
+                format!(
+                    "is shard {}/{}, but {} is one of {count} shards",
+                    info.index, info.count, first.source
+                ),
+            ));
+        }
+        if let Some(other) = seen.insert(info.index, &shard.source) {
+            return Err(Error::report(
+                &shard.source,
+                format!(
+                    "is shard {}/{count}, and so is {other}; name each shard once",
+                    info.index
+                ),
+            ));
+        }
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|i| !seen.contains_key(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::report(
+            &first.source,
+            format!("the run has {count} shards; missing {}", missing.join(", ")),
+        ));
+    }
+
+    let first_source = first.source.clone();
+    let index = RecordIndex::new(&inputs);
+    let mut keyed: BTreeMap<(usize, usize, usize, u64), BatchRecord> = BTreeMap::new();
+    for shard in shards {
+        let info = shard.shard();
+        let file = format!("{}/batches.jsonl", shard.source.trim_end_matches('/'));
+        for (line, record) in shard.records {
+            let at = |message: String| Error::report(format!("{file}:{line}"), message);
+            let key = index.key(&record).map_err(at)?;
+            let batch = key.3;
+            if batch % info.count != info.index {
+                return Err(at(format!(
+                    "batch {batch} does not belong to shard {}/{}",
+                    info.index, info.count
+                )));
+            }
+            if keyed.insert(key, record).is_some() {
+                return Err(at(
+                    "a second record for the same scenario, budget, strategy and batch".into(),
+                ));
+            }
+        }
+    }
+    if let Some((w, b, s, batch)) = index.expected().find(|k| !keyed.contains_key(k)) {
+        let scenario = &inputs.scenarios[w];
+        return Err(Error::report(
+            first_source,
+            format!(
+                "the shards hold no record of scenario {}, budget {}, strategy {}, batch {batch} (shard {}/{count}); \
+                 was a shard's batches.jsonl cut short?",
+                scenario.name,
+                scenario.budgets[b].label,
+                inputs.strategies[s],
+                batch % count
+            ),
+        ));
+    }
+    let records: Vec<BatchRecord> = keyed.into_values().collect();
+    let results = aggregate(inputs, &records);
+    Ok(RunOutput { results, records })
+}
+
+/// Whether `shard` describes the same run as `first`; the error names the first difference.
+fn same_run(first: &ShardReport, shard: &ShardReport) -> Result<()> {
+    let (a, b) = (&first.results.inputs, &shard.results.inputs);
+    let differ = |what: String| {
+        Err(Error::report(
+            &shard.source,
+            format!("is not a shard of the same run as {}: {what}", first.source),
+        ))
+    };
+    if a.strategies != b.strategies {
+        return differ(format!(
+            "strategies {} vs {}",
+            b.strategies.join(","),
+            a.strategies.join(",")
+        ));
+    }
+    let names = |i: &RunInputs| {
+        i.scenarios
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if names(a) != names(b) {
+        return differ(format!("scenarios {} vs {}", names(b), names(a)));
+    }
+    for (x, y) in a.scenarios.iter().zip(&b.scenarios) {
+        let differences = y.differences(x);
+        if !differences.is_empty() {
+            return differ(format!("scenario {}: {}", x.name, differences.join(", ")));
+        }
+    }
+    Ok(())
+}
+
+/// Positions of scenarios, budgets and strategies in the run's inputs: the order records are written in.
+struct RecordIndex<'a> {
+    inputs: &'a RunInputs,
+    scenarios: BTreeMap<&'a str, usize>,
+    strategies: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> RecordIndex<'a> {
+    fn new(inputs: &'a RunInputs) -> Self {
+        RecordIndex {
+            inputs,
+            scenarios: inputs
+                .scenarios
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.name.as_str(), i))
+                .collect(),
+            strategies: inputs
+                .strategies
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.as_str(), i))
+                .collect(),
+        }
+    }
+
+    /// (scenario, budget, strategy, batch) of a record, or why it belongs to no row of the run.
+    fn key(&self, r: &BatchRecord) -> std::result::Result<(usize, usize, usize, u64), String> {
+        let &w = self.scenarios.get(r.scenario.as_str()).ok_or_else(|| {
+            format!(
+                "record of scenario {:?}, which the run does not have",
+                r.scenario
+            )
+        })?;
+        let info = &self.inputs.scenarios[w];
+        let b = info
+            .budgets
+            .iter()
+            .position(|b| b.label == r.budget_label)
+            .ok_or_else(|| {
+                format!(
+                    "record at budget {:?}, which scenario {} does not have",
+                    r.budget_label, info.name
+                )
+            })?;
+        let &s = self.strategies.get(r.strategy.as_str()).ok_or_else(|| {
+            format!(
+                "record of strategy {:?}, which the run does not have",
+                r.strategy
+            )
+        })?;
+        let batch = r.metrics.batch as u64;
+        if batch >= info.batches {
+            return Err(format!(
+                "batch {batch}, but scenario {} has {} batches",
+                info.name, info.batches
+            ));
+        }
+        Ok((w, b, s, batch))
+    }
+
+    /// Every key the unsharded run has a record for, in its order.
+    fn expected(&self) -> impl Iterator<Item = (usize, usize, usize, u64)> + '_ {
+        let strategies = self.inputs.strategies.len();
+        self.inputs
+            .scenarios
+            .iter()
+            .enumerate()
+            .flat_map(move |(w, info)| {
+                (0..info.budgets.len()).flat_map(move |b| {
+                    (0..strategies).flat_map(move |s| (0..info.batches).map(move |i| (w, b, s, i)))
+                })
+            })
+    }
+}
+
+impl WorkloadInfo {
+    /// What differs between two descriptions of the same-named workload, one phrase a field (`seed 7 vs 8`);
+    /// empty when they are equal.
+    pub fn differences(&self, other: &WorkloadInfo) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut field = |name: &str, a: String, b: String| {
+            if a != b {
+                out.push(format!("{name} {a} vs {b}"));
+            }
+        };
+        field("name", self.name.clone(), other.name.clone());
+        field("digest", short(&self.digest), short(&other.digest));
+        field("source", self.source.clone(), other.source.clone());
+        field("seed", self.seed.to_string(), other.seed.to_string());
+        field(
+            "batches",
+            self.batches.to_string(),
+            other.batches.to_string(),
+        );
+        field("mode", self.mode.clone(), other.mode.clone());
+        field("legacy", self.legacy.to_string(), other.legacy.to_string());
+        let labels = |w: &WorkloadInfo| {
+            w.budgets
+                .iter()
+                .map(|b| format!("{}={}", b.label, b.units))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        field("budgets", labels(self), labels(other));
+        out
+    }
+}
+
+/// The first 12 hex digits of a digest: enough to tell two apart in a message.
+fn short(digest: &str) -> String {
+    digest.chars().take(12).collect()
+}
+
+/// Which shards a set of shard reports holds, for messages: `0/3, 2/3`.
+pub fn shard_list(shards: &[ShardReport]) -> String {
+    let set: BTreeSet<(u64, u64)> = shards
+        .iter()
+        .map(|s| {
+            let i = s.shard();
+            (i.index, i.count)
+        })
+        .collect();
+    set.into_iter()
+        .map(|(i, n)| format!("{i}/{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::PlanRequest;
+
+    fn request(shard: Option<&str>) -> PlanRequest {
+        PlanRequest {
+            scenarios: vec!["surrogate-storm".into(), "pre-persisted".into()],
+            strategies: vec!["reference".into(), "greedy".into()],
+            batches: Some(5),
+            shard: shard.map(String::from),
+            ..PlanRequest::default()
+        }
+    }
+
+    fn shard(i: u64, n: u64) -> ShardReport {
+        let out = request(Some(&format!("{i}/{n}")))
+            .plan()
+            .unwrap()
+            .run(&|_| {});
+        ShardReport {
+            source: format!("shard-{i}"),
+            results: out.results,
+            records: out
+                .records
+                .into_iter()
+                .enumerate()
+                .map(|(k, r)| (k + 1, r))
+                .collect(),
+        }
+    }
+
+    /// A run's output with every cost figure zeroed.
+    fn without_cost(mut out: RunOutput) -> RunOutput {
+        for r in &mut out.records {
+            r.cost_ns = 0;
+        }
+        for row in &mut out.results.rows {
+            row.cost = crate::metrics::CostSummary {
+                median_ns: 0,
+                p99_ns: 0,
+            };
+        }
+        out
+    }
+
+    fn message(err: Error) -> String {
+        err.to_string()
+    }
+
+    #[test]
+    fn shards_merge_into_the_unsharded_run() {
+        let whole = without_cost(request(None).plan().unwrap().run(&|_| {}));
+        let merged = without_cost(merge(vec![shard(2, 3), shard(0, 3), shard(1, 3)]).unwrap());
+        assert_eq!(merged.results, whole.results);
+        assert_eq!(merged.records, whole.records);
+        assert_eq!(merged.results.inputs.shard, None);
+    }
+
+    #[test]
+    fn a_whole_run_merges_into_itself() {
+        let whole = without_cost(request(None).plan().unwrap().run(&|_| {}));
+        let again = ShardReport {
+            source: "whole".into(),
+            results: whole.results.clone(),
+            records: whole.records.iter().cloned().enumerate().collect(),
+        };
+        assert_eq!(
+            without_cost(merge(vec![again]).unwrap()).results,
+            whole.results
+        );
+    }
+
+    #[test]
+    fn missing_and_repeated_shards_are_named() {
+        let err = message(merge(vec![shard(0, 3), shard(2, 3)]).unwrap_err());
+        assert!(err.contains("missing 1/3"), "{err}");
+        let err = message(merge(vec![shard(0, 2), shard(0, 2), shard(1, 2)]).unwrap_err());
+        assert!(err.contains("is shard 0/2, and so is shard-0"), "{err}");
+        let err = message(merge(vec![shard(0, 2), shard(1, 3)]).unwrap_err());
+        assert!(
+            err.contains("is shard 1/3, but shard-0 is one of 2 shards"),
+            "{err}"
+        );
+        assert_eq!(shard_list(&[shard(1, 2), shard(0, 2)]), "0/2, 1/2");
+    }
+
+    #[test]
+    fn shards_of_different_runs_are_refused() {
+        let mut other = shard(1, 2);
+        other.results.inputs.strategies.push("codex".into());
+        let err = message(merge(vec![shard(0, 2), other]).unwrap_err());
+        assert!(
+            err.contains("not a shard of the same run as shard-0: strategies"),
+            "{err}"
+        );
+
+        let mut other = shard(1, 2);
+        other.results.inputs.scenarios[1].seed += 1;
+        let err = message(merge(vec![shard(0, 2), other]).unwrap_err());
+        assert!(err.contains("scenario pre-persisted: seed"), "{err}");
+
+        let mut other = shard(1, 2);
+        other.results.crate_version = "0.0.1".into();
+        let err = message(merge(vec![shard(0, 2), other]).unwrap_err());
+        assert!(err.contains("made by budgetlab 0.0.1"), "{err}");
+    }
+
+    #[test]
+    fn records_must_belong_and_be_complete() {
+        let mut cut = shard(1, 2);
+        cut.records.pop();
+        let err = message(merge(vec![shard(0, 2), cut]).unwrap_err());
+        assert!(
+            err.contains("hold no record of scenario pre-persisted"),
+            "{err}"
+        );
+
+        let mut stray = shard(1, 2);
+        stray.records[0].1.metrics.batch = 0;
+        let err = message(merge(vec![shard(0, 2), stray]).unwrap_err());
+        assert!(
+            err.contains("shard-1/batches.jsonl:1: batch 0 does not belong to shard 1/2"),
+            "{err}"
+        );
+
+        let mut twice = shard(1, 2);
+        let copy = twice.records[0].clone();
+        twice.records.push((99, copy.1));
+        let err = message(merge(vec![shard(0, 2), twice]).unwrap_err());
+        assert!(err.contains(":99: a second record"), "{err}");
+
+        let mut unknown = shard(1, 2);
+        unknown.records[0].1.strategy = "codex".into();
+        let err = message(merge(vec![shard(0, 2), unknown]).unwrap_err());
+        assert!(
+            err.contains("strategy \"codex\", which the run does not have"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn record_lines_are_parsed_with_their_numbers() {
+        let out = shard(0, 1);
+        let mut text = String::new();
+        for (_, r) in &out.records[..2] {
+            text.push_str(&serde_json::to_string(r).unwrap());
+            text.push_str("\n\n");
+        }
+        let parsed = parse_records(text.as_bytes(), "b.jsonl").unwrap();
+        assert_eq!(parsed[1].0, 3);
+        // Every float reads back to the same bits (serde_json's float_roundtrip), so merging re-aggregates exactly.
+        let all: String = out
+            .records
+            .iter()
+            .map(|(_, r)| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        let back: Vec<BatchRecord> = parse_records(all.as_bytes(), "b.jsonl")
+            .unwrap()
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        let original: Vec<BatchRecord> = out.records.iter().map(|(_, r)| r.clone()).collect();
+        assert_eq!(back, original);
+        let err = parse_records(b"{}\n{\"scenario\":", "b.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("b.jsonl: invalid JSON at line 1"), "{err}");
+        let err = parse_records(b"\n{\"scenario\":", "b.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("b.jsonl: invalid JSON at line 2"), "{err}");
+    }
+}

@@ -27,6 +27,10 @@ pub enum Command {
     Scenarios(ScenariosArgs),
     /// Run scenarios through every strategy and write results, CSV and a summary to a report folder.
     Run(RunArgs),
+    /// Redraw the charts and index.html of a report folder from its results, without rerunning anything.
+    Report(ReportArgs),
+    /// Run one scenario at many budgets, context windows or head shares and chart the metrics against them.
+    Sweep(SweepArgs),
     /// Follow a scenario's turns through the runtime boundaries with one strategy, boundary by boundary.
     Simulate(SimulateArgs),
     /// Combine the report folders of a sharded run into the report of the whole run.
@@ -232,4 +236,49 @@ pub enum BackendArg {
     Memory,
     /// Write real files under the artifact directory.
     Fs,
+}
+
+/// Flags of `budgetlab report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The report folder (with results.json, and batches.jsonl when present; or a sweep's sweep.json).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// Flags of `budgetlab sweep`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("parameter").required(true).args(["budgets", "windows", "head_shares"])))]
+pub struct SweepArgs {
+    /// A scenario file, or the name of a shipped scenario (see `budgetlab scenarios`).
+    #[arg(long, value_name = "FILE|NAME")]
+    pub scenario: String,
+    /// Sweep the budget from FROM to TO UTF-16 units (log-spaced).
+    #[arg(long, value_name = "FROM..TO")]
+    pub budgets: Option<String>,
+    /// Sweep the context window from FROM to TO tokens (log-spaced); the budget follows the window-relative rule.
+    #[arg(long, value_name = "FROM..TO")]
+    pub windows: Option<String>,
+    /// Sweep the head share of each preview (strategies head-tail-<share>) over FROM..TO (default 0..1).
+    #[arg(long, value_name = "FROM..TO", num_args = 0..=1, default_missing_value = "0..1")]
+    pub head_shares: Option<String>,
+    /// Number of points (default 12; 11 for head shares).
+    #[arg(long, value_name = "K")]
+    pub steps: Option<usize>,
+    /// Comma-separated strategy names (default: reference and four alternatives; for windows, the
+    /// window-relative policies and the reference).
+    #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
+    pub strategies: Vec<String>,
+    /// Batches at each point (default: the scenario's, at most 200).
+    #[arg(long, value_name = "N")]
+    pub batches: Option<u64>,
+    /// Seed overriding the scenario's.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// The output folder.
+    #[arg(long, default_value = "reports/sweep", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }

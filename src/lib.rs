@@ -21,6 +21,9 @@
 //!   stored baseline (the nightly CI gate) or compares two runs.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
+//! - [`report`] writes the report folder (results, CSV, summary, the [`report::chart`]s and `index.html`);
+//!   [`sweep`] runs one scenario over many budgets, context windows or head shares for the curves that pick a
+//!   setting.
 //!
 //! ```
 //! use budgetlab::{parse_batch, Budget, BudgetContext, MemoryStore, StrategyName};
@@ -54,6 +57,7 @@ pub mod rng;
 pub mod run;
 pub mod scenario;
 pub mod simulate;
+pub mod sweep;
 pub mod text;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};

@@ -12,7 +12,7 @@ use clap::Parser;
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
 use cli::{
     BackendArg, CheckArgs, Cli, Command, CompareArgs, FinalizeArgs, GenerateArgs, MergeArgs,
-    RunArgs, ScenariosArgs, SimulateArgs,
+    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
 };
 
 fn main() -> ExitCode {
@@ -100,6 +100,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Generate(args) => generate(args),
         Command::Scenarios(args) => scenarios(args),
         Command::Run(args) => run_scenarios(args),
+        Command::Report(args) => report(args),
+        Command::Sweep(args) => sweep(args),
         Command::Simulate(args) => simulate(args),
         Command::Merge(args) => merge(args),
         Command::Compare(args) => compare(args),
@@ -245,6 +247,64 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
     eprintln!(
         "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}",
         plan.turns(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn report(args: ReportArgs) -> anyhow::Result<()> {
+    let redrawn = budgetlab::report::redraw(&args.dir)?;
+    eprintln!(
+        "budgetlab: {} charts and index.html redrawn from {}{} in {}",
+        redrawn.charts,
+        redrawn.source,
+        if redrawn.per_batch {
+            " and batches.jsonl"
+        } else {
+            ""
+        },
+        args.dir.display()
+    );
+    Ok(())
+}
+
+fn sweep(args: SweepArgs) -> anyhow::Result<()> {
+    use budgetlab::sweep::{SweepParameter, SweepRequest};
+    let parameter = match (args.budgets, args.windows, args.head_shares) {
+        (Some(b), _, _) => SweepParameter::Budgets(b),
+        (_, Some(w), _) => SweepParameter::Windows(w),
+        (_, _, h) => SweepParameter::HeadShares(h.filter(|h| h != "0..1")),
+    };
+    let plan = SweepRequest {
+        scenario: args.scenario,
+        parameter,
+        steps: args.steps,
+        strategies: args.strategies,
+        batches: args.batches,
+        seed: args.seed,
+    }
+    .plan()?;
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()
+            .context("--threads")?;
+    }
+    let bar = indicatif::ProgressBar::new(plan.turns());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let results = plan.run(&|n| bar.inc(n));
+    bar.finish_and_clear();
+    budgetlab::report::write_sweep(&args.out, &results)?;
+    eprintln!(
+        "budgetlab: {} turns at {} points written to {}",
+        plan.turns(),
+        results.points.len(),
         args.out.display()
     );
     Ok(())

@@ -6,6 +6,7 @@ mod cli;
 mod gate;
 mod generate;
 mod properties;
+mod report;
 mod simulation;
 mod strategies;
 mod support;

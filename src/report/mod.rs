@@ -2,26 +2,35 @@
 //! the charts and page of later stages), written to a temporary folder beside the target and moved into place
 //! only when complete, so an interrupted run never leaves a half-written report that looks complete.
 
+pub mod chart;
 pub mod export;
+pub mod html;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+mod pages;
+
+pub use pages::{redraw, write_sweep, Redrawn};
+
 use crate::error::{Error, Result};
 use crate::run::RunOutput;
 
-/// Writes every exporter's file for `run` into `dir`, replacing an earlier report there.
+/// Writes every exporter's file for `run` into `dir`, with the charts and `index.html`, replacing an earlier
+/// report there.
 pub fn write_report(dir: &Path, run: &RunOutput) -> Result<()> {
-    let files = export::all()
+    let mut files: Vec<(String, Vec<u8>)> = export::all()
         .iter()
-        .map(|e| Ok((e.file_name(), e.serialize(run)?)))
+        .map(|e| Ok((e.file_name().to_string(), e.serialize(run)?)))
         .collect::<Result<Vec<_>>>()?;
+    files.extend(pages::run_files(&run.results, &run.records)?);
     write_folder(dir, &files)
 }
 
 /// Writes `files` (name, bytes) as the complete content of folder `dir`, atomically: into a fresh sibling
 /// folder first, which then replaces `dir`.
-pub fn write_folder(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
+/// Names may hold `/` to put a file in a subfolder.
+pub fn write_folder<N: AsRef<str>>(dir: &Path, files: &[(N, Vec<u8>)]) -> Result<()> {
     let parent = dir
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -36,7 +45,10 @@ pub fn write_folder(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
     fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
     let result = (|| {
         for (file, bytes) in files {
-            let path = staging.join(file);
+            let path = staging.join(file.as_ref());
+            if let Some(folder) = path.parent().filter(|p| *p != staging) {
+                fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+            }
             fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
         }
         replace_dir(&staging, dir)

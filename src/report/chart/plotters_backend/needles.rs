@@ -1,0 +1,136 @@
+//! Needle survival: per strategy a group of horizontal bars, one per needle kind and a dark one for every kind
+//! together, with the upper bound (the most any allocation could keep) marked by a black tick across the group.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::axis::ScaleCoord;
+use super::legend::{self, Entry, Swatch};
+use super::style::{self, number, AXIS, SMALL, TICK};
+use super::{DrawResult, Figure};
+use crate::report::chart::data::NeedleSurvival;
+
+/// The chart.
+pub struct Bars<'a>(pub &'a NeedleSurvival);
+
+const BAR: u32 = 9;
+const GAP: u32 = 16;
+const NUMBERS: i32 = 130;
+const ALL: RGBColor = RGBColor(60, 60, 60);
+
+impl Bars<'_> {
+    fn entries(&self) -> Vec<Entry> {
+        let mut entries: Vec<Entry> = self
+            .0
+            .kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Entry {
+                label: k.clone(),
+                swatch: Swatch::Box(style::palette(i)),
+            })
+            .collect();
+        entries.push(Entry {
+            label: "all kinds".into(),
+            swatch: Swatch::Box(ALL),
+        });
+        entries.push(Entry {
+            label: "upper bound (all kinds)".into(),
+            swatch: Swatch::Tick(BLACK),
+        });
+        entries
+    }
+
+    fn bars(&self) -> u32 {
+        self.0.kinds.len() as u32 + 1
+    }
+
+    fn label_width(&self) -> u32 {
+        style::label_width(self.0.rows.iter().map(|r| r.strategy.as_str()), TICK, 50)
+    }
+}
+
+impl Figure for Bars<'_> {
+    fn size(&self) -> (u32, u32) {
+        let row = self.bars() * BAR + GAP;
+        let h = self.0.rows.len() as u32 * row + 140;
+        let entries = self.entries();
+        (
+            1000 + legend::width(&entries) + 40,
+            h.max(legend::height(&entries) + 120) + 50,
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let data = self.0;
+        let entries = self.entries();
+        let (plot, side) =
+            area.split_horizontally(area.dim_in_pixel().0 - legend::width(&entries) - 30);
+        let names: Vec<String> = data.rows.iter().map(|r| r.strategy.clone()).collect();
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(10)
+            .margin_right(NUMBERS)
+            .x_label_area_size(64)
+            .y_label_area_size(self.label_width())
+            .build_cartesian_2d(
+                ScaleCoord::linear(0.0, 100.0, 10.0, 5.0),
+                ScaleCoord::categories(data.rows.len()),
+            )?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc("needles still visible to the model (% of planted, every scenario and budget)")
+            .y_desc("strategy")
+            .axis_desc_style(style::text(AXIS))
+            .label_style(style::text(TICK))
+            .x_label_formatter(&|v| number(*v))
+            .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
+            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
+            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
+            .draw()?;
+        let n = self.bars() as f64;
+        let band = f64::from(self.bars() * BAR) / f64::from(self.bars() * BAR + GAP);
+        let bar = band / n;
+        let base = plot.get_base_pixel();
+        let right = chart.plotting_area().get_pixel_range().0.end - base.0 + 12;
+        plot.draw_text(
+            "all / bound (%)",
+            &style::anchored(SMALL, HPos::Left, VPos::Bottom, style::MUTED),
+            (right, chart.backend_coord(&(0.0, -0.5)).1 - base.1 - 4),
+        )?;
+        for (i, r) in data.rows.iter().enumerate() {
+            let top = i as f64 - band / 2.0;
+            let values = r
+                .by_kind
+                .iter()
+                .enumerate()
+                .map(|(k, v)| (style::palette(k), *v))
+                .chain(std::iter::once((ALL, Some(r.all))));
+            for (k, (colour, value)) in values.enumerate() {
+                let Some(value) = value else { continue };
+                let y0 = top + k as f64 * bar;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, y0 + bar * 0.1), (value * 100.0, y0 + bar * 0.9)],
+                    colour.filled(),
+                )))?;
+            }
+            let bound = r.upper_bound * 100.0;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(bound, top - 0.04), (bound, top + band + 0.04)],
+                ShapeStyle::from(&BLACK).stroke_width(4),
+            )))?;
+            let py = chart.backend_coord(&(0.0, i as f64)).1 - base.1;
+            plot.draw_text(
+                &format!("{:.0} / {:.0}", (r.all * 100.0).floor(), bound.floor()),
+                &style::anchored(SMALL, HPos::Left, VPos::Center, style::INK),
+                (right, py),
+            )?;
+        }
+        legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
+        Ok(())
+    }
+}

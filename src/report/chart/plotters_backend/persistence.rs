@@ -1,0 +1,184 @@
+//! Persistence I/O: per strategy, artifact writes per turn (first, duplicate and failed writes stacked) on the
+//! left and KiB written per turn on the right, each bar labelled with its value.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::axis::ScaleCoord;
+use super::legend::{self, Entry, Swatch};
+use super::style::{self, number, AXIS, PANEL_TITLE, SMALL, TICK};
+use super::{DrawResult, Figure};
+use crate::report::chart::data::{PersistenceIo, PersistenceRow, Scale};
+
+/// The chart.
+pub struct Bars<'a>(pub &'a PersistenceIo);
+
+const ROW: u32 = 34;
+const FIRST: RGBColor = RGBColor(0x4E, 0x79, 0xA7);
+const DUPLICATE: RGBColor = RGBColor(0xE1, 0x57, 0x59);
+const FAILED: RGBColor = RGBColor(0xA0, 0xA0, 0xA0);
+const BYTES: RGBColor = RGBColor(0x59, 0xA1, 0x4F);
+
+fn entries() -> Vec<Entry> {
+    vec![
+        Entry {
+            label: "first write of an output".into(),
+            swatch: Swatch::Box(FIRST),
+        },
+        Entry {
+            label: "duplicate write (same output again)".into(),
+            swatch: Swatch::Box(DUPLICATE),
+        },
+        Entry {
+            label: "failed or refused write".into(),
+            swatch: Swatch::Box(FAILED),
+        },
+        Entry {
+            label: "KiB written".into(),
+            swatch: Swatch::Box(BYTES),
+        },
+    ]
+}
+
+/// A value label that keeps small non-zero values visible.
+fn value_label(v: f64) -> String {
+    format!(" {}", value(v))
+}
+
+fn value(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v < 0.01 {
+        "<0.01".into()
+    } else if v < 10.0 {
+        format!("{v:.2}")
+    } else {
+        number(v.round())
+    }
+}
+
+impl Bars<'_> {
+    fn label_width(&self) -> u32 {
+        style::label_width(self.0.rows.iter().map(|r| r.strategy.as_str()), TICK, 50)
+    }
+}
+
+impl Figure for Bars<'_> {
+    fn size(&self) -> (u32, u32) {
+        let h = self.0.rows.len() as u32 * ROW + 140;
+        (
+            1250 + legend::width(&entries()) + 40,
+            h.max(legend::height(&entries()) + 120) + 50,
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let rows = &self.0.rows;
+        let (plots, side) =
+            area.split_horizontally(area.dim_in_pixel().0 - legend::width(&entries()) - 30);
+        let label_w = self.label_width();
+        let (left, right) = plots.split_horizontally((plots.dim_in_pixel().0 + label_w) / 2);
+        let names: Vec<String> = rows.iter().map(|r| r.strategy.clone()).collect();
+        let total = |r: &PersistenceRow| r.first_writes + r.duplicate_writes + r.failed_writes;
+
+        // Writes.
+        let x = ScaleCoord::fit(Scale::Linear, rows.iter().map(|r| total(r) * 1.12));
+        let mut chart = ChartBuilder::on(&left)
+            .margin(10)
+            .margin_right(20)
+            .x_label_area_size(64)
+            .y_label_area_size(label_w)
+            .caption("Artifact writes", style::text(PANEL_TITLE))
+            .build_cartesian_2d(x, ScaleCoord::categories(rows.len()))?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc("writes per turn (count)")
+            .y_desc("strategy")
+            .axis_desc_style(style::text(AXIS))
+            .label_style(style::text(TICK))
+            .x_label_formatter(&|v| number(*v))
+            .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
+            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
+            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
+            .draw()?;
+        for (i, r) in rows.iter().enumerate() {
+            let y = i as f64;
+            let mut from = 0.0;
+            for (value, colour) in [
+                (r.first_writes, FIRST),
+                (r.duplicate_writes, DUPLICATE),
+                (r.failed_writes, FAILED),
+            ] {
+                if value > 0.0 {
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(from, y - 0.32), (from + value, y + 0.32)],
+                        colour.filled(),
+                    )))?;
+                }
+                from += value;
+            }
+            chart.draw_series(std::iter::once(Text::new(
+                value_label(total(r)),
+                (from, y),
+                style::anchored(SMALL, HPos::Left, VPos::Center, style::INK),
+            )))?;
+        }
+
+        // Bytes.
+        let x = ScaleCoord::fit(Scale::Linear, rows.iter().map(|r| r.kib * 1.15));
+        let mut chart = ChartBuilder::on(&right)
+            .margin(10)
+            .margin_right(20)
+            .x_label_area_size(64)
+            .y_label_area_size(10)
+            .caption("Bytes written", style::text(PANEL_TITLE))
+            .build_cartesian_2d(x, ScaleCoord::categories(rows.len()))?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc("KiB written per turn")
+            .axis_desc_style(style::text(AXIS))
+            .label_style(style::text(TICK))
+            .x_label_formatter(&|v| number(*v))
+            .y_label_formatter(&|_| String::new())
+            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
+            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
+            .draw()?;
+        for (i, r) in rows.iter().enumerate() {
+            let y = i as f64;
+            if r.kib > 0.0 {
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, y - 0.32), (r.kib, y + 0.32)],
+                    BYTES.filled(),
+                )))?;
+            }
+            chart.draw_series(std::iter::once(Text::new(
+                value_label(r.kib),
+                (r.kib, y),
+                style::anchored(SMALL, HPos::Left, VPos::Center, style::INK),
+            )))?;
+        }
+        legend::draw(&side.margin(20, 0, 10, 0), &entries())?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_values_stay_visible() {
+        assert_eq!(value(0.0), "0");
+        assert_eq!(value(0.004), "<0.01");
+        assert_eq!(value(1.234), "1.23");
+        assert_eq!(value(1234.4), "1234");
+        assert_eq!(value(25_300.0), "25.3k");
+        assert_eq!(value_label(2.0), " 2.00");
+    }
+}

@@ -1,0 +1,439 @@
+//! `index.html`: one self-contained page per report folder that works from the file system with no server and
+//! no network: the inputs, the summary tables and every chart (linked by relative path) with a caption saying
+//! what to read from it. Pure string building; the report writer owns the file.
+
+use std::fmt::Write as _;
+
+use super::chart::data::overview;
+use super::chart::{Format, Rendered};
+use super::export::{duration, pct};
+use crate::metrics::Aggregate;
+use crate::run::{RunResults, WorkloadInfo};
+
+const STYLE: &str = r#"
+:root { color-scheme: light; }
+body { font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif; margin: 0; color: #1e1e1e;
+  background: #f6f6f4; line-height: 1.45; }
+main { max-width: 1500px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { margin: 0 0 4px; font-size: 28px; }
+h2 { margin: 36px 0 10px; font-size: 22px; border-bottom: 2px solid #ddd; padding-bottom: 4px; }
+h3 { margin: 0 0 8px; font-size: 18px; }
+p.meta { color: #555; margin: 0 0 12px; }
+nav { margin: 12px 0; font-size: 15px; }
+nav a { margin-right: 14px; white-space: nowrap; }
+a { color: #2b5d8f; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
+th { background: #f0f0ee; font-weight: 600; position: sticky; top: 0; }
+td:first-child, th:first-child { text-align: left; }
+td.text, th.text { text-align: left; }
+td.wrap { white-space: normal; min-width: 260px; max-width: 460px; }
+td.digest code { font-size: 11px; word-break: break-all; white-space: normal; }
+td.bad { color: #a50026; font-weight: 600; }
+tr.baseline td { font-weight: 600; }
+code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+figure { margin: 28px 0 36px; padding: 16px; border: 1px solid #e3e3e3; border-radius: 6px; }
+figure img { display: block; max-width: 100%; height: auto; margin: 0 auto; }
+figcaption { margin-top: 10px; font-size: 15px; color: #333; max-width: 1100px; }
+figcaption .files { color: #777; font-size: 13px; margin-left: 6px; }
+details { margin: 6px 0; }
+summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
+.note { color: #555; font-size: 14px; max-width: 1100px; }
+.scroll { overflow-x: auto; }
+footer { margin-top: 40px; color: #777; font-size: 13px; }
+"#;
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escapes prose, turning `backticked` spans into code.
+fn prose(s: &str) -> String {
+    escape(s)
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
+}
+
+fn head(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n\
+</head>\n<body>\n<main>\n",
+        escape(title)
+    );
+}
+
+fn foot(out: &mut String, version: &str) {
+    let _ = write!(
+        out,
+        "<footer>Written by budgetlab {}. Everything on this page is in this folder: it opens from the file system \
+with no server and no network. <code>budgetlab report DIR</code> redraws the charts and this page from the results.\
+</footer>\n</main>\n</body>\n</html>\n",
+        escape(version)
+    );
+}
+
+/// The charts section: every chart with its caption and links to both files.
+fn figures(out: &mut String, charts: &[Rendered]) {
+    for c in charts {
+        let svg = c.path(Format::Svg);
+        let png = c.path(Format::Png);
+        let _ = write!(
+            out,
+            "<figure id=\"chart-{stem}\">\n<h3>{title}</h3>\n<a href=\"{png}\"><img src=\"{svg}\" alt=\"{title}\" \
+loading=\"eager\"></a>\n<figcaption>{caption} <span class=\"files\">(<a href=\"{svg}\">SVG</a> · \
+<a href=\"{png}\">PNG</a>)</span></figcaption>\n</figure>\n",
+            stem = escape(&c.spec.stem),
+            title = escape(&c.spec.title),
+            caption = prose(&c.spec.caption),
+            svg = escape(&svg),
+            png = escape(&png),
+        );
+    }
+}
+
+fn contents(out: &mut String, sections: &[(&str, &str)], charts: &[Rendered]) {
+    out.push_str("<nav>");
+    for (id, name) in sections {
+        let _ = write!(out, "<a href=\"#{id}\">{}</a> ", escape(name));
+    }
+    out.push_str("<br>Charts: ");
+    for c in charts {
+        let _ = write!(
+            out,
+            "<a href=\"#chart-{}\">{}</a> ",
+            escape(&c.spec.stem),
+            escape(&c.spec.title)
+        );
+    }
+    out.push_str("</nav>\n");
+}
+
+fn budgets_text(info: &WorkloadInfo) -> String {
+    info.budgets
+        .iter()
+        .map(|b| match b.window_tokens {
+            Some(w) => format!("{} ({} units from a {w}-token window)", b.label, b.units),
+            None => format!("{} units", b.units),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn scenario_table(out: &mut String, scenarios: &[WorkloadInfo]) {
+    out.push_str(
+        "<div class=\"scroll\"><table>\n<tr><th>scenario</th><th class=\"text\">source</th><th class=\"text\">mode</th>\
+<th>batches</th><th>seed</th><th class=\"text\">budgets</th><th class=\"text\">digest (SHA-256)</th></tr>\n",
+    );
+    for s in scenarios {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}{}</td><td>{}</td><td>{}</td>\
+<td class=\"text wrap\">{}</td><td class=\"text digest\"><code>{}</code></td></tr>",
+            escape(&s.name),
+            escape(&s.source),
+            escape(&s.mode),
+            if s.legacy { " (legacy)" } else { "" },
+            s.batches,
+            s.seed,
+            escape(&budgets_text(s)),
+            escape(&s.digest),
+        );
+    }
+    out.push_str("</table></div>\n");
+}
+
+/// The header cells of a row's figures (after the cells naming the row).
+const ROW_COLUMNS: &str = "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th>\
+<th>needles / possible</th><th>writes</th><th>duplicate writes</th><th>recoverable</th><th>integrity issues</th>\
+<th>median cost</th>";
+
+fn row_cells(r: &Aggregate) -> String {
+    format!(
+        "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td{}>{}</td><td>{}</td>\
+<td{}>{}</td><td>{}</td>",
+        bad(r.compliance.rate < 1.0),
+        pct(r.compliance.rate),
+        r.compliance.max_overshoot,
+        pct(r.retention.mean),
+        pct(r.retention.budget_used),
+        pct(r.needles.survival),
+        pct(r.needles.upper_bound),
+        r.persistence.writes,
+        bad(r.persistence.duplicate_writes > 0),
+        r.persistence.duplicate_writes,
+        pct(r.persistence.recoverable),
+        bad(r.integrity.total() > 0),
+        r.integrity.total(),
+        duration(r.cost.median_ns),
+    )
+}
+
+fn bad(is_bad: bool) -> &'static str {
+    if is_bad {
+        " class=\"bad\""
+    } else {
+        ""
+    }
+}
+
+fn row_class(strategy: &str) -> &'static str {
+    if super::chart::data::is_baseline(strategy) {
+        " class=\"baseline\""
+    } else {
+        ""
+    }
+}
+
+/// The page of a run.
+pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    head(&mut out, "budgetlab report");
+    out.push_str("<h1>budgetlab report</h1>\n");
+    let scenarios = &results.inputs.scenarios;
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\">budgetlab {} · results schema {} · seed {} · {} scenario{} · {} strateg{}{}</p>",
+        escape(&results.crate_version),
+        results.schema_version,
+        results.seed,
+        scenarios.len(),
+        if scenarios.len() == 1 { "" } else { "s" },
+        results.inputs.strategies.len(),
+        if results.inputs.strategies.len() == 1 { "y" } else { "ies" },
+        match results.inputs.shard {
+            Some(s) => format!(" · shard {} of {}", s.index, s.count),
+            None => String::new(),
+        }
+    );
+    contents(
+        &mut out,
+        &[
+            ("inputs", "Inputs"),
+            ("overview", "Overview"),
+            ("charts", "Charts"),
+            ("tables", "Results by scenario and budget"),
+        ],
+        charts,
+    );
+
+    out.push_str("<h2 id=\"inputs\">Inputs</h2>\n");
+    scenario_table(&mut out, scenarios);
+    let _ = writeln!(
+        out,
+        "<p><b>Strategies</b> ({}): {}</p>",
+        results.inputs.strategies.len(),
+        results
+            .inputs
+            .strategies
+            .iter()
+            .map(|s| format!("<code>{}</code>", escape(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
+    out.push_str("<h2 id=\"overview\">Overview: every scenario and budget together</h2>\n");
+    out.push_str(
+        "<div class=\"scroll\"><table>\n<tr><th>strategy</th><th>turns</th><th>within budget</th>\
+<th>max overshoot</th><th>kept per field</th><th>needles / possible</th><th>writes</th><th>duplicate writes</th>\
+<th>integrity issues</th><th>median cost</th></tr>\n",
+    );
+    for r in overview(results) {
+        let _ = writeln!(
+            out,
+            "<tr{}><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td{}>{}</td>\
+<td{}>{}</td><td>{}</td></tr>",
+            row_class(&r.strategy),
+            escape(&r.strategy),
+            r.turns,
+            bad(r.compliance < 1.0),
+            pct(r.compliance),
+            r.max_overshoot,
+            pct(r.retention),
+            pct(r.needles),
+            pct(r.needle_bound),
+            r.writes,
+            bad(r.duplicate_writes > 0),
+            r.duplicate_writes,
+            bad(r.integrity > 0),
+            r.integrity,
+            duration(r.median_cost_ns),
+        );
+    }
+    out.push_str("</table></div>\n<p class=\"note\">Within budget: share of turns whose model request fits the budget. \
+Max overshoot: the most any turn went over, in UTF-16 units. Kept per field: mean share of each original field still \
+shown. Needles: planted exit lines, first errors, summary lines and JSON keys still visible, against the most any \
+allocation of the same budget could keep. Integrity issues: reordered or dropped parts, changed media or reminders, \
+broken surrogates and differing records; 0 for a correct finalizer. Median cost: the median of the rows' median time \
+per turn (the only figure that differs between runs).</p>\n");
+
+    out.push_str("<h2 id=\"charts\">Charts</h2>\n");
+    if !per_turn {
+        out.push_str(
+            "<p class=\"note\">This folder has no <code>batches.jsonl</code>: the charts that need single turns are \
+drawn from the rows, and the cost chart is left out.</p>\n",
+        );
+    }
+    figures(&mut out, charts);
+
+    out.push_str("<h2 id=\"tables\">Results by scenario and budget</h2>\n");
+    out.push_str("<p class=\"note\">One table per budget a scenario ran at, one strategy a row. Open a scenario to \
+see its tables.</p>\n");
+    for s in scenarios {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} · {}{} · {} batches · {}</summary>",
+            escape(&s.name),
+            escape(&s.mode),
+            if s.legacy { " (legacy)" } else { "" },
+            s.batches,
+            escape(&budgets_text(s))
+        );
+        for b in &s.budgets {
+            let rows: Vec<&Aggregate> = results
+                .rows
+                .iter()
+                .filter(|r| r.scenario == s.name && r.budget_label == b.label)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>strategy</th>{ROW_COLUMNS}</tr>",
+                escape(&s.name),
+                escape(&b.label),
+                b.units
+            );
+            for r in rows {
+                let _ = writeln!(
+                    out,
+                    "<tr{}><td>{}</td>{}</tr>",
+                    row_class(&r.strategy),
+                    escape(&r.strategy),
+                    row_cells(r)
+                );
+            }
+            out.push_str("</table></div>\n");
+        }
+        out.push_str("</details>\n");
+    }
+    foot(&mut out, &results.crate_version);
+    out
+}
+
+/// The page of a sweep.
+pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> String {
+    let mut out = String::with_capacity(32 * 1024);
+    let axis = sweep.axis;
+    head(
+        &mut out,
+        &format!("budgetlab sweep: {}", sweep.scenario.name),
+    );
+    let _ = writeln!(
+        out,
+        "<h1>budgetlab sweep: {} over {}</h1>",
+        escape(&sweep.scenario.name),
+        escape(axis.noun())
+    );
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\">budgetlab {} · sweep schema {} · seed {} · {} points · {} batches per point</p>",
+        escape(&sweep.crate_version),
+        sweep.schema_version,
+        sweep.seed,
+        sweep.points.len(),
+        sweep.scenario.batches
+    );
+    contents(
+        &mut out,
+        &[
+            ("inputs", "Inputs"),
+            ("points", "Values"),
+            ("charts", "Charts"),
+        ],
+        charts,
+    );
+    out.push_str("<h2 id=\"inputs\">Inputs</h2>\n");
+    scenario_table(&mut out, std::slice::from_ref(&sweep.scenario));
+    let _ = writeln!(
+        out,
+        "<p><b>Swept</b>: {} at {}.<br><b>Strategies</b>: {}</p>",
+        escape(axis.noun()),
+        sweep
+            .points
+            .iter()
+            .map(|p| escape(&p.label))
+            .collect::<Vec<_>>()
+            .join(", "),
+        sweep
+            .strategies
+            .iter()
+            .map(|s| format!("<code>{}</code>", escape(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
+    out.push_str("<h2 id=\"points\">Values</h2>\n<div class=\"scroll\"><table>\n");
+    let _ = writeln!(
+        out,
+        "<tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{ROW_COLUMNS}</tr>",
+        escape(axis.noun())
+    );
+    for p in &sweep.points {
+        for r in &p.rows {
+            let _ = writeln!(
+                out,
+                "<tr{}><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>{}</tr>",
+                row_class(&r.strategy),
+                escape(&p.label),
+                escape(&r.budget_label),
+                escape(&r.strategy),
+                row_cells(r)
+            );
+        }
+    }
+    out.push_str("</table></div>\n");
+    out.push_str("<h2 id=\"charts\">Charts</h2>\n");
+    figures(&mut out, charts);
+    foot(&mut out, &sweep.crate_version);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_backticks_become_code() {
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(
+            prose("run `budgetlab sweep` <now>"),
+            "run <code>budgetlab sweep</code> &lt;now&gt;"
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! The drawn part of a report folder, the charts and `index.html`: made with the rest of a run's report, made
+//! for a sweep's folder, or redrawn by `budgetlab report DIR` from the `results.json` (and `batches.jsonl` when
+//! present) or `sweep.json` already there, without rerunning anything.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use super::chart::{self, PlottersBackend, Rendered, CHART_DIR};
+use super::{html, write_folder};
+use crate::atomic::AtomicFile;
+use crate::error::{Error, Result};
+use crate::run::{BatchRecord, RunResults};
+use crate::sweep::SweepResults;
+
+/// The page's file name.
+pub const INDEX: &str = "index.html";
+/// A sweep's results file name.
+pub const SWEEP_JSON: &str = "sweep.json";
+
+fn chart_files(charts: &[Rendered]) -> Vec<(String, Vec<u8>)> {
+    charts
+        .iter()
+        .flat_map(|c| c.files().map(|(path, bytes)| (path, bytes.to_vec())))
+        .collect()
+}
+
+/// The charts and page of a run, as (relative path, bytes).
+pub(crate) fn run_files(
+    results: &RunResults,
+    records: &[BatchRecord],
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let charts = chart::render(chart::run_charts(results, records), &PlottersBackend)?;
+    let mut files = chart_files(&charts);
+    let page = html::run_page(results, &charts, !records.is_empty());
+    files.push((INDEX.to_string(), page.into_bytes()));
+    Ok(files)
+}
+
+fn sweep_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
+    let charts = chart::render(chart::sweep_charts(sweep), &PlottersBackend)?;
+    let mut files = chart_files(&charts);
+    files.push((
+        INDEX.to_string(),
+        html::sweep_page(sweep, &charts).into_bytes(),
+    ));
+    Ok(files)
+}
+
+/// Writes a sweep's folder (`sweep.json`, its charts and `index.html`) as the complete content of `dir`,
+/// atomically.
+pub fn write_sweep(dir: &Path, sweep: &SweepResults) -> Result<()> {
+    let mut json = serde_json::to_vec_pretty(sweep).expect("a sweep serializes");
+    json.push(b'\n');
+    let mut files = vec![(SWEEP_JSON.to_string(), json)];
+    files.extend(sweep_files(sweep)?);
+    write_folder(dir, &files)
+}
+
+/// What `budgetlab report` redrew.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redrawn {
+    /// The results file read (`results.json` or `sweep.json`).
+    pub source: String,
+    /// Charts drawn (each as SVG and PNG).
+    pub charts: usize,
+    /// Whether per-batch records (`batches.jsonl`) were read.
+    pub per_batch: bool,
+}
+
+/// Reads `batches.jsonl`, one record a line; errors name the line.
+fn read_records(path: &Path) -> Result<Vec<BatchRecord>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| Error::json(&format!("{}:{}", path.display(), i + 1), &e))
+        })
+        .collect()
+}
+
+/// Redraws the charts and `index.html` of the report folder `dir` from its `results.json` (with
+/// `batches.jsonl` when present) or, for a sweep's folder, its `sweep.json`. Only `charts/` and `index.html`
+/// are replaced.
+pub fn redraw(dir: &Path) -> Result<Redrawn> {
+    let results_path = dir.join("results.json");
+    let sweep_path = dir.join(SWEEP_JSON);
+    let (files, redrawn) = if !results_path.exists() && sweep_path.exists() {
+        let bytes = std::fs::read(&sweep_path).map_err(|e| Error::io(&sweep_path, e))?;
+        let sweep = SweepResults::parse(&bytes, &sweep_path.display().to_string())?;
+        let files = sweep_files(&sweep)?;
+        let charts = (files.len() - 1) / 2;
+        (
+            files,
+            Redrawn {
+                source: SWEEP_JSON.into(),
+                charts,
+                per_batch: false,
+            },
+        )
+    } else {
+        let results = RunResults::load(&results_path)?;
+        let batches = dir.join("batches.jsonl");
+        let records = if batches.exists() {
+            read_records(&batches)?
+        } else {
+            Vec::new()
+        };
+        let files = run_files(&results, &records)?;
+        let charts = (files.len() - 1) / 2;
+        (
+            files,
+            Redrawn {
+                source: "results.json".into(),
+                charts,
+                per_batch: !records.is_empty(),
+            },
+        )
+    };
+    let prefix = format!("{CHART_DIR}/");
+    let (charts, page): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|(name, _)| name.starts_with(&prefix));
+    let charts: Vec<(String, Vec<u8>)> = charts
+        .into_iter()
+        .map(|(name, bytes)| (name[prefix.len()..].to_string(), bytes))
+        .collect();
+    write_folder(&dir.join(CHART_DIR), &charts)?;
+    for (name, bytes) in page {
+        let mut file = AtomicFile::create(&dir.join(&name))?;
+        file.write_all(&bytes)
+            .map_err(|e| Error::io(dir.join(&name), e))?;
+        file.commit()?;
+    }
+    Ok(redrawn)
+}

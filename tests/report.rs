@@ -1,0 +1,436 @@
+//! The drawn report end to end: `run --quick` leaves the charts (SVG and PNG) and an index.html showing all of
+//! them, `report` redraws them from the results alone, charts render with no system fonts, sweeps write their
+//! folder, bad input is one line and exit 2, and (where Chromium is installed) the page renders in a browser.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+
+fn budgetlab() -> Command {
+    Command::cargo_bin("budgetlab").unwrap()
+}
+
+/// One `run --quick` report shared by the tests that only read it.
+fn quick_report() -> &'static Path {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DIR.get_or_init(|| {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("quick");
+        budgetlab()
+            .args(["run", "--quick", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        (root, out)
+    });
+    path
+}
+
+/// Copies a report folder's files (not its charts or page) into a fresh folder.
+fn copy_results(from: &Path, files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in files {
+        std::fs::copy(from.join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+fn chart_stems(dir: &Path) -> Vec<String> {
+    let mut stems: Vec<String> = std::fs::read_dir(dir.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    stems.sort();
+    stems
+}
+
+/// Decodes a PNG into (width, height, RGB bytes).
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let rgb = match info.color_type {
+        png::ColorType::Rgb => buf,
+        png::ColorType::Rgba => buf.chunks(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
+        other => panic!("{}: unexpected colour type {other:?}", path.display()),
+    };
+    (info.width, info.height, rgb)
+}
+
+/// Dark pixels in the top `rows` rows of a PNG: the title's text.
+fn ink_in_title(path: &Path, rows: u32) -> usize {
+    let (w, _, rgb) = decode_png(path);
+    rgb[..(w * rows * 3) as usize]
+        .chunks(3)
+        .filter(|p| p.iter().all(|&c| c < 100))
+        .count()
+}
+
+#[test]
+fn run_leaves_seven_charts_in_both_formats_and_a_page_showing_them_all() {
+    let dir = quick_report();
+    let stems = chart_stems(dir);
+    assert!(stems.len() >= 7, "{stems:?}");
+    for expected in [
+        "compliance",
+        "overshoot",
+        "retention-cdf",
+        "needles",
+        "persistence",
+        "budget-curves",
+        "cost",
+    ] {
+        assert!(stems.iter().any(|s| s == expected), "{expected}: {stems:?}");
+    }
+    let page = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "the page must not need the network"
+    );
+    for stem in &stems {
+        let svg = std::fs::read_to_string(dir.join(format!("charts/{stem}.svg"))).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("<text"), "{stem}.svg");
+        let png = dir.join(format!("charts/{stem}.png"));
+        assert!(ink_in_title(&png, 40) > 200, "{stem}.png has no title text");
+        assert!(
+            page.contains(&format!("src=\"charts/{stem}.svg\"")),
+            "{stem}.svg not shown"
+        );
+        assert!(
+            page.contains(&format!("href=\"charts/{stem}.png\"")),
+            "{stem}.png not linked"
+        );
+        assert!(
+            page.contains(&format!("id=\"chart-{stem}\"")),
+            "{stem} has no figure"
+        );
+    }
+    assert_eq!(page.matches("<figcaption>").count(), stems.len());
+    for input in [
+        "mixed-realistic",
+        "reference",
+        "swe-agent",
+        "digest (SHA-256)",
+        "seed",
+    ] {
+        assert!(page.contains(input), "the page lacks {input}");
+    }
+}
+
+#[test]
+fn report_redraws_charts_and_page_from_the_results_alone() {
+    let quick = quick_report();
+    let full = copy_results(quick, &["results.json", "batches.jsonl"]);
+    let out = budgetlab().arg("report").arg(full.path()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(chart_stems(full.path()), chart_stems(quick));
+    for stem in chart_stems(quick) {
+        let svg = |d: &Path| std::fs::read(d.join(format!("charts/{stem}.svg"))).unwrap();
+        if stem != "cost" {
+            // Everything but the timings is deterministic.
+            assert_eq!(
+                svg(full.path()),
+                svg(quick),
+                "{stem}.svg differs after a redraw"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(full.path().join("index.html")).unwrap(),
+        std::fs::read_to_string(quick.join("index.html")).unwrap()
+    );
+
+    // Without batches.jsonl: the per-turn charts fall back on the rows and the cost chart is left out.
+    let rows_only = copy_results(quick, &["results.json"]);
+    budgetlab()
+        .arg("report")
+        .arg(rows_only.path())
+        .assert()
+        .success();
+    let stems = chart_stems(rows_only.path());
+    assert!(
+        stems.len() >= 6 && !stems.contains(&"cost".to_string()),
+        "{stems:?}"
+    );
+    let page = std::fs::read_to_string(rows_only.path().join("index.html")).unwrap();
+    assert!(page.contains("no <code>batches.jsonl</code>"));
+}
+
+#[test]
+fn charts_render_with_no_system_fonts() {
+    let quick = quick_report();
+    let dir = copy_results(quick, &["results.json"]);
+    let empty = dir.path().join("fonts.conf");
+    std::fs::write(
+        &empty,
+        "<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n",
+    )
+    .unwrap();
+    let out = budgetlab()
+        .env("FONTCONFIG_FILE", &empty)
+        .env("FONTCONFIG_PATH", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("HOME", dir.path())
+        .arg("report")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for stem in chart_stems(dir.path()) {
+        let png = dir.path().join(format!("charts/{stem}.png"));
+        assert!(ink_in_title(&png, 40) > 200, "{stem}.png has no title text");
+    }
+    // plotters' `ttf` feature would look fonts up through the system (font-kit): it must not be compiled in,
+    // not even through a dev-dependency's features.
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+    assert!(
+        !lock.contains("name = \"font-kit\""),
+        "font-kit is in Cargo.lock"
+    );
+    assert!(
+        !lock.contains("name = \"yeslogic-fontconfig-sys\""),
+        "fontconfig is in Cargo.lock"
+    );
+}
+
+#[test]
+fn sweeps_write_results_charts_and_a_page() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("sweep");
+    budgetlab()
+        .args([
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--budgets",
+            "2000..20000",
+            "--steps",
+            "3",
+            "--batches",
+            "2",
+            "--strategies",
+            "reference,greedy",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let sweep: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(sweep["axis"], "budget");
+    let points = sweep["points"].as_array().unwrap();
+    let values: Vec<f64> = points
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values.len(), 3);
+    assert_eq!(values[0], 2000.0);
+    assert_eq!(values[2], 20_000.0);
+    assert!(points
+        .iter()
+        .all(|p| p["rows"].as_array().unwrap().len() == 2));
+    assert_eq!(
+        chart_stems(&out),
+        [
+            "sweep-compliance",
+            "sweep-needles",
+            "sweep-retention",
+            "sweep-writes"
+        ]
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("src=\"charts/sweep-retention.svg\""));
+
+    // The folder redraws from sweep.json.
+    std::fs::remove_dir_all(out.join("charts")).unwrap();
+    budgetlab().arg("report").arg(&out).assert().success();
+    assert_eq!(chart_stems(&out).len(), 4);
+
+    // Head shares: one line per budget, the points the shares.
+    let shares = root.path().join("shares");
+    budgetlab()
+        .args([
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--head-shares",
+            "--steps",
+            "3",
+            "--batches",
+            "1",
+            "--out",
+        ])
+        .arg(&shares)
+        .assert()
+        .success();
+    let sweep: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(shares.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(sweep["axis"], "head-share");
+    assert_eq!(
+        sweep["strategies"],
+        serde_json::json!(["head-tail-0", "head-tail-0.5", "head-tail-1"])
+    );
+}
+
+fn expect_bad_input(args: &[&str], needle: &str) {
+    let out = budgetlab().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_report_and_sweep_input_is_one_line_and_exit_2() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path().to_str().unwrap();
+    expect_bad_input(&["report", dir], "results.json");
+    let sweep = |range: &str| {
+        vec![
+            "sweep",
+            "--scenario",
+            "mixed-realistic",
+            "--budgets",
+            range,
+            "--out",
+            dir,
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    for (range, needle) in [
+        ("5..2", "FROM must be less than TO"),
+        ("x..y", "invalid --budgets \"x..y\""),
+        ("2000", "expected FROM..TO"),
+    ] {
+        let args = sweep(range);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        expect_bad_input(&args, needle);
+    }
+    expect_bad_input(
+        &[
+            "sweep",
+            "--scenario",
+            "no-such-scenario",
+            "--budgets",
+            "2000..20000",
+            "--out",
+            dir,
+        ],
+        "not a shipped scenario",
+    );
+    expect_bad_input(
+        &[
+            "sweep",
+            "--scenario",
+            "mixed-realistic",
+            "--budgets",
+            "2000..20000",
+            "--steps",
+            "1",
+            "--out",
+            dir,
+        ],
+        "--steps",
+    );
+    expect_bad_input(&["sweep", "--scenario", "mixed-realistic"], "required");
+    expect_bad_input(
+        &[
+            "sweep",
+            "--scenario",
+            "mixed-realistic",
+            "--budgets",
+            "1..9",
+            "--windows",
+            "1..9",
+        ],
+        "cannot be used with",
+    );
+    // Nothing was written by the failed commands.
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+}
+
+/// A Chromium-family browser on PATH, if any.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ]
+    .iter()
+    .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+    .find(|p| p.is_file())
+}
+
+#[test]
+fn the_page_renders_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no Chromium on PATH (install Debian's `chromium` to check the page in a browser)");
+        return;
+    };
+    let quick = quick_report();
+    let profile = tempfile::tempdir().unwrap();
+    let shot = profile.path().join("page.png");
+    let url = format!(
+        "file://{}",
+        quick.join("index.html").canonicalize().unwrap().display()
+    );
+    let out = Process::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--window-size=1400,4000",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            profile.path().join("profile").display()
+        ))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, h, rgb) = decode_png(&shot);
+    assert_eq!((w, h), (1400, 4000));
+    // The compliance heat map's blue (an SVG drawn by the browser) is on the page.
+    let blue = rgb.chunks(3).filter(|p| p == &[49, 104, 170]).count();
+    assert!(
+        blue > 10_000,
+        "the compliance chart did not render ({blue} blue pixels)"
+    );
+    // And so is text: dark pixels in the first screen.
+    let dark = rgb[..(w * 600 * 3) as usize]
+        .chunks(3)
+        .filter(|p| p.iter().all(|&c| c < 80))
+        .count();
+    assert!(dark > 2_000, "no text in the first screen");
+}

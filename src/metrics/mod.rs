@@ -3,12 +3,14 @@
 //! apart from everything else, which is a deterministic function of the inputs.
 
 mod aggregate;
+mod bound;
 mod retention;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
     NeedleSummary, PersistenceSummary, RetentionSummary, RowKey,
 };
+pub use bound::needle_upper_bound;
 pub use retention::{first_line, jain_index, kept_units, last_line};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -210,7 +212,7 @@ pub fn measure(
             .is_some_and(|t| t.contains(needle.text.as_str()));
         count.survived += u64::from(visible);
     }
-    let needle_upper_bound = needle_upper_bound(needles, input_total, limit);
+    let needle_upper_bound = needle_upper_bound(input, needles, reminders, limit);
 
     // Persistence I/O.
     let mut seen = BTreeSet::new();
@@ -287,25 +289,6 @@ struct FieldTally {
 
 fn count_replacement(s: &str) -> u64 {
     s.matches('\u{FFFD}').count() as u64
-}
-
-/// The most needles an allocation of `limit` units could keep if it knew where they are: when everything fits,
-/// all of them; otherwise as many as fit when each costs its own length and the shortest are kept first (which
-/// maximises the count).
-pub fn needle_upper_bound(needles: &[Needle], input_total: u64, limit: Option<u64>) -> u64 {
-    let Some(limit) = limit.filter(|&l| input_total > l) else {
-        return needles.len() as u64;
-    };
-    let mut lengths: Vec<u64> = needles.iter().map(|n| utf16_len(&n.text) as u64).collect();
-    lengths.sort_unstable();
-    let mut used = 0u64;
-    lengths
-        .into_iter()
-        .take_while(|&l| {
-            used += l;
-            used <= limit
-        })
-        .count() as u64
 }
 
 #[derive(Default)]

@@ -149,29 +149,6 @@ fn the_send_guard_alone_loses_the_full_text() {
 }
 
 #[test]
-fn upper_bound_keeps_the_shortest_needles_first() {
-    let out = "a".repeat(100);
-    let mk = |text: &str| Needle {
-        kind: NeedleKind::SummaryLine,
-        text: text.into(),
-        entry: 0,
-        part: 0,
-        field: Field::Output,
-        offset: 0,
-    };
-    let needles = vec![
-        mk(&"x".repeat(50)),
-        mk(&"y".repeat(10)),
-        mk(&"z".repeat(30)),
-    ];
-    assert_eq!(needle_upper_bound(&needles, 1000, Some(45)), 2);
-    assert_eq!(needle_upper_bound(&needles, 1000, Some(5)), 0);
-    assert_eq!(needle_upper_bound(&needles, 40, Some(45)), 3);
-    assert_eq!(needle_upper_bound(&needles, 1000, None), 3);
-    assert!(!out.is_empty());
-}
-
-#[test]
 fn reordered_entries_are_counted() {
     let mut synthetic = entry("s", "synthetic response");
     synthetic.extra.insert("status".into(), json!("synthetic"));

@@ -23,7 +23,6 @@ use crate::finalize::{collect_slots, SlotScope};
 use crate::generate::{Needle, NeedleKind};
 use crate::model::{Entry, Field};
 use crate::simulate::TurnRecord;
-use crate::text::utf16_len;
 
 /// Planted and surviving needles of one kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

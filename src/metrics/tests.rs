@@ -8,6 +8,7 @@ use crate::finalize::{Finalizer, Reference, SendGuard};
 use crate::model::Part;
 use crate::persist::MemoryStore;
 use crate::simulate::{simulate_turn, Mode, SimConfig};
+use crate::text::utf16_len;
 
 fn log(lines: usize, last: &str) -> String {
     let mut s = String::from("{\"total\": 3, \"items\": []}\n");

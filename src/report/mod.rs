@@ -19,12 +19,17 @@ use crate::run::RunOutput;
 /// Writes every exporter's file for `run` into `dir`, with the charts and `index.html`, replacing an earlier
 /// report there.
 pub fn write_report(dir: &Path, run: &RunOutput) -> Result<()> {
+    write_folder(dir, &render_files(run)?)
+}
+
+/// Every file of the report folder for `run`, as (relative name, bytes), without touching the disk.
+pub fn render_files(run: &RunOutput) -> Result<Vec<(String, Vec<u8>)>> {
     let mut files: Vec<(String, Vec<u8>)> = export::all()
         .iter()
         .map(|e| Ok((e.file_name().to_string(), e.serialize(run)?)))
         .collect::<Result<Vec<_>>>()?;
     files.extend(pages::run_files(&run.results, &run.records)?);
-    write_folder(dir, &files)
+    Ok(files)
 }
 
 /// Writes `files` (name, bytes) as the complete content of folder `dir`, atomically: into a fresh sibling

@@ -9,13 +9,18 @@
 //! - [`alloc`]: the integer max-min water-fill that shares the budget between slots.
 //! - [`finalize`]: the [`Finalizer`] trait and its strategies, named by [`StrategyName`]; `reference` is the
 //!   production finalizer, `send-guard` the no-I/O cap at the chat send boundary; the alternatives an engineer
-//!   would weigh, the legacy layers, the window-relative rule and five peer agents' policies sit beside them,
+//!   would weigh, the legacy layers, the window-relative rule and six peer agents' policies sit beside them,
 //!   parameterised by a [`StrategyConfig`].
 //! - [`persist`]: the backends a finalizer writes complete outputs to.
 //! - [`FinalizeJob`]: what `budgetlab finalize` runs.
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
 //!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
 //!   `budgetlab generate` runs.
+//! - [`simulate`]: one turn through the runtime boundaries of a [`simulate::Mode`] (producers, scheduler before
+//!   and after the PostToolBatch hook, the runtime's aggregation and outer finalization, the send guard, the
+//!   model request), with a strategy at every boundary, in the new or the legacy form.
+//! - [`metrics`]: what a simulated turn did (compliance, retention, needle survival against its upper bound,
+//!   persistence I/O, integrity), as pure functions, and their aggregation into rows.
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
 //!   [`run::RunResults`], [`run::merge`] recombines the shards of a run, and [`gate`] checks a run against a
 //!   stored baseline (the nightly CI gate) or compares two runs.

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
-use super::export::{duration, pct};
+use super::export::{duration, needles_cell, pct};
 use crate::metrics::Aggregate;
 use crate::run::{RunResults, WorkloadInfo};
 
@@ -171,15 +171,14 @@ const ROW_COLUMNS: &str = "<th>within budget</th><th>max overshoot</th><th>kept 
 
 fn row_cells(r: &Aggregate) -> String {
     format!(
-        "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td{}>{}</td><td>{}</td>\
+        "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>\
 <td{}>{}</td><td>{}</td>",
         bad(r.compliance.rate < 1.0),
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
         pct(r.retention.mean),
         pct(r.retention.budget_used),
-        pct(r.needles.survival),
-        pct(r.needles.upper_bound),
+        needles_cell(r),
         r.persistence.writes,
         bad(r.persistence.duplicate_writes > 0),
         r.persistence.duplicate_writes,

@@ -24,17 +24,29 @@ pub fn duration(ns: u64) -> String {
     }
 }
 
+/// Needle survival against its upper bound, or "–" when the batches had no planted needles (recorded ones).
+pub fn needles_cell(r: &Aggregate) -> String {
+    if r.needles.by_kind.values().all(|k| k.planted == 0) {
+        "–".to_string()
+    } else {
+        format!(
+            "{} / {}",
+            pct(r.needles.survival),
+            pct(r.needles.upper_bound)
+        )
+    }
+}
+
 /// One table row of a strategy's aggregate.
 fn row(r: &Aggregate) -> String {
     format!(
-        "| {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         r.strategy,
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
         pct(r.retention.mean),
         pct(r.retention.budget_used),
-        pct(r.needles.survival),
-        pct(r.needles.upper_bound),
+        needles_cell(r),
         r.persistence.writes,
         r.persistence.duplicate_writes,
         pct(r.persistence.recoverable),

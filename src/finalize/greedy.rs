@@ -2,13 +2,9 @@
 //! left, down to nothing. The first large field can therefore starve every field after it, including the short
 //! error at the end of a batch. Persistence and the fit are the reference's.
 
-use super::fit::{fit, HeadShare};
-use super::slots::SlotScope;
-use super::waterfill::{allocate_and_fit, slot_lengths};
-use super::{Finalizer, Outcome};
-use crate::budget::BudgetContext;
-use crate::model::Batch;
-use crate::persist::ArtifactStore;
+use super::fit::HeadShare;
+use super::slots::Slot;
+use super::waterfill::{slot_lengths, CappedAllocation};
 
 /// The greedy finalizer.
 #[derive(Debug, Clone, Default)]
@@ -30,27 +26,15 @@ pub fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
         .collect()
 }
 
-impl Finalizer for Greedy {
-    fn name(&self) -> &str {
-        "greedy"
+impl CappedAllocation for Greedy {
+    const NAME: &'static str = "greedy";
+
+    fn head_share(&self) -> HeadShare {
+        self.head_share
     }
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let share = self.head_share;
-        allocate_and_fit(
-            batch,
-            ctx,
-            store,
-            SlotScope::ALL,
-            true,
-            |slots, limit| greedy_allocation(&slot_lengths(slots), limit),
-            |text, a, header| fit(text, a, header, share),
-        )
+    fn allocate(&self, slots: &[Slot], limit: u64) -> Vec<u64> {
+        greedy_allocation(&slot_lengths(slots), limit)
     }
 }
 

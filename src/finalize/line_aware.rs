@@ -8,13 +8,9 @@
 //! back to the reference's cut by units (surrogate-safe), so a single long line still gets a preview.
 
 use super::fit::{fit, HeadShare};
-use super::slots::SlotScope;
-use super::waterfill::{allocate_and_fit, slot_lengths};
-use super::{Finalizer, Outcome};
+use super::slots::Slot;
+use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::water_fill;
-use crate::budget::BudgetContext;
-use crate::model::Batch;
-use crate::persist::ArtifactStore;
 use crate::text::{head, tail, utf16_len};
 
 /// The line-aware finalizer.
@@ -24,27 +20,19 @@ pub struct LineAware {
     pub head_share: HeadShare,
 }
 
-impl Finalizer for LineAware {
-    fn name(&self) -> &str {
-        "line-aware"
+impl CappedAllocation for LineAware {
+    const NAME: &'static str = "line-aware";
+
+    fn head_share(&self) -> HeadShare {
+        self.head_share
     }
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let share = self.head_share;
-        allocate_and_fit(
-            batch,
-            ctx,
-            store,
-            SlotScope::ALL,
-            true,
-            |slots, limit| water_fill(&slot_lengths(slots), limit),
-            |text, a, header| fit_lines(text, a, header, share),
-        )
+    fn allocate(&self, slots: &[Slot], limit: u64) -> Vec<u64> {
+        water_fill(&slot_lengths(slots), limit)
+    }
+
+    fn fit_slot(&self, text: &str, allocation: u64, header: &str) -> String {
+        fit_lines(text, allocation, header, self.head_share)
     }
 }
 

@@ -55,7 +55,7 @@ pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};
 pub use swe_agent::SweAgent;
 pub use uniform::{uniform_allocation, Uniform};
-pub use waterfill::WaterFill;
+pub use waterfill::{CappedAllocation, WaterFill};
 pub use weighted::Weighted;
 pub use window_relative::{window_relative_threshold, WindowRelative};
 

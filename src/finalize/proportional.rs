@@ -5,13 +5,9 @@
 //! Compared with the max-min water-fill, a small field is cut as hard as a large one: a 100-unit error beside a
 //! 10,000-unit log at a tenth of the total keeps 10 units, not all 100.
 
-use super::fit::{fit, HeadShare};
-use super::slots::SlotScope;
-use super::waterfill::{allocate_and_fit, slot_lengths};
-use super::{Finalizer, Outcome};
-use crate::budget::BudgetContext;
-use crate::model::Batch;
-use crate::persist::ArtifactStore;
+use super::fit::HeadShare;
+use super::slots::Slot;
+use super::waterfill::{slot_lengths, CappedAllocation};
 
 /// The proportional finalizer.
 #[derive(Debug, Clone, Default)]
@@ -44,27 +40,15 @@ pub fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     allocation
 }
 
-impl Finalizer for Proportional {
-    fn name(&self) -> &str {
-        "proportional"
+impl CappedAllocation for Proportional {
+    const NAME: &'static str = "proportional";
+
+    fn head_share(&self) -> HeadShare {
+        self.head_share
     }
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let share = self.head_share;
-        allocate_and_fit(
-            batch,
-            ctx,
-            store,
-            SlotScope::ALL,
-            true,
-            |slots, limit| proportional_allocation(&slot_lengths(slots), limit),
-            |text, a, header| fit(text, a, header, share),
-        )
+    fn allocate(&self, slots: &[Slot], limit: u64) -> Vec<u64> {
+        proportional_allocation(&slot_lengths(slots), limit)
     }
 }
 

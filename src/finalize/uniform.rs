@@ -3,13 +3,9 @@
 //! fields is cut harder than it has to be and part of the budget stays unused. Persistence and the fit are the
 //! reference's.
 
-use super::fit::{fit, HeadShare};
-use super::slots::SlotScope;
-use super::waterfill::{allocate_and_fit, slot_lengths};
-use super::{Finalizer, Outcome};
-use crate::budget::BudgetContext;
-use crate::model::Batch;
-use crate::persist::ArtifactStore;
+use super::fit::HeadShare;
+use super::slots::Slot;
+use super::waterfill::{slot_lengths, CappedAllocation};
 
 /// The uniform finalizer.
 #[derive(Debug, Clone, Default)]
@@ -27,34 +23,22 @@ pub fn uniform_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     lengths.iter().map(|&l| l.min(share)).collect()
 }
 
-impl Finalizer for Uniform {
-    fn name(&self) -> &str {
-        "uniform"
+impl CappedAllocation for Uniform {
+    const NAME: &'static str = "uniform";
+
+    fn head_share(&self) -> HeadShare {
+        self.head_share
     }
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let share = self.head_share;
-        allocate_and_fit(
-            batch,
-            ctx,
-            store,
-            SlotScope::ALL,
-            true,
-            |slots, limit| uniform_allocation(&slot_lengths(slots), limit),
-            |text, a, header| fit(text, a, header, share),
-        )
+    fn allocate(&self, slots: &[Slot], limit: u64) -> Vec<u64> {
+        uniform_allocation(&slot_lengths(slots), limit)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finalize::slots::budgeted_total;
+    use crate::finalize::slots::{budgeted_total, SlotScope};
     use crate::finalize::testing::{output_entry, output_of, run};
     use crate::PlanReminders;
 

@@ -6,7 +6,7 @@
 use super::artifacts::EntryWriter;
 use super::fit::{fit, header, HeadShare};
 use super::slots::{collect_slots, Slot, SlotScope};
-use super::Outcome;
+use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
 use crate::model::Batch;
@@ -45,6 +45,48 @@ impl WaterFill {
             self.persist,
             |slots, limit| water_fill(&slot_lengths(slots), limit),
             |text, allocation, header| fit(text, allocation, header, share),
+        )
+    }
+}
+
+/// A strategy that caps the batch like the reference and differs from it only in how it allocates the budget
+/// (and, optionally, in how it fits a slot): it gets the reference's slots, persistence and header for free,
+/// and its [`Finalizer`] implementation from this trait.
+pub trait CappedAllocation: Send + Sync {
+    /// The strategy's stable name.
+    const NAME: &'static str;
+
+    /// The head share of its previews.
+    fn head_share(&self) -> HeadShare;
+
+    /// One allocation per slot (each at most the slot's length), summing to at most `limit`.
+    fn allocate(&self, slots: &[Slot], limit: u64) -> Vec<u64>;
+
+    /// Rewrites a slot's `text` to at most `allocation` units behind `header`; the reference's fit by default.
+    fn fit_slot(&self, text: &str, allocation: u64, header: &str) -> String {
+        fit(text, allocation, header, self.head_share())
+    }
+}
+
+impl<T: CappedAllocation> Finalizer for T {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        allocate_and_fit(
+            batch,
+            ctx,
+            store,
+            SlotScope::ALL,
+            true,
+            |slots, limit| self.allocate(slots, limit),
+            |text, allocation, header| self.fit_slot(text, allocation, header),
         )
     }
 }

@@ -3,14 +3,10 @@
 //! [`FieldWeights`]); small fields still keep their whole content. Persistence and the fit are the reference's.
 
 use super::config::FieldWeights;
-use super::fit::{fit, HeadShare};
-use super::slots::SlotScope;
-use super::waterfill::{allocate_and_fit, slot_lengths};
-use super::{Finalizer, Outcome};
+use super::fit::HeadShare;
+use super::slots::Slot;
+use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::weighted_water_fill;
-use crate::budget::BudgetContext;
-use crate::model::Batch;
-use crate::persist::ArtifactStore;
 
 /// The weighted water-fill finalizer.
 #[derive(Debug, Clone, Default)]
@@ -21,30 +17,16 @@ pub struct Weighted {
     pub head_share: HeadShare,
 }
 
-impl Finalizer for Weighted {
-    fn name(&self) -> &str {
-        "weighted"
+impl CappedAllocation for Weighted {
+    const NAME: &'static str = "weighted";
+
+    fn head_share(&self) -> HeadShare {
+        self.head_share
     }
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let share = self.head_share;
-        allocate_and_fit(
-            batch,
-            ctx,
-            store,
-            SlotScope::ALL,
-            true,
-            |slots, limit| {
-                let weights: Vec<u64> = slots.iter().map(|s| self.weights.of(s.field)).collect();
-                weighted_water_fill(&slot_lengths(slots), Some(&weights), limit)
-            },
-            |text, a, header| fit(text, a, header, share),
-        )
+    fn allocate(&self, slots: &[Slot], limit: u64) -> Vec<u64> {
+        let weights: Vec<u64> = slots.iter().map(|s| self.weights.of(s.field)).collect();
+        weighted_water_fill(&slot_lengths(slots), Some(&weights), limit)
     }
 }
 

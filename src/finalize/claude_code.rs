@@ -57,14 +57,6 @@ struct ShellCut<'a> {
 }
 
 impl ResultRule for ShellCut<'_> {
-    fn scope(&self) -> SlotScope {
-        SlotScope::TOOL_FIELDS
-    }
-
-    fn persists(&self) -> bool {
-        false
-    }
-
     fn shortens(&self, tool: &str, field: Field, text: &str) -> bool {
         field == Field::Output
             && self.shell_tools.iter().any(|t| t == tool)

@@ -9,7 +9,6 @@
 //! - No persistence (the removed middle is gone) and no batch-level cap.
 
 use super::per_result::{apply_rule, ResultRule};
-use super::slots::SlotScope;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
@@ -24,14 +23,6 @@ pub const MAX_RESULT_BYTES: usize = 10_000;
 pub struct Codex;
 
 impl ResultRule for Codex {
-    fn scope(&self) -> SlotScope {
-        SlotScope::TOOL_FIELDS
-    }
-
-    fn persists(&self) -> bool {
-        false
-    }
-
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
         text.len() > MAX_RESULT_BYTES
     }

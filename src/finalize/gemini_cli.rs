@@ -11,7 +11,6 @@
 
 use super::config::GeminiCliConfig;
 use super::per_result::{apply_rule, join_paths, ResultRule};
-use super::slots::SlotScope;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
@@ -46,10 +45,6 @@ struct Rule {
 }
 
 impl ResultRule for Rule {
-    fn scope(&self) -> SlotScope {
-        SlotScope::TOOL_FIELDS
-    }
-
     fn persists(&self) -> bool {
         true
     }

@@ -10,7 +10,6 @@
 //!   lost. No batch-level cap.
 
 use super::per_result::{apply_rule, join_paths, ResultRule};
-use super::slots::SlotScope;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
@@ -44,10 +43,6 @@ fn kept_lines(text: &str) -> (usize, usize, usize) {
 }
 
 impl ResultRule for OpenCode {
-    fn scope(&self) -> SlotScope {
-        SlotScope::TOOL_FIELDS
-    }
-
     fn persists(&self) -> bool {
         true
     }

@@ -11,11 +11,16 @@ use crate::persist::ArtifactStore;
 
 /// One per-result rule: which fields it shortens and how.
 pub(crate) trait ResultRule {
-    /// Which fields the rule sees.
-    fn scope(&self) -> SlotScope;
+    /// Which fields the rule sees: by default a tool response's output and error, not top-level text.
+    fn scope(&self) -> SlotScope {
+        SlotScope::TOOL_FIELDS
+    }
 
-    /// Whether an entry with a shortened field is persisted (once, and only without an earlier decision).
-    fn persists(&self) -> bool;
+    /// Whether an entry with a shortened field is persisted (once, and only without an earlier decision); by
+    /// default not.
+    fn persists(&self) -> bool {
+        false
+    }
 
     /// Whether `text`, the `field` of a result of `tool`, is shortened.
     fn shortens(&self, tool: &str, field: Field, text: &str) -> bool;

@@ -8,7 +8,6 @@
 //! - No persistence and no batch-level cap.
 
 use super::per_result::{apply_rule, ResultRule};
-use super::slots::SlotScope;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
@@ -23,14 +22,6 @@ pub const MAX_RESULT_CHARS: usize = 100_000;
 pub struct SweAgent;
 
 impl ResultRule for SweAgent {
-    fn scope(&self) -> SlotScope {
-        SlotScope::TOOL_FIELDS
-    }
-
-    fn persists(&self) -> bool {
-        false
-    }
-
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
         text.chars().nth(MAX_RESULT_CHARS).is_some()
     }

@@ -691,6 +691,16 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_file_format_parses() {
+        let readme = include_str!("../scenarios/README.md");
+        let start = readme.find("```toml\n").expect("a TOML example") + "```toml\n".len();
+        let end = start + readme[start..].find("```").expect("the example ends");
+        let s = Scenario::parse(&readme[start..end], "scenarios/README.md").unwrap();
+        assert_eq!(s.hook.append_units, 0);
+        assert_eq!(s.strategy, crate::finalize::StrategyConfig::default());
+    }
+
+    #[test]
     fn shipped_scenarios_parse_and_match_the_directory() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
         let from_dir = Scenario::load_dir(&dir).unwrap();

@@ -304,6 +304,13 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_unknown_keys_pass_through_verbatim() {
+        let src = r#"[{"callId":"c","toolName":"t","responseParts":[{"x":{"n":1.50}}],"big":123456789012345678901234567890,"h":1.50}]"#;
+        let out = serde_json::to_string(&parse_batch(src.as_bytes(), "test").unwrap()).unwrap();
+        assert_eq!(out, src);
+    }
+
+    #[test]
     fn persisted_output_files_stays_tri_state() {
         let src = r#"[{"callId":"a","toolName":"t","responseParts":[]},
                       {"callId":"b","toolName":"t","responseParts":[],"persistedOutputFiles":[]},

@@ -129,11 +129,11 @@ impl fmt::Display for HeadShare {
         let (num, den) = (self.num / g, self.den.max(1) / g);
         let mut scale = 1u128;
         let mut places = 0usize;
-        while scale % u128::from(den) != 0 && places < 19 {
+        while !scale.is_multiple_of(u128::from(den)) && places < 19 {
             scale *= 10;
             places += 1;
         }
-        if scale % u128::from(den) != 0 {
+        if !scale.is_multiple_of(u128::from(den)) {
             return write!(f, "{num}/{den}");
         }
         let scaled = u128::from(num) * (scale / u128::from(den));
@@ -157,7 +157,7 @@ impl<'de> Deserialize<'de> for HeadShare {
     /// shortest decimal form, so `0.2` is exactly one fifth).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         struct Visitor;
-        impl de::Visitor<'_> for Visitor {
+        impl<'de> de::Visitor<'de> for Visitor {
             type Value = HeadShare;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -178,6 +178,19 @@ impl<'de> Deserialize<'de> for HeadShare {
 
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<HeadShare, E> {
                 self.visit_str(&v.to_string())
+            }
+
+            /// serde_json keeps numbers verbatim (its `arbitrary_precision` feature, which budgetlab enables so
+            /// that unknown keys of a batch pass through untouched) and hands a number to `deserialize_any` as a
+            /// one-entry map holding its digits.
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<HeadShare, A::Error> {
+                let Some((_, digits)) = map.next_entry::<de::IgnoredAny, String>()? else {
+                    return Err(de::Error::custom(HEAD_SHARE_FORMS));
+                };
+                self.visit_str(&digits)
             }
         }
         deserializer.deserialize_any(Visitor)

@@ -674,7 +674,7 @@ fn cargo_test(rng: &mut Stream, b: &mut TextBuf, target: usize, color: bool) -> 
         let name = lines.since(mark)[5..].to_string();
         lines.ascii(" ... ");
         count += 1;
-        if failed_names.len() < failures && count % fail_every == 0 {
+        if failed_names.len() < failures && count.is_multiple_of(fail_every) {
             paint(&mut lines, color, "31", "FAILED");
             failed_names.push(name);
         } else if rng.below(40) == 0 {

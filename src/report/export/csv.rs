@@ -10,7 +10,7 @@ use crate::run::RunOutput;
 /// The per-batch CSV.
 pub struct BatchCsv;
 
-const HEADER: &str = "scenario,strategy,budget_label,budget,batch,input_total,final_total,within_budget,overshoot,\
+const HEADER: &str = "crate_version,seed,scenario_digest,scenario,strategy,budget_label,budget,batch,input_total,final_total,within_budget,overshoot,\
 violation_boundary,fields,shortened_fields,original_units,kept_units,mean_kept_share,min_kept_share,fairness,\
 needles_planted,needles_survived,needle_upper_bound,writes,bytes_written,duplicate_writes,failed_writes,\
 reused_paths,recoverable_fields,broken_surrogates,reordered,dropped,media_changed,reminders_changed,\
@@ -34,13 +34,24 @@ impl Exporter for BatchCsv {
         let mut out = String::with_capacity(256 * (run.records.len() + 1));
         out.push_str(HEADER);
         out.push('\n');
+        let version = &run.results.crate_version;
         for r in &run.records {
             let m = &r.metrics;
+            let scenario = run
+                .results
+                .inputs
+                .scenarios
+                .iter()
+                .find(|s| s.name == r.scenario);
+            let (seed, digest) = scenario.map_or((0, ""), |s| (s.seed, s.digest.as_str()));
             let planted: u64 = m.needles.values().map(|c| c.planted).sum();
             let survived: u64 = m.needles.values().map(|c| c.survived).sum();
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                field(version),
+                seed,
+                digest,
                 field(&r.scenario),
                 field(&r.strategy),
                 field(&r.budget_label),
@@ -94,6 +105,6 @@ mod tests {
 
     #[test]
     fn header_and_rows_have_the_same_width() {
-        assert_eq!(HEADER.split(',').count(), 34);
+        assert_eq!(HEADER.split(',').count(), 37);
     }
 }

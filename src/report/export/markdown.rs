@@ -86,13 +86,15 @@ pub fn render(results: &RunResults) -> String {
             }
             let _ = writeln!(
                 out,
-                "## {} · {} ({} units) · {}{} · {} batches\n",
+                "## {} · {} ({} units) · {}{} · {} batches\n\nseed {} · scenario sha256 `{}`\n",
                 scenario.name,
                 budget.label,
                 budget.units,
                 scenario.mode,
                 if scenario.legacy { " (legacy)" } else { "" },
-                rows[0].batches
+                rows[0].batches,
+                scenario.seed,
+                &scenario.digest[..scenario.digest.len().min(16)],
             );
             out.push_str(
                 "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost |\n",

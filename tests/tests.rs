@@ -3,6 +3,7 @@
 mod allocations;
 mod behaviours;
 mod cli;
+mod differential;
 mod gate;
 mod generate;
 mod properties;

@@ -1,5 +1,5 @@
 //! The reference against an independent implementation: `tests/oracle/differential.py` re-implements the
-//! reference finalizer from the rules in plain Python, checks itself against the production sample
+//! reference finalizer and the send guard from the rules in plain Python, checks itself against the production sample
 //! vectors, then compares `budgetlab finalize` with itself on random batches. Skipped, saying so, where no
 //! `python3` is installed.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential test of `budgetlab finalize --strategy reference`.
+"""Differential test of `budgetlab finalize --strategy reference` (and `send-guard`).
 
 An independent, deliberately plain implementation of the reference finalizer, written from the rules of the
 foundation issue in Python (UTF-16 lengths from Python's own UTF-16 encoder, the water-fill as its iterative
@@ -31,14 +31,15 @@ def tail_cut(s, n):
         if 0xDC00 <= first <= 0xDFFF: b = b[2:]
     return b.decode('utf-16-le')
 
-def finalize(batch, budget, reminders, artifact_dir, fail):
+def finalize(batch, budget, reminders, artifact_dir, fail, guard=False):
+    """The reference; with `guard`, the send guard (output and error only, no persistence)."""
     batch = json.loads(json.dumps(batch))
     persisted = []
     if budget is None or budget <= 0: return batch, persisted
     slots = []  # (e, p, kind, prefix, text)
     for ei, e in enumerate(batch):
         for pi, p in enumerate(e['responseParts']):
-            if isinstance(p.get('text'), str): slots.append((ei, pi, 'text', '', p['text']))
+            if not guard and isinstance(p.get('text'), str): slots.append((ei, pi, 'text', '', p['text']))
             fr = p.get('functionResponse')
             if isinstance(fr, dict) and isinstance(fr.get('response'), dict):
                 r = fr['response']
@@ -71,7 +72,7 @@ def finalize(batch, budget, reminders, artifact_dir, fail):
         return t.rsplit('/',1)[-1].replace('\0','_')
     ids = [norm(e['callId']) for e in batch]
     used = set()
-    for ei, e in enumerate(batch):
+    for ei, e in enumerate(batch if not guard else []):
         mine = [k for k,s in enumerate(slots) if s[0]==ei]
         if not any(lens[k] > alloc[k] for k in mine): continue
         if 'persistedOutputFiles' in e: continue
@@ -155,14 +156,15 @@ for case in range(N):
         batch.append(e)
     budget=random.choice([random.randint(1,50), random.randint(1,500), random.randint(100,3000), -1, 0])
     fail=set(random.sample(['c','c-1','c-2','c-3','d','x_y','😀','a'], random.randint(0,2)))
-    cmd=[BIN,'finalize','--budget',str(budget),'--artifact-dir','/art',
+    guard=random.random()<0.25
+    cmd=[BIN,'finalize','--budget',str(budget),'--artifact-dir','/art','--strategy','send-guard' if guard else 'reference',
          '--plan-reminder-file',V+'/plan-reminder-edit.txt','--plan-reminder-file',V+'/plan-reminder-plan-only.txt']
     for f in fail: cmd+=['--fail-persist',f]
     r=subprocess.run(cmd,input=json.dumps(batch).encode(),capture_output=True)
     if r.returncode!=0:
         print('rc',r.returncode,r.stderr.decode()[:200]); fails+=1; continue
     got=json.loads(r.stdout)
-    exp=finalize(batch, budget, rem, '/art', fail)
+    exp=finalize(batch, budget, rem, '/art', fail, guard)
     if got!={'entries':exp[0],'persisted':exp[1]}:
         fails+=1
         if fails<=3:

@@ -1,7 +1,7 @@
 //! The reference against an independent implementation: `tests/oracle/differential.py` re-implements the
-//! reference finalizer and the send guard from the rules in plain Python, checks itself against the production sample
-//! vectors, then compares `budgetlab finalize` with itself on random batches. Skipped, saying so, where no
-//! `python3` is installed.
+//! reference finalizer and the send guard from the rules in plain Python, checks itself against the
+//! production sample vectors, then compares `budgetlab finalize` with itself on random batches. Skipped, saying
+//! so, where no `python3` is installed.
 
 use std::process::Command;
 

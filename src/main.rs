@@ -220,20 +220,8 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
         legacy: args.legacy,
     };
     let plan = request.plan()?;
-    if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build_global()
-            .context("--threads")?;
-    }
-    let bar = indicatif::ProgressBar::new(plan.turns());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
+    set_threads(args.threads)?;
+    let bar = turn_progress(plan.turns());
     let output = plan.run(&|n| bar.inc(n));
     bar.finish_and_clear();
     budgetlab::report::write_report(&args.out, &output)?;
@@ -284,20 +272,8 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         seed: args.seed,
     }
     .plan()?;
-    if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build_global()
-            .context("--threads")?;
-    }
-    let bar = indicatif::ProgressBar::new(plan.turns());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
+    set_threads(args.threads)?;
+    let bar = turn_progress(plan.turns());
     let results = plan.run(&|n| bar.inc(n));
     bar.finish_and_clear();
     budgetlab::report::write_sweep(&args.out, &results)?;
@@ -403,4 +379,28 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
         .map_err(|e| budgetlab::Error::io(path, e))?;
     file.commit()?;
     Ok(())
+}
+
+/// Sizes the worker pool (`--threads`); results never depend on it.
+fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()
+            .context("--threads")?;
+    }
+    Ok(())
+}
+
+/// A progress bar over simulated turns, drawn on stderr when it is a terminal and silent otherwise.
+fn turn_progress(turns: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(turns);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar
 }

@@ -315,15 +315,28 @@ fn progress_line(rng: &mut Stream, b: &mut TextBuf, color: bool, done: u64, tota
     b.ascii("\r");
 }
 
+/// A rustc location: `  --> <crate>/src/<file>.rs:LINE:COL` and the empty gutter line under it, indented to the
+/// width of `line` as rustc does.
+fn location(b: &mut TextBuf, rng: &mut Stream, krate_dir: &str, line: u64, col: u64) {
+    let width = super::buf::decimal_len(line);
+    b.repeat_byte(b' ', width);
+    b.ascii("--> ");
+    b.ascii(krate_dir);
+    vocab::src_path(b, rng, "/src/", ".rs");
+    b.ascii(":");
+    b.num(line);
+    b.ascii(":");
+    b.num(col);
+    b.nl();
+    b.repeat_byte(b' ', width + 1);
+    b.ascii("|\n");
+}
+
 fn rust_warning(rng: &mut Stream, b: &mut TextBuf, color: bool, krate_dir: &str) {
     let line = rng.range(12, 900);
     let col = rng.range(5, 40);
     let width = super::buf::decimal_len(line);
     let gutter = |b: &mut TextBuf| b.repeat_byte(b' ', width + 1);
-    let arrow = |b: &mut TextBuf| {
-        b.repeat_byte(b' ', width);
-        b.ascii("--> ");
-    };
     match rng.below(3) {
         0 => {
             let mark = b.mark();
@@ -332,16 +345,7 @@ fn rust_warning(rng: &mut Stream, b: &mut TextBuf, color: bool, krate_dir: &str)
             vocab::ident(b, rng);
             let name = tail_ident(b, mark);
             b.ascii("`\n");
-            arrow(b);
-            b.ascii(krate_dir);
-            vocab::src_path(b, rng, "/src/", ".rs");
-            b.ascii(":");
-            b.num(line);
-            b.ascii(":");
-            b.num(col);
-            b.nl();
-            gutter(b);
-            b.ascii("|\n");
+            location(b, rng, krate_dir, line, col);
             b.num(line);
             b.ascii(" |         let ");
             b.ascii(&name);
@@ -367,14 +371,7 @@ fn rust_warning(rng: &mut Stream, b: &mut TextBuf, color: bool, krate_dir: &str)
             let noun = rng.pick(NOUNS);
             b.ascii(&capitalize(noun));
             b.ascii("`\n");
-            arrow(b);
-            b.ascii(krate_dir);
-            vocab::src_path(b, rng, "/src/", ".rs");
-            b.ascii(":");
-            b.num(line);
-            b.ascii(":5\n");
-            gutter(b);
-            b.ascii("|\n");
+            location(b, rng, krate_dir, line, 5);
             b.num(line);
             b.ascii(" | use crate::");
             b.ascii(rng.pick(MODULES));
@@ -391,14 +388,7 @@ fn rust_warning(rng: &mut Stream, b: &mut TextBuf, color: bool, krate_dir: &str)
             b.ascii(": field `");
             b.ascii(rng.pick(NOUNS));
             b.ascii("_count` is never read\n");
-            arrow(b);
-            b.ascii(krate_dir);
-            vocab::src_path(b, rng, "/src/", ".rs");
-            b.ascii(":");
-            b.num(line);
-            b.ascii(":5\n");
-            gutter(b);
-            b.ascii("|\n");
+            location(b, rng, krate_dir, line, 5);
             b.num(line.saturating_sub(3));
             b.ascii(" | pub struct ");
             b.ascii(&capitalize(rng.pick(NOUNS)));
@@ -433,10 +423,6 @@ fn rust_error(rng: &mut Stream, b: &mut TextBuf, color: bool, krate_dir: &str, f
     let line = rng.range(40, 1200);
     let width = super::buf::decimal_len(line);
     let gutter = |b: &mut TextBuf| b.repeat_byte(b' ', width + 1);
-    let arrow = |b: &mut TextBuf| {
-        b.repeat_byte(b' ', width);
-        b.ascii("--> ");
-    };
     let code = rng.below(3);
     let mark = b.mark();
     match code {
@@ -466,14 +452,7 @@ fn rust_error(rng: &mut Stream, b: &mut TextBuf, color: bool, krate_dir: &str, f
         b.plant(NeedleKind::FirstError, mark);
     }
     b.nl();
-    arrow(b);
-    b.ascii(krate_dir);
-    vocab::src_path(b, rng, "/src/", ".rs");
-    b.ascii(":");
-    b.num(line);
-    b.ascii(":27\n");
-    gutter(b);
-    b.ascii("|\n");
+    location(b, rng, krate_dir, line, 27);
     b.num(line);
     match code {
         0 => {

@@ -27,6 +27,10 @@ use crate::model::{Batch, Field};
 use crate::persist::ArtifactStore;
 use crate::text::{head, tail, utf16_len};
 
+/// One stage of the legacy layers over a batch.
+type Stage =
+    fn(&LegacyLayers, &mut Batch, &BudgetContext, &mut dyn ArtifactStore, &mut EntryWriter);
+
 /// How every legacy preview starts; the legacy scheduler skips results that start with it.
 pub const LEGACY_MARKER: &str = "[tool output shortened";
 
@@ -57,27 +61,35 @@ impl LegacyLayers {
     /// The producer stage alone.
     pub fn produce(
         &self,
-        mut batch: Batch,
+        batch: Batch,
         ctx: &BudgetContext,
         store: &mut dyn ArtifactStore,
     ) -> Outcome {
-        let mut writer = EntryWriter::new(&batch);
-        self.produce_into(&mut batch, ctx, store, &mut writer);
-        Outcome {
-            batch,
-            persisted: writer.into_attempts(),
-        }
+        self.stages(batch, ctx, store, &[Self::produce_into])
     }
 
     /// The scheduler stage alone.
     pub fn schedule(
         &self,
-        mut batch: Batch,
+        batch: Batch,
         ctx: &BudgetContext,
         store: &mut dyn ArtifactStore,
     ) -> Outcome {
+        self.stages(batch, ctx, store, &[Self::schedule_into])
+    }
+
+    /// Runs `stages` in order over one batch, sharing one writer so no entry is persisted twice.
+    fn stages(
+        &self,
+        mut batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+        stages: &[Stage],
+    ) -> Outcome {
         let mut writer = EntryWriter::new(&batch);
-        self.schedule_into(&mut batch, ctx, store, &mut writer);
+        for stage in stages {
+            stage(self, &mut batch, ctx, store, &mut writer);
+        }
         Outcome {
             batch,
             persisted: writer.into_attempts(),
@@ -205,17 +217,16 @@ impl Finalizer for LegacyLayers {
 
     fn finalize(
         &self,
-        mut batch: Batch,
+        batch: Batch,
         ctx: &BudgetContext,
         store: &mut dyn ArtifactStore,
     ) -> Outcome {
-        let mut writer = EntryWriter::new(&batch);
-        self.produce_into(&mut batch, ctx, store, &mut writer);
-        self.schedule_into(&mut batch, ctx, store, &mut writer);
-        Outcome {
+        self.stages(
             batch,
-            persisted: writer.into_attempts(),
-        }
+            ctx,
+            store,
+            &[Self::produce_into, Self::schedule_into],
+        )
     }
 }
 

@@ -1,76 +1,492 @@
-//! Atomic output files: written to a temporary file beside the destination and renamed into place only when
-//! complete, so an error (or a crash) never leaves a half-written output behind.
+//! Output files that never destroy anything. A path given for one output is resolved once, before anything is
+//! written, into a [`Destination`]: `-` is standard output; a symlink is followed to the file it names (the link
+//! stays a link); a FIFO, character device or socket is written through, never replaced; a regular file (or
+//! nothing yet) is written to a temporary file created exclusively, with an unpredictable short name, in the
+//! same folder, and renamed over it only when complete. The temporary file is removed on every failure path,
+//! the commit's included. [`commit_all`] puts several files in place together: if one fails, those already in
+//! place are put back as they were (on Linux, where `renameat2(RENAME_EXCHANGE)` keeps the old file until the
+//! end).
 
-use std::fs::File;
+use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+use tempfile::{NamedTempFile, TempPath};
 
 use crate::error::{Error, Result};
 
-/// A file being written atomically. Dropped without [`AtomicFile::commit`], it removes its temporary file.
-#[derive(Debug)]
+/// The path that means standard output.
+pub const STDOUT: &str = "-";
+
+/// Whether `path` is `-`, standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == STDOUT
+}
+
+/// How many symlinks are followed before a path is given up on (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// Prefix of budgetlab's temporary files: short, so that a temporary name fits wherever the final name does.
+const TEMP_PREFIX: &str = ".budgetlab-";
+
+/// Where the bytes of one output go, decided before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// Standard output (the path `-`).
+    Stdout,
+    /// A regular file, or nothing yet, at this path (symlinks already followed): replaced whole by a rename.
+    Replace(PathBuf),
+    /// A FIFO or character device (symlinks already followed): opened and written directly, never replaced.
+    Through(PathBuf),
+    /// A Unix socket (symlinks already followed): connected to and written directly.
+    Socket(PathBuf),
+}
+
+impl Destination {
+    /// Resolves the output path `path`. Refused: a path that names a folder (an existing one, or one ending in
+    /// `/`), a block device, and a chain of more than 40 symlinks.
+    pub fn resolve(path: &Path) -> Result<Destination> {
+        if is_stdout(path) {
+            return Ok(Destination::Stdout);
+        }
+        let folder = || Error::report(path.display().to_string(), "is a folder, not a file");
+        if names_a_folder(path) {
+            return Err(folder());
+        }
+        let resolved = follow_links(path)?;
+        if names_a_folder(&resolved) {
+            return Err(folder());
+        }
+        let meta = match fs::symlink_metadata(&resolved) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Destination::Replace(resolved))
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let kind = meta.file_type();
+        if kind.is_file() {
+            return Ok(Destination::Replace(resolved));
+        }
+        if kind.is_dir() {
+            return Err(folder());
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_socket() {
+                return Ok(Destination::Socket(resolved));
+            }
+            if kind.is_block_device() {
+                return Err(Error::report(
+                    path.display().to_string(),
+                    "is a block device; budgetlab does not write to one",
+                ));
+            }
+        }
+        Ok(Destination::Through(resolved))
+    }
+
+    /// Whether two destinations are the same place: both standard output, the same file once `..` and the
+    /// folders' symlinks are resolved, or (when both exist) the same file by identity.
+    pub fn same_as(&self, other: &Destination) -> bool {
+        match (self.path(), other.path()) {
+            (None, None) => true,
+            (Some(a), Some(b)) => identity(a) == identity(b) || same_inode(a, b),
+            _ => false,
+        }
+    }
+
+    /// The path written, `None` for standard output.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Destination::Stdout => None,
+            Destination::Replace(p) | Destination::Through(p) | Destination::Socket(p) => Some(p),
+        }
+    }
+
+    /// Whether the bytes go out as they are written (standard output, a FIFO, a device, a socket), so that they
+    /// cannot be taken back if something fails later.
+    pub fn is_stream(&self) -> bool {
+        !matches!(self, Destination::Replace(_))
+    }
+}
+
+/// Whether `path` can only name a folder: it ends in a separator, or its last component is `.`, `..` or the
+/// root.
+fn names_a_folder(path: &Path) -> bool {
+    let text = path.as_os_str().to_string_lossy();
+    text.ends_with('/')
+        || text.ends_with(std::path::MAIN_SEPARATOR)
+        || !matches!(path.components().next_back(), Some(Component::Normal(_)))
+        || text.ends_with("/.")
+}
+
+/// `path` with every symlink at its end followed (links in its folders are left to the system).
+pub(crate) fn follow_links(path: &Path) -> Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&current).map_err(|e| Error::io(&current, e))?;
+                current = if target.is_absolute() {
+                    target
+                } else {
+                    parent_of(&current).join(target)
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(Error::report(
+        path.display().to_string(),
+        format!("more than {MAX_LINKS} symbolic links to follow"),
+    ))
+}
+
+/// The folder holding `path` (`.` for a bare name).
+pub(crate) fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// `path` with its folder resolved (`..`, symlinks), as far as that folder exists.
+fn identity(path: &Path) -> PathBuf {
+    match (fs::canonicalize(parent_of(path)), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+#[cfg(unix)]
+fn same_inode(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Where an [`AtomicFile`]'s bytes are going.
+enum Sink {
+    Stdout(io::StdoutLock<'static>),
+    Temp(NamedTempFile),
+    Through(File),
+    #[cfg(unix)]
+    Socket(std::os::unix::net::UnixStream),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::Temp(w) => w.write(buf),
+            Sink::Through(w) => w.write(buf),
+            #[cfg(unix)]
+            Sink::Socket(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::Temp(w) => w.flush(),
+            Sink::Through(w) => w.flush(),
+            #[cfg(unix)]
+            Sink::Socket(w) => w.flush(),
+        }
+    }
+}
+
+/// One output being written: to a temporary file renamed into place by [`AtomicFile::commit`] when the
+/// destination is a file, straight through otherwise (standard output, a FIFO, a device, a socket). Dropped
+/// without a commit, it removes its temporary file.
 pub struct AtomicFile {
-    dest: PathBuf,
-    tmp: PathBuf,
-    out: Option<BufWriter<File>>,
+    /// The path as given, for messages (`<stdout>` for standard output).
+    given: PathBuf,
+    destination: Destination,
+    /// The permissions of the file being replaced, kept by its replacement.
+    permissions: Option<Permissions>,
+    out: BufWriter<Sink>,
+}
+
+impl std::fmt::Debug for AtomicFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicFile")
+            .field("given", &self.given)
+            .field("destination", &self.destination)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AtomicFile {
-    /// Starts writing `dest` (through `.<name>.<pid>.tmp` in the same directory).
-    pub fn create(dest: &Path) -> Result<AtomicFile> {
-        let name = dest.file_name().ok_or_else(|| {
-            Error::invalid("output path", dest.display().to_string(), "names no file")
-        })?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".{}.tmp", std::process::id()));
-        let tmp = dest.with_file_name(tmp_name);
-        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    /// Starts writing the output `path` (see [`Destination::resolve`]).
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        AtomicFile::open(path, Destination::resolve(path)?)
+    }
+
+    /// Starts writing to `destination`, resolved from the path `given`.
+    pub fn open(given: &Path, destination: Destination) -> Result<AtomicFile> {
+        let mut permissions = None;
+        let sink = match &destination {
+            Destination::Stdout => Sink::Stdout(io::stdout().lock()),
+            Destination::Replace(dest) => {
+                permissions = fs::metadata(dest).ok().map(|m| m.permissions());
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(TEMP_PREFIX).suffix(".tmp").rand_bytes(10);
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    // What `File::create` would give a new file: 0666 less the umask.
+                    builder.permissions(Permissions::from_mode(0o666));
+                }
+                let tmp = builder
+                    .tempfile_in(parent_of(dest))
+                    .map_err(|e| Error::io(given, without_temp_path(e)))?;
+                Sink::Temp(tmp)
+            }
+            Destination::Through(dest) => Sink::Through(
+                fs::OpenOptions::new()
+                    .write(true)
+                    .open(dest)
+                    .map_err(|e| Error::io(given, e))?,
+            ),
+            #[cfg(unix)]
+            Destination::Socket(dest) => Sink::Socket(
+                std::os::unix::net::UnixStream::connect(dest).map_err(|e| Error::io(given, e))?,
+            ),
+            #[cfg(not(unix))]
+            Destination::Socket(_) => unreachable!("sockets are found on unix only"),
+        };
+        let given = if destination == Destination::Stdout {
+            PathBuf::from("<stdout>")
+        } else {
+            given.to_path_buf()
+        };
         Ok(AtomicFile {
-            dest: dest.to_path_buf(),
-            tmp,
-            out: Some(BufWriter::with_capacity(1 << 20, file)),
+            given,
+            destination,
+            permissions,
+            out: BufWriter::with_capacity(1 << 20, sink),
         })
     }
 
-    /// Flushes, syncs and renames the file into place.
-    pub fn commit(mut self) -> Result<()> {
-        let out = self.out.take().expect("not yet committed");
-        let file = out
-            .into_inner()
-            .map_err(|e| Error::io(&self.tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(&self.tmp, e))?;
-        drop(file);
-        std::fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))
+    /// Flushes and, for a file, syncs it and renames it into place.
+    pub fn commit(self) -> Result<()> {
+        commit_all(vec![self])
     }
 
-    /// The destination path.
+    /// The path as given (`<stdout>` for standard output), for messages.
     pub fn dest(&self) -> &Path {
-        &self.dest
+        &self.given
+    }
+
+    /// Where the bytes go.
+    pub fn destination(&self) -> &Destination {
+        &self.destination
+    }
+
+    /// Flushes the output; for a file, syncs it and returns its temporary path, ready to go into place.
+    fn finish(self) -> Result<Option<Staged>> {
+        let given = self.given;
+        let sink = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(&given, e.into_error()))?;
+        match sink {
+            Sink::Temp(tmp) => {
+                if let Some(permissions) = self.permissions {
+                    tmp.as_file()
+                        .set_permissions(permissions)
+                        .map_err(|e| Error::io(&given, e))?;
+                }
+                tmp.as_file().sync_all().map_err(|e| Error::io(&given, e))?;
+                let Destination::Replace(dest) = self.destination else {
+                    unreachable!("a temporary file is made only to replace a file")
+                };
+                Ok(Some(Staged {
+                    given,
+                    dest,
+                    temp: tmp.into_temp_path(),
+                }))
+            }
+            Sink::Stdout(mut w) => w.flush().map(|()| None).map_err(|e| Error::io(&given, e)),
+            Sink::Through(mut w) => w.flush().map(|()| None).map_err(|e| Error::io(&given, e)),
+            #[cfg(unix)]
+            Sink::Socket(mut w) => w.flush().map(|()| None).map_err(|e| Error::io(&given, e)),
+        }
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.as_mut().expect("not yet committed").write(buf)
+        self.out.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.out.as_mut().expect("not yet committed").flush()
+        self.out.flush()
     }
 }
 
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.out.take().is_some() {
-            let _ = std::fs::remove_file(&self.tmp);
+/// A complete temporary file, waiting to go into place. Its temporary path is removed when it is dropped.
+struct Staged {
+    given: PathBuf,
+    dest: PathBuf,
+    temp: TempPath,
+}
+
+/// How a staged file went into place, and so how to take it back.
+enum Placed {
+    /// Exchanged with the file that was there, which now sits at the temporary path.
+    Exchanged(Staged),
+    /// Renamed to a path where nothing was.
+    Created(PathBuf),
+    /// Renamed over the file that was there (no exchange on this system): cannot be taken back.
+    Replaced,
+}
+
+/// Commits `files` together, in order: every one is flushed (and synced) first, then each goes into place; if
+/// one fails, those already in place are put back as they were (where the system can exchange two paths in
+/// one step; elsewhere a replaced file cannot be restored). Outputs written through (standard output, FIFOs,
+/// devices, sockets) are only flushed: what they received cannot be taken back.
+pub fn commit_all(files: Vec<AtomicFile>) -> Result<()> {
+    let mut staged = Vec::with_capacity(files.len());
+    for file in files {
+        if let Some(s) = file.finish()? {
+            staged.push(s);
         }
     }
+    let last = staged.len().saturating_sub(1);
+    let mut placed: Vec<Placed> = Vec::with_capacity(staged.len());
+    for (i, file) in staged.into_iter().enumerate() {
+        // The last file needs no way back: a plain rename is enough.
+        let result = if i == last {
+            place_by_rename(file)
+        } else {
+            place(file)
+        };
+        match result {
+            Ok(p) => placed.push(p),
+            Err(e) => {
+                for p in placed.into_iter().rev() {
+                    take_back(p);
+                }
+                return Err(e);
+            }
+        }
+    }
+    // Every file is in place: the old ones, kept at the temporary paths, are dropped (and removed) here.
+    Ok(())
+}
+
+/// Puts `file` in place, keeping what was there so that it can be put back.
+fn place(file: Staged) -> Result<Placed> {
+    match exchange(&file.temp, &file.dest) {
+        Ok(()) => {
+            // What came back must be the regular file the destination held; anything else goes back.
+            let old_is_file = fs::symlink_metadata(&file.temp)
+                .map(|m| m.file_type().is_file())
+                .unwrap_or(false);
+            if !old_is_file {
+                let given = file.given.display().to_string();
+                if exchange(&file.temp, &file.dest).is_err() {
+                    // What the temporary path holds now is not ours: leave it be.
+                    let _ = file.temp.keep();
+                }
+                return Err(Error::report(given, "changed while it was being written"));
+            }
+            Ok(Placed::Exchanged(file))
+        }
+        // Nothing to exchange with: the destination is new.
+        Err(e) if e.kind() == io::ErrorKind::NotFound && file.temp.exists() => {
+            place_by_rename(file)
+        }
+        Err(e) if is_unsupported(&e) => place_by_rename(file),
+        Err(e) => Err(Error::io(&file.given, e)),
+    }
+}
+
+/// Puts `file` in place with a plain rename.
+fn place_by_rename(file: Staged) -> Result<Placed> {
+    let existed = fs::symlink_metadata(&file.dest).is_ok();
+    fs::rename(&file.temp, &file.dest).map_err(|e| Error::io(&file.given, e))?;
+    let _ = file.temp.keep(); // the temporary path is free now: nothing to remove there
+    Ok(if existed {
+        Placed::Replaced
+    } else {
+        Placed::Created(file.dest)
+    })
+}
+
+/// Undoes [`place`]: best effort, the error that caused it is what gets reported.
+fn take_back(placed: Placed) {
+    match placed {
+        Placed::Exchanged(file) => {
+            // The new file returns to the temporary path and is removed with it.
+            let _ = exchange(&file.temp, &file.dest);
+        }
+        Placed::Created(dest) => {
+            let _ = fs::remove_file(dest);
+        }
+        Placed::Replaced => {}
+    }
+}
+
+/// `e` without the temporary path `tempfile` adds to its message: the error names the output instead.
+pub(crate) fn without_temp_path(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(end) => io::Error::new(e.kind(), &text[..end]),
+        None => e,
+    }
+}
+
+/// Swaps the two paths in one step (Linux `renameat2(RENAME_EXCHANGE)`); both must exist.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
+}
+
+/// Swaps the two paths in one step: not available on this system.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(crate) fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Whether `e` says the system or file system cannot exchange two paths.
+pub(crate) fn is_unsupported(e: &io::Error) -> bool {
+    // EINVAL (the flag is unknown to the file system), ENOSYS (to the kernel), EOPNOTSUPP/ENOTSUP.
+    e.kind() == io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(22 | 38 | 95))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Whether the file system under `dir` can exchange two paths (the probe files are removed).
+    fn exchange_works(dir: &Path) -> bool {
+        let probe = tempfile::tempdir_in(dir).unwrap();
+        let (x, y) = (probe.path().join("x"), probe.path().join("y"));
+        fs::write(&x, "x").unwrap();
+        fs::write(&y, "y").unwrap();
+        exchange(&x, &y).is_ok()
+    }
 
     #[test]
     fn commit_renames_and_drop_cleans_up() {
@@ -80,12 +496,116 @@ mod tests {
         f.write_all(b"one\n").unwrap();
         assert!(!dest.exists());
         f.commit().unwrap();
-        assert_eq!(std::fs::read(&dest).unwrap(), b"one\n");
+        assert_eq!(fs::read(&dest).unwrap(), b"one\n");
 
         let mut g = AtomicFile::create(&dest).unwrap();
         g.write_all(b"half").unwrap();
         drop(g);
-        assert_eq!(std::fs::read(&dest).unwrap(), b"one\n");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(fs::read(&dest).unwrap(), b"one\n");
+        assert_eq!(names(dir.path()), ["out.jsonl"]);
+    }
+
+    #[test]
+    fn a_failed_commit_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.jsonl");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"one\n").unwrap();
+        // The destination becomes a folder with something in it before the commit.
+        fs::create_dir(&dest).unwrap();
+        fs::write(dest.join("mine.txt"), "keep").unwrap();
+        assert!(f.commit().is_err());
+        assert_eq!(names(dir.path()), ["out.jsonl"]);
+        assert_eq!(names(&dest), ["mine.txt"]);
+    }
+
+    #[test]
+    fn temporary_names_are_short_and_unpredictable() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("x".repeat(255));
+        let a = AtomicFile::create(&dest).unwrap();
+        let b = AtomicFile::create(&dest).unwrap();
+        let temps = names(dir.path());
+        assert_eq!(temps.len(), 2);
+        assert_ne!(temps[0], temps[1]);
+        for t in &temps {
+            assert!(t.starts_with(TEMP_PREFIX) && t.len() < 32, "{t}");
+        }
+        a.commit().unwrap();
+        drop(b);
+        assert_eq!(names(dir.path()), ["x".repeat(255)]);
+    }
+
+    #[test]
+    fn files_committed_together_are_all_put_back_when_one_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        fs::write(&a, "old a").unwrap();
+        let mut files = Vec::new();
+        for path in [&a, &b, &c] {
+            let mut f = AtomicFile::create(path).unwrap();
+            f.write_all(b"new").unwrap();
+            files.push(f);
+        }
+        // `c` cannot be committed: a folder with something in it took its place.
+        fs::create_dir(&c).unwrap();
+        fs::write(c.join("mine.txt"), "keep").unwrap();
+        assert!(commit_all(files).is_err());
+        assert_eq!(names(&c), ["mine.txt"]);
+        assert!(!b.exists(), "b was created and then taken back");
+        if exchange_works(dir.path()) {
+            assert_eq!(fs::read_to_string(&a).unwrap(), "old a");
+        } else {
+            // Without an exchange a replaced file cannot come back; the others still do.
+            assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+        }
+        assert_eq!(names(dir.path()), ["a", "c"]);
+    }
+
+    #[test]
+    fn files_committed_together_all_arrive() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs::write(&a, "old a").unwrap();
+        let mut files = Vec::new();
+        for (path, text) in [(&a, "new a"), (&b, "new b")] {
+            let mut f = AtomicFile::create(path).unwrap();
+            f.write_all(text.as_bytes()).unwrap();
+            files.push(f);
+        }
+        commit_all(files).unwrap();
+        assert_eq!(fs::read_to_string(&a).unwrap(), "new a");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "new b");
+        assert_eq!(names(dir.path()), ["a", "b"]);
+    }
+
+    #[test]
+    fn destinations() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            Destination::resolve(Path::new("-")).unwrap(),
+            Destination::Stdout
+        );
+        for folder in [
+            dir.path().to_path_buf(),
+            dir.path().join("new/"),
+            dir.path().join("."),
+            dir.path().join(".."),
+        ] {
+            assert!(Destination::resolve(&folder).is_err(), "{folder:?}");
+        }
+        let file = dir.path().join("f");
+        assert_eq!(
+            Destination::resolve(&file).unwrap(),
+            Destination::Replace(file.clone())
+        );
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        let other = Destination::resolve(&dir.path().join("sub/../f")).unwrap();
+        assert!(other.same_as(&Destination::Replace(file.clone())));
+        assert!(!Destination::Stdout.same_as(&other));
     }
 }

@@ -57,6 +57,14 @@ pub enum Error {
         /// What is wrong, and what to do instead when there is something to do.
         message: String,
     },
+    /// An output path budgetlab will not write: a folder it did not make, or one no folder can replace.
+    #[error("{} {reason}", path.display())]
+    Refused {
+        /// The path as given.
+        path: PathBuf,
+        /// Why, starting with a verb ("exists and is not ...").
+        reason: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -86,6 +94,14 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// Builds an [`Error::Refused`] for `path`.
+    pub fn refused(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Error::Refused {
+            path: path.into(),
+            reason: reason.into(),
         }
     }
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::budget::BudgetContext;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::finalize::{PersistAttempt, StrategyConfig, StrategyName};
 use crate::model::{parse_batch, Batch};
 use crate::persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore};
@@ -59,6 +59,36 @@ impl FinalizeJob {
         } else {
             Box::new(FaultyStore::new(inner, self.fail_ids.iter().cloned()))
         }
+    }
+
+    /// Checks the artifact directory and, for the filesystem backend, creates it and resolves it once to its
+    /// canonical absolute path, so that the reported paths say where the files really go (through a symlink
+    /// given as the directory, say) and every artifact goes there. An empty directory is refused: the paths
+    /// would name the file system's root.
+    pub fn resolve_artifact_dir(mut self) -> Result<FinalizeJob> {
+        if self.artifact_dir.is_empty() {
+            return Err(Error::invalid(
+                "--artifact-dir",
+                "",
+                "must name a directory (`.` for the current one)",
+            ));
+        }
+        if self.backend == Backend::Fs {
+            let dir = &self.artifact_dir;
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            let resolved = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+            self.artifact_dir = resolved.into_os_string().into_string().map_err(|path| {
+                Error::invalid(
+                    "--artifact-dir",
+                    dir,
+                    format!(
+                        "resolves to {}, which is not valid UTF-8",
+                        path.to_string_lossy()
+                    ),
+                )
+            })?;
+        }
+        Ok(self)
     }
 
     /// Finalizes an already parsed batch.

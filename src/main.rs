@@ -161,7 +161,8 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
             BackendArg::Fs => Backend::Fs,
         },
         fail_ids: args.fail_persist,
-    };
+    }
+    .resolve_artifact_dir()?;
     let (bytes, source) = match &args.input {
         Some(path) => (
             std::fs::read(path).map_err(|e| budgetlab::Error::io(path, e))?,
@@ -220,6 +221,7 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
         legacy: args.legacy,
     };
     let plan = request.plan()?;
+    budgetlab::report::check_folder(&args.out).context("--out")?;
     set_threads(args.threads)?;
     let bar = turn_progress(plan.turns());
     let output = plan.run(&|n| bar.inc(n));
@@ -272,6 +274,7 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         seed: args.seed,
     }
     .plan()?;
+    budgetlab::report::check_folder(&args.out).context("--out")?;
     set_threads(args.threads)?;
     let bar = turn_progress(plan.turns());
     let results = plan.run(&|n| bar.inc(n));
@@ -322,6 +325,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
 }
 
 fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    budgetlab::report::check_folder(&args.out).context("--out")?;
     let shards = args
         .dirs
         .iter()
@@ -351,7 +355,14 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.junit {
         write_file(path, &JUnitXml.serialize(&verdict)).context("--junit")?;
     }
-    emit(&VerdictMarkdown.serialize(&verdict))?;
+    // `--junit -` puts the XML alone on stdout, in place of the Markdown verdict.
+    if !args
+        .junit
+        .as_deref()
+        .is_some_and(budgetlab::atomic::is_stdout)
+    {
+        emit(&VerdictMarkdown.serialize(&verdict))?;
+    }
     Ok(if verdict.passed() {
         ExitCode::SUCCESS
     } else {
@@ -369,8 +380,11 @@ fn compare(args: CompareArgs) -> anyhow::Result<()> {
     emit(budgetlab::gate::compare::render(&comparison).as_bytes())
 }
 
-/// Writes a whole file atomically, creating its folder when needed.
+/// Writes a whole file atomically (`-` is stdout), creating its folder when needed.
 fn write_file(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if budgetlab::atomic::is_stdout(path) {
+        return emit(bytes);
+    }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| budgetlab::Error::io(parent, e))?;
     }

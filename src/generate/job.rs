@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use super::{GeneratedBatch, Generator, Needle};
-use crate::atomic::AtomicFile;
+use crate::atomic::{self, AtomicFile, Destination};
 use crate::error::{Error, Result};
 use crate::scenario::Scenario;
 
@@ -103,21 +103,106 @@ impl GenerateJob {
     pub fn write(
         &self,
         batches: &mut dyn Write,
-        mut needles: Option<&mut dyn Write>,
+        needles: Option<&mut dyn Write>,
     ) -> std::io::Result<GenerateStats> {
+        self.write_parts(Some(batches), needles).map_err(|(_, e)| e)
+    }
+}
+
+impl GenerateJob {
+    /// Writes the batches to `out` (standard output when `None` or `-`) and the needles to `needles` if given
+    /// (`-` is standard output too), both or neither: the files are written first, in one pass, and committed
+    /// together (see [`atomic::commit_all`]); what goes out as it is written (standard output, a FIFO, a device,
+    /// a socket) is written after that, in a second pass over the same batches. The same place for both is
+    /// refused.
+    pub fn write_outputs(
+        &self,
+        out: Option<&Path>,
+        needles: Option<&Path>,
+    ) -> Result<GenerateStats> {
+        let out = out.unwrap_or(Path::new(atomic::STDOUT));
+        let batches_to = Destination::resolve(out)?;
+        let needles_to = needles
+            .map(|path| Destination::resolve(path).map(|d| (path, d)))
+            .transpose()?;
+        if let Some((path, to)) = &needles_to {
+            if to.same_as(&batches_to) {
+                return Err(Error::invalid(
+                    "--needles",
+                    path.display().to_string(),
+                    format!(
+                        "the same file as --out {}; give each its own",
+                        out.display()
+                    ),
+                ));
+            }
+        }
+        let outputs: Vec<(Part, &Path, Destination)> =
+            std::iter::once((Part::Batches, out, batches_to))
+                .chain(needles_to.map(|(path, to)| (Part::Needles, path, to)))
+                .collect();
+        let (streams, files): (Vec<_>, Vec<_>) =
+            outputs.into_iter().partition(|(_, _, to)| to.is_stream());
+        let mut stats = GenerateStats::default();
+        for outputs in [files, streams] {
+            if outputs.is_empty() {
+                continue;
+            }
+            let mut opened = outputs
+                .into_iter()
+                .map(|(part, path, to)| Ok((part, AtomicFile::open(path, to)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let (mut batches, mut needles) = (None, None);
+            for (part, file) in opened.iter_mut() {
+                match part {
+                    Part::Batches => batches = Some(file),
+                    Part::Needles => needles = Some(file),
+                }
+            }
+            let failed = |file: &Option<&mut AtomicFile>| {
+                file.as_ref()
+                    .map(|f| f.dest().to_path_buf())
+                    .unwrap_or_default()
+            };
+            let written = self.write_parts(
+                batches.as_deref_mut().map(|f| f as &mut dyn Write),
+                needles.as_deref_mut().map(|f| f as &mut dyn Write),
+            );
+            match written {
+                // Both passes go over the same batches: the counts are the same.
+                Ok(s) => stats = s,
+                Err((Part::Batches, e)) => return Err(Error::io(failed(&batches), e)),
+                Err((Part::Needles, e)) => return Err(Error::io(failed(&needles), e)),
+            }
+            atomic::commit_all(opened.into_iter().map(|(_, f)| f).collect())?;
+        }
+        Ok(stats)
+    }
+
+    /// [`GenerateJob::write`] with either output left out (and not serialized); an error says which output
+    /// failed.
+    fn write_parts(
+        &self,
+        mut batches: Option<&mut dyn Write>,
+        mut needles: Option<&mut dyn Write>,
+    ) -> std::result::Result<GenerateStats, (Part, std::io::Error)> {
         let mut stats = GenerateStats::default();
         for g in self.batches() {
-            serde_json::to_writer(&mut *batches, &g.batch)?;
-            batches.write_all(b"\n")?;
+            if let Some(w) = batches.as_deref_mut() {
+                serde_json::to_writer(&mut *w, &g.batch)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| w.write_all(b"\n"))
+                    .map_err(|e| (Part::Batches, e))?;
+            }
             if let Some(w) = needles.as_deref_mut() {
-                serde_json::to_writer(
-                    &mut *w,
-                    &NeedleLine {
-                        batch: g.index,
-                        needles: &g.needles,
-                    },
-                )?;
-                w.write_all(b"\n")?;
+                let line = NeedleLine {
+                    batch: g.index,
+                    needles: &g.needles,
+                };
+                serde_json::to_writer(&mut *w, &line)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| w.write_all(b"\n"))
+                    .map_err(|e| (Part::Needles, e))?;
             }
             stats.batches += 1;
             stats.entries += g.batch.len() as u64;
@@ -128,37 +213,11 @@ impl GenerateJob {
     }
 }
 
-impl GenerateJob {
-    /// Writes the batches to `out` (standard output when `None`) and the needles to `needles` if given. Files
-    /// are written atomically: on error neither is left behind half-written.
-    pub fn write_outputs(
-        &self,
-        out: Option<&Path>,
-        needles: Option<&Path>,
-    ) -> Result<GenerateStats> {
-        let mut needle_file = needles.map(AtomicFile::create).transpose()?;
-        let stats = match out {
-            Some(path) => {
-                let mut file = AtomicFile::create(path)?;
-                let stats = self
-                    .write(&mut file, needle_file.as_mut().map(|f| f as &mut dyn Write))
-                    .map_err(|e| Error::io(path, e))?;
-                file.commit()?;
-                stats
-            }
-            None => {
-                let stdout = std::io::stdout();
-                let mut lock = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-                self.write(&mut lock, needle_file.as_mut().map(|f| f as &mut dyn Write))
-                    .and_then(|s| lock.flush().map(|_| s))
-                    .map_err(|e| Error::io("<stdout>", e))?
-            }
-        };
-        if let Some(f) = needle_file {
-            f.commit()?;
-        }
-        Ok(stats)
-    }
+/// The two outputs of a generate job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Batches,
+    Needles,
 }
 
 #[cfg(test)]

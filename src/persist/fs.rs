@@ -1,58 +1,54 @@
 //! The filesystem backend: real files under one artifact directory.
 //!
-//! Each artifact is written to a fresh temporary file (created exclusively, mode 0600, so an existing file or
-//! symlink of that name is never followed) and renamed over `<dir>/<id>.txt`; a rename replaces a symlink rather
-//! than writing through it. Ids are checked again here, so no call id can reach outside the directory.
+//! Each artifact is written to a fresh temporary file (created exclusively with an unpredictable short name,
+//! mode 0600, so an existing file or symlink is never followed, and the name fits wherever `<id>.txt` does) and
+//! renamed over `<dir>/<id>.txt`; a rename replaces a symlink rather than writing through it, and a failed write
+//! removes its temporary file. Ids are checked again here, so no call id can reach outside the directory.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
+
+use crate::atomic::without_temp_path;
 
 use super::{artifact_path, ArtifactStore, Content, PersistError, PersistStats};
+
+/// Prefix of the temporary files (short: a temporary name fits wherever an artifact's name does).
+const TEMP_PREFIX: &str = ".budgetlab-";
 
 /// Writes artifacts as files under a directory.
 #[derive(Debug)]
 pub struct FsStore {
     dir: String,
     stats: PersistStats,
-    sequence: u64,
 }
 
 impl FsStore {
-    /// A store writing under `dir` (created on first write if missing).
+    /// A store writing under `dir` (created on first write if missing), taken as it is: resolve it first
+    /// (`FinalizeJob::resolve_artifact_dir` does) for the paths to say where the files really go.
     pub fn new(dir: impl Into<String>) -> Self {
         FsStore {
             dir: dir.into(),
             stats: PersistStats::default(),
-            sequence: 0,
         }
     }
 
     fn write_atomically(&mut self, id: &str, content: &str) -> Result<String, std::io::Error> {
         fs::create_dir_all(&self.dir)?;
         let target = artifact_path(&self.dir, id);
-        self.sequence += 1;
-        let temp = PathBuf::from(artifact_path(
-            &self.dir,
-            &format!(".{id}.{}.{}.tmp", std::process::id(), self.sequence),
-        ));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(TEMP_PREFIX).suffix(".tmp").rand_bytes(10);
         #[cfg(unix)]
         {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(fs::Permissions::from_mode(0o600));
         }
-        let result = (|| {
-            let mut file = options.open(&temp)?;
-            file.write_all(content.as_bytes())?;
-            file.sync_data()?;
-            fs::rename(&temp, &target)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        result.map(|()| target)
+        // On any error the temporary file is dropped, which removes it; the message names the artifact.
+        let mut temp = builder.tempfile_in(&self.dir).map_err(without_temp_path)?;
+        temp.write_all(content.as_bytes())?;
+        temp.as_file().sync_data()?;
+        temp.persist(&target)
+            .map_err(|e| without_temp_path(e.error))?;
+        Ok(target)
     }
 }
 
@@ -128,6 +124,23 @@ mod tests {
             .unwrap()
             .file_type()
             .is_symlink());
+    }
+
+    #[test]
+    fn long_ids_persist_while_their_file_name_fits() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = FsStore::new(dir.path().to_str().unwrap());
+        let fits = "a".repeat(251); // 255 bytes with ".txt"
+        store.write(&fits, "shell", &"x".into()).unwrap();
+        let too_long = "b".repeat(252);
+        assert!(store.write(&too_long, "shell", &"x".into()).is_err());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, [format!("{fits}.txt")], "no temporary file left");
+        assert_eq!(store.stats().writes, 1);
+        assert_eq!(store.stats().failures, 1);
     }
 
     #[test]

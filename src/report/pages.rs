@@ -6,7 +6,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use super::chart::{self, PlottersBackend, Rendered, CHART_DIR};
-use super::{html, write_folder};
+use super::{folder, html, write_folder};
 use crate::atomic::AtomicFile;
 use crate::error::{Error, Result};
 use crate::run::{BatchRecord, RunResults};
@@ -82,7 +82,7 @@ fn read_records(path: &Path) -> Result<Vec<BatchRecord>> {
 
 /// Redraws the charts and `index.html` of the report folder `dir` from its `results.json` (with
 /// `batches.jsonl` when present) or, for a sweep's folder, its `sweep.json`. Only `charts/` and `index.html`
-/// are replaced.
+/// are replaced, and only when budgetlab made them (or they are absent; an empty `charts/` is filled).
 pub fn redraw(dir: &Path) -> Result<Redrawn> {
     let results_path = dir.join("results.json");
     let sweep_path = dir.join(SWEEP_JSON);
@@ -126,7 +126,21 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
         .into_iter()
         .map(|(name, bytes)| (name[prefix.len()..].to_string(), bytes))
         .collect();
-    write_folder(&dir.join(CHART_DIR), &charts)?;
+    // The charts folder is replaced only if budgetlab drew it (it carries the marker) or it is empty or absent;
+    // the page only if budgetlab drew it too (the folder or the charts carry the marker) or it is absent.
+    let charts_dir = dir.join(CHART_DIR);
+    let before = folder::existing(&charts_dir, &charts_dir)?;
+    let ours = before == folder::Existing::Report || folder::is_report_folder(dir);
+    for (name, _) in &page {
+        let path = dir.join(name);
+        if !ours && std::fs::symlink_metadata(&path).is_ok() {
+            return Err(Error::refused(
+                path,
+                "exists and is not in a budgetlab report folder: move it away first",
+            ));
+        }
+    }
+    folder::write_staged(&charts_dir, &charts_dir, before, true, &charts)?;
     for (name, bytes) in page {
         let mut file = AtomicFile::create(&dir.join(&name))?;
         file.write_all(&bytes)

@@ -1,0 +1,373 @@
+//! Report folders on disk, replaced only when budgetlab made them. Every folder `run`, `sweep` and `merge` write
+//! holds a marker file, [`MARKER`], whose first line is a fixed signature (cargo's `CACHEDIR.TAG` habit). A
+//! report goes to a path that holds nothing, an empty folder, or a folder with the marker; anything else is
+//! refused, never moved or removed. The report is written complete into a staging folder beside the target
+//! (created exclusively, with an unpredictable name, itself marked) and then takes the target's place in one
+//! step: on Linux `renameat2(RENAME_EXCHANGE)` swaps the two folders, so the path holds the whole old report or
+//! the whole new one at every instant, and the old one, now at the staging name, is removed. Where the system
+//! cannot exchange two paths, the old folder is renamed aside first and the new one renamed in: between the two
+//! renames the path is absent (the old report is kept aside until the new one is in). A run killed midway
+//! leaves its staging folder; the next write into the same parent folder removes every staging folder that
+//! carries the marker and whose marker no running budgetlab holds locked.
+
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use crate::atomic::{exchange, follow_links, is_unsupported, parent_of, without_temp_path};
+use crate::error::{Error, Result};
+
+/// The marker file of a budgetlab report folder.
+pub const MARKER: &str = ".budgetlab-report";
+
+/// The first line of [`MARKER`]: what makes a folder budgetlab's.
+const SIGNATURE: &[u8] = b"Signature: budgetlab report folder\n";
+
+/// The rest of [`MARKER`], for whoever opens it.
+const NOTE: &str = "# Written by budgetlab. `budgetlab run`, `sweep`, `merge` and `report` replace a folder only when it\n\
+# holds this file (see \"Outputs and safety\" in budgetlab's README); delete it to keep budgetlab from ever\n\
+# replacing the folder.\n";
+
+/// Name prefix of staging folders (kept short so that it fits wherever the report's name does).
+const STAGING_PREFIX: &str = ".budgetlab-staging-";
+
+/// What is at a report folder's path now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Existing {
+    /// Nothing.
+    Absent,
+    /// An empty folder, filled by the report.
+    Empty,
+    /// A folder carrying the marker: budgetlab's, replaced by the report.
+    Report,
+}
+
+/// Whether `dir` is a folder budgetlab made: a real folder (not a symlink) holding [`MARKER`], a regular file
+/// starting with the signature.
+pub fn is_report_folder(dir: &Path) -> bool {
+    fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) && has_signature(&dir.join(MARKER))
+}
+
+fn has_signature(marker: &Path) -> bool {
+    if !fs::symlink_metadata(marker).is_ok_and(|m| m.file_type().is_file()) {
+        return false;
+    }
+    let mut head = [0u8; SIGNATURE.len()];
+    File::open(marker)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == SIGNATURE)
+}
+
+/// Checks that a report may be written to `dir` (see [`write_folder`]) without writing anything, so that a
+/// command can refuse a bad `--out` before it runs.
+pub fn check_folder(dir: &Path) -> Result<()> {
+    let target = target_of(dir)?;
+    existing(dir, &target).map(|_| ())
+}
+
+/// The path a report for `dir` is written to: `dir` with the symlinks at its end followed. Refused: standard
+/// output, and a path whose last component is not a name (`.`, `..`, the root), which no folder can replace.
+fn target_of(dir: &Path) -> Result<PathBuf> {
+    if crate::atomic::is_stdout(dir) {
+        return Err(Error::refused(
+            dir,
+            "cannot be a report folder: a report is a folder of files, not one stream",
+        ));
+    }
+    let cannot = || {
+        Error::refused(
+            dir,
+            format!(
+                "cannot be replaced by a report folder: name a new or empty folder, such as {}",
+                Path::new(dir).join("report").display()
+            ),
+        )
+    };
+    let named = |p: &Path| {
+        matches!(p.components().next_back(), Some(Component::Normal(_)))
+            && !p.as_os_str().to_string_lossy().ends_with("/.")
+    };
+    if !named(dir) {
+        return Err(cannot());
+    }
+    let target = follow_links(dir)?;
+    if !named(&target) {
+        return Err(cannot());
+    }
+    Ok(target)
+}
+
+/// What is at `target` (resolved from `dir`), or the refusal.
+pub(crate) fn existing(dir: &Path, target: &Path) -> Result<Existing> {
+    let not_ours = || {
+        Error::refused(
+            dir,
+            format!(
+                "exists and is not a budgetlab report folder (it has no {MARKER} marker; budgetlab replaces \
+                 only what it made): move it away or choose another"
+            ),
+        )
+    };
+    match fs::symlink_metadata(target) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Existing::Absent),
+        Err(e) => Err(Error::io(dir, e)),
+        Ok(meta) if !meta.is_dir() => Err(not_ours()),
+        Ok(_) if is_report_folder(target) => Ok(Existing::Report),
+        Ok(_) => {
+            let mut entries = fs::read_dir(target).map_err(|e| Error::io(dir, e))?;
+            if entries.next().is_none() {
+                Ok(Existing::Empty)
+            } else {
+                Err(not_ours())
+            }
+        }
+    }
+}
+
+/// Writes `files` (name, bytes; a name may hold `/` for a subfolder) and the marker as the complete content of
+/// the report folder `dir`, replacing it in one step (see the module's description). `dir` must hold nothing,
+/// an empty folder or a budgetlab report folder; a symlink at `dir` is followed.
+pub fn write_folder<N: AsRef<str>>(dir: &Path, files: &[(N, Vec<u8>)]) -> Result<()> {
+    let target = target_of(dir)?;
+    let parent = parent_of(&target);
+    fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    let before = existing(dir, &target)?;
+    write_staged(dir, &target, before, true, files)
+}
+
+/// Writes `files` as the complete content of the folder `target` (named `dir` in messages), which is found as
+/// `before` says, with the marker when `marked`.
+pub(crate) fn write_staged<N: AsRef<str>>(
+    dir: &Path,
+    target: &Path,
+    before: Existing,
+    marked: bool,
+    files: &[(N, Vec<u8>)],
+) -> Result<()> {
+    let parent = parent_of(target);
+    remove_stale_staging(parent);
+    let mut staging = Staging::create(parent)?;
+    if marked {
+        staging.mark()?;
+    }
+    for (name, bytes) in files {
+        let path = staging.path.join(name.as_ref());
+        if let Some(folder) = path.parent().filter(|p| *p != staging.path) {
+            if !folder.exists() {
+                fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+                if marked {
+                    // Every folder budgetlab writes is marked, so that `budgetlab report` knows its charts.
+                    sign(&folder.join(MARKER))?;
+                }
+            }
+        }
+        fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+    }
+    match before {
+        // A rename replaces nothing, or an empty folder, in one step.
+        Existing::Absent | Existing::Empty => {
+            fs::rename(&staging.path, target).map_err(|e| Error::io(dir, e))?;
+            staging.placed();
+            Ok(())
+        }
+        Existing::Report => staging.swap_in(dir, target),
+    }
+}
+
+/// Writes a marker file at `path`.
+fn sign(path: &Path) -> Result<()> {
+    let mut text = SIGNATURE.to_vec();
+    text.extend_from_slice(NOTE.as_bytes());
+    fs::write(path, text).map_err(|e| Error::io(path, e))
+}
+
+/// A staging folder: removed when dropped unless it went into place. While it is being filled, its marker is
+/// held locked, so that no other budgetlab takes it for the leftover of a killed run.
+struct Staging {
+    path: PathBuf,
+    /// The marker, locked.
+    lock: Option<File>,
+    /// Whether `path` still holds something to remove.
+    armed: bool,
+}
+
+impl Staging {
+    fn create(parent: &Path) -> Result<Staging> {
+        let dir = tempfile::Builder::new()
+            .prefix(STAGING_PREFIX)
+            .rand_bytes(10)
+            .tempdir_in(parent)
+            .map_err(|e| Error::io(parent, without_temp_path(e)))?;
+        Ok(Staging {
+            path: dir.keep(),
+            lock: None,
+            armed: true,
+        })
+    }
+
+    /// Writes the marker: created, then locked, then signed, so that another run never sees it signed and
+    /// unlocked while this one is alive.
+    fn mark(&mut self) -> Result<()> {
+        let path = self.path.join(MARKER);
+        let mut file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        // Where locks are not supported the folder stays unlocked: it is still ours until it is renamed.
+        let _ = file.try_lock();
+        file.write_all(SIGNATURE)
+            .and_then(|()| file.write_all(NOTE.as_bytes()))
+            .map_err(|e| Error::io(&path, e))?;
+        self.lock = Some(file);
+        Ok(())
+    }
+
+    /// The staging folder is now the report: nothing to remove.
+    fn placed(&mut self) {
+        self.armed = false;
+    }
+
+    /// Replaces the budgetlab report folder `target` with this one.
+    fn swap_in(mut self, dir: &Path, target: &Path) -> Result<()> {
+        match exchange(&self.path, target) {
+            Ok(()) => {
+                // The old report is at the staging path now and goes when `self` is dropped; if what came back
+                // is not a budgetlab folder (it changed since it was checked), it goes back instead.
+                if !is_report_folder(&self.path) {
+                    if exchange(&self.path, target).is_err() {
+                        self.armed = false;
+                    }
+                    return Err(Error::refused(
+                        dir,
+                        "changed while the report was written and is no longer a budgetlab report folder",
+                    ));
+                }
+                Ok(())
+            }
+            Err(e) if is_unsupported(&e) => self.swap_by_renames(dir, target),
+            Err(e) => Err(Error::io(dir, e)),
+        }
+    }
+
+    /// [`Staging::swap_in`] where the system cannot exchange two paths: the old report is renamed aside (to a
+    /// fresh staging name), the new one renamed in, and the old one removed; if the second rename fails, the
+    /// old report is renamed back.
+    fn swap_by_renames(mut self, dir: &Path, target: &Path) -> Result<()> {
+        let mut aside = Staging::create(parent_of(target))?;
+        // A folder can be renamed over an empty one.
+        fs::rename(target, &aside.path).map_err(|e| Error::io(dir, e))?;
+        if let Err(e) = fs::rename(&self.path, target) {
+            if fs::rename(&aside.path, target).is_err() {
+                aside.armed = false; // the old report stays aside, not removed
+            }
+            return Err(Error::io(dir, e));
+        }
+        self.placed();
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Removes the staging folders in `parent` left by killed runs: those whose marker carries the signature and is
+/// not locked by a running budgetlab. Anything else with a staging-like name is left alone.
+fn remove_stale_staging(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(STAGING_PREFIX)
+        {
+            continue;
+        }
+        let path = entry.path();
+        if !is_report_folder(&path) {
+            continue;
+        }
+        let Ok(marker) = File::open(path.join(MARKER)) else {
+            continue;
+        };
+        if marker.try_lock().is_ok() {
+            let _ = fs::remove_dir_all(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn replaces_a_folder_whole() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("latest");
+        write_folder(
+            &dir,
+            &[("a.txt", b"one".to_vec()), ("b.txt", b"two".to_vec())],
+        )
+        .unwrap();
+        write_folder(&dir, &[("a.txt", b"three".to_vec())]).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "three");
+        assert!(!dir.join("b.txt").exists());
+        assert_eq!(names(root.path()), ["latest"]);
+        assert_eq!(names(&dir), [MARKER, "a.txt"]);
+        assert!(is_report_folder(&dir));
+    }
+
+    #[test]
+    fn the_fallback_without_exchange_replaces_too() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("latest");
+        write_folder(&dir, &[("a.txt", b"one".to_vec())]).unwrap();
+        let mut staging = Staging::create(root.path()).unwrap();
+        staging.mark().unwrap();
+        fs::write(staging.path.join("a.txt"), "two").unwrap();
+        staging.swap_by_renames(&dir, &dir).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "two");
+        assert_eq!(names(root.path()), ["latest"]);
+    }
+
+    #[test]
+    fn refuses_what_it_did_not_make() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("file");
+        fs::write(&file, "mine").unwrap();
+        let full = root.path().join("full");
+        fs::create_dir(&full).unwrap();
+        fs::write(full.join("mine.txt"), "mine").unwrap();
+        // A marker that is a symlink, or without the signature, does not count.
+        let fake = root.path().join("fake");
+        fs::create_dir(&fake).unwrap();
+        fs::write(fake.join(MARKER), "something else").unwrap();
+        for dir in [&file, &full, &fake] {
+            let err = write_folder(dir, &[("a.txt", b"x".to_vec())]).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("exists and is not a budgetlab report folder"),
+                "{err}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
+        assert_eq!(names(&full), ["mine.txt"]);
+        assert_eq!(names(root.path()), ["fake", "file", "full"]);
+    }
+}

@@ -57,6 +57,15 @@ pub enum Error {
         /// What is wrong, and what to do instead when there is something to do.
         message: String,
     },
+    /// A session log given to `budgetlab import` is malformed: its path (and line, for JSON Lines) and what is
+    /// wrong there.
+    #[error("{location}: {message}")]
+    Import {
+        /// The file, as `path:line` for a line of a JSON Lines file, `path` for a whole document.
+        location: String,
+        /// What is wrong, naming the field (or JSON path) when there is one.
+        message: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

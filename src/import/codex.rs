@@ -5,8 +5,8 @@
 //! Calls are the `function_call`, `custom_tool_call` and `local_shell_call` response items; results the
 //! `function_call_output` and `custom_tool_call_output` items, matched by `call_id`. Codex records items as
 //! they stream, so a turn is a run of calls that no other record interrupts: a reasoning or message item, a
-//! `token_count` event (which ends every sampling request), a turn context, a compaction or any other record
-//! ends it. Outputs and the other `event_msg` lines do not: `exec_command_end`, `patch_apply_end` and
+//! `token_count` event (which ends every sampling request), a turn context, a legacy state line, a compaction
+//! or any other record ends it. Outputs and the other `event_msg` lines do not: `exec_command_end`, `patch_apply_end` and
 //! `mcp_tool_call_end` are the UI's copies of results, counted and ignored so nothing is counted twice.
 //! Codex records no error flag; a call failed when its structured output's `metadata.exit_code` or its
 //! freeform first line `Exit code: N` is nonzero.
@@ -62,9 +62,7 @@ impl SessionFormat for Codex {
             open: false,
         };
         source.each_line(tally, |n, line, tally| {
-            state
-                .line(n, &line, tally)
-                .map_err(|m| source.error_at(n, m))
+            state.line(&line, tally).map_err(|m| source.error_at(n, m))
         })?;
         Ok(state.turns)
     }
@@ -89,7 +87,6 @@ impl State {
 
     fn line(
         &mut self,
-        number: usize,
         line: &Map<String, Value>,
         tally: &mut Tally,
     ) -> std::result::Result<(), String> {
@@ -98,6 +95,7 @@ impl State {
             || (ty.is_some() && line.get("payload").is_some_and(Value::is_object));
         if !enveloped {
             if line.contains_key("record_type") {
+                self.separate();
                 tally.skip("state line");
                 return Ok(());
             }
@@ -143,7 +141,6 @@ impl State {
                 Ok(())
             }
             _ => {
-                let _ = number;
                 self.separate();
                 tally.skip("line of another type");
                 Ok(())

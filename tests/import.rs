@@ -955,3 +955,57 @@ fn cli_anonymize_changes_text_but_not_shape() {
     );
     assert!(!first.contains("frobnicate"), "{first}");
 }
+
+#[test]
+fn a_session_copied_by_a_resume_is_not_counted_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read(fixture(CLAUDE_MAIN)).unwrap();
+    std::fs::write(dir.path().join("a.jsonl"), &good).unwrap();
+    std::fs::write(dir.path().join("b-resumed.jsonl"), &good).unwrap();
+    let job = ImportJob {
+        format: "claude-code".parse().unwrap(),
+        paths: vec![dir.path().to_path_buf()],
+        anonymize: None,
+        skip_bad: false,
+    };
+    let mut out = Vec::new();
+    let report = job.write(&mut out, "memory", None).unwrap();
+    assert_eq!(lines(&out), claude_main_batches());
+    assert_eq!(report.files.len(), 2);
+    assert_eq!((report.files[1].batches, report.files[1].results), (0, 0));
+    assert_eq!(
+        report.tally.skipped["result repeated from an earlier file (resumed session)"],
+        7
+    );
+}
+
+#[test]
+fn lone_surrogate_escapes_become_replacement_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"assistant","uuid":"u1","message":{"id":"msg_1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}"#,
+            "\n",
+            r#"{"type":"user","uuid":"u2","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"cut \ud83d here \ud83d\ude00"}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = budgetlab()
+        .args(["import", "--format", "claude-code"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        lines(&out.stdout),
+        vec![json!([ok("t1", "Bash", "cut \u{fffd} here 😀")])]
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("budgetlab: replaced 1 lone surrogate escapes with U+FFFD"),
+        "{err}"
+    );
+}

@@ -3,9 +3,9 @@
 //!
 //! A batch is the tool results that answer the calls of one model turn (one assistant response), in call order,
 //! each result's text exactly as the model received it. Each supported agent is a [`SessionFormat`] in its own
-//! file (registered once in [`FORMATS`]); the shared pieces are [`walk`](self) (files and folders to sessions, in
-//! sorted order), detection (which format a file is, for `--format auto`), the turn grouping of [`Turns`],
-//! bounded reading ([`MAX_LINE_BYTES`], [`MAX_DOCUMENT_BYTES`]) and [`Anonymizer`]. [`ImportJob`] ties them
+//! file (registered once in [`FORMATS`]); the shared pieces are the folder walk (files and folders to sessions,
+//! in sorted order), detection (which format a file is, for `--format auto`), the turn grouping of [`Turns`],
+//! bounded reading ([`MAX_LINE_BYTES`], [`MAX_DOCUMENT_BYTES`]) and the [`Anonymizer`]. [`ImportJob`] ties them
 //! together: it reads every session, counts what it skipped and why, and writes the batches atomically.
 
 mod anonymize;

@@ -39,6 +39,29 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the differences of two runs' tracked metrics as a Markdown table.
     Compare(CompareArgs),
+    /// Import agent session logs as batches (JSON Lines, one model turn a line) for `finalize` and `run`.
+    Import(ImportArgs),
+}
+
+/// Flags of `budgetlab import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The logs' format: claude-code, codex, gemini-cli, qwen-code, swe-agent, mini-swe-agent, openhands, or
+    /// auto (detected per file).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: String,
+    /// Session files, or folders to walk (recursively, in sorted order).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Write the batches to this file (atomically); `-` or nothing: standard output.
+    #[arg(long, value_name = "FILE.jsonl|-")]
+    pub out: Option<PathBuf>,
+    /// Replace every letter and digit of the results, deterministically per SEED, keeping lengths and shape.
+    #[arg(long, value_name = "SEED")]
+    pub anonymize: Option<u64>,
+    /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad: bool,
 }
 
 /// Flags of `budgetlab simulate`.

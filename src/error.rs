@@ -65,6 +65,15 @@ pub enum Error {
         /// Why, starting with a verb ("exists and is not ...").
         reason: String,
     },
+    /// A session log given to `budgetlab import` is malformed: its path (and line, for JSON Lines) and what is
+    /// wrong there.
+    #[error("{location}: {message}")]
+    Import {
+        /// The file, as `path:line` for a line of a JSON Lines file, `path` for a whole document.
+        location: String,
+        /// What is wrong, naming the field (or JSON path) when there is one.
+        message: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

@@ -24,6 +24,8 @@
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
 //!   [`run::RunResults`], [`run::merge`] recombines the shards of a run, and [`gate`] checks a run against a
 //!   stored baseline (the nightly CI gate) or compares two runs.
+//! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
+//!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`report`] writes the report folder (results, CSV, summary, the [`report::chart`]s and `index.html`);
@@ -53,6 +55,7 @@ pub mod finalize;
 pub mod floor;
 pub mod gate;
 pub mod generate;
+pub mod import;
 pub mod job;
 pub mod metrics;
 pub mod model;

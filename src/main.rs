@@ -105,6 +105,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Simulate(args) => simulate(args),
         Command::Merge(args) => merge(args),
         Command::Compare(args) => compare(args),
+        Command::Import(args) => {
+            let job = budgetlab::import::ImportJob {
+                format: args.format.parse()?,
+                paths: args.paths,
+                anonymize: args.anonymize.map(budgetlab::Seed),
+                skip_bad: args.skip_bad,
+            };
+            for line in job.write_outputs(args.out.as_deref())?.summary() {
+                eprintln!("budgetlab: {line}");
+            }
+            Ok(())
+        }
     }?;
     Ok(ExitCode::SUCCESS)
 }

@@ -56,6 +56,24 @@ impl Stream {
         }
     }
 
+    /// The stream keyed by arbitrary bytes `key` within `domain` (for example a word that must always be
+    /// replaced the same way under one seed): the ChaCha key is `sha256(tag, seed, len(domain), domain, "key",
+    /// len(key), key)`, which no [`Stream::derive`] key can equal.
+    pub fn keyed(seed: Seed, domain: &str, key: &[u8]) -> Stream {
+        let mut h = Sha256::new();
+        h.update(KEY_TAG);
+        h.update(seed.0.to_le_bytes());
+        h.update((domain.len() as u64).to_le_bytes());
+        h.update(domain.as_bytes());
+        h.update(b"key");
+        h.update((key.len() as u64).to_le_bytes());
+        h.update(key);
+        let key: [u8; 32] = h.finalize().into();
+        Stream {
+            rng: GenRng::from_seed(key),
+        }
+    }
+
     /// The stream of batch `batch` of the scenario named `scenario`.
     pub fn for_batch(seed: Seed, scenario: &str, batch: u64) -> Stream {
         Stream::derive(seed, &format!("batch:{scenario}"), batch)

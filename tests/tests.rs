@@ -6,6 +6,7 @@ mod cli;
 mod differential;
 mod gate;
 mod generate;
+mod import;
 mod outputs;
 mod properties;
 mod report;

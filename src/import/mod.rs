@@ -1,0 +1,427 @@
+//! `budgetlab import`: agent session logs in, batches out, one batch a line in the format `finalize` and
+//! `run --batches-file` read.
+//!
+//! A batch is the tool results that answer the calls of one model turn (one assistant response), in call order,
+//! each result's text exactly as the model received it. Each supported agent is a [`SessionFormat`] in its own
+//! file (registered once in [`FORMATS`]); the shared pieces are the folder walk (files and folders to sessions,
+//! in sorted order), detection (which format a file is, for `--format auto`), the turn grouping of [`Turns`],
+//! bounded reading ([`MAX_LINE_BYTES`], [`MAX_DOCUMENT_BYTES`]) and the [`Anonymizer`]. [`ImportJob`] ties them
+//! together: it reads every session, counts what it skipped and why, and writes the batches atomically.
+
+mod anonymize;
+mod claude_code;
+mod codex;
+mod detect;
+mod gemini_cli;
+mod mini_swe_agent;
+mod openhands;
+mod pyrepr;
+mod qwen_code;
+mod read;
+mod swe_agent;
+mod turns;
+mod walk;
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::atomic::AtomicFile;
+use crate::error::{Error, Result};
+use crate::model::Batch;
+use crate::rng::Seed;
+
+pub use anonymize::{Anonymizer, KEPT_SUFFIXES, KEYWORDS};
+pub use read::{Source, Tally, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES};
+pub use turns::{ImportedEntry, ToolResult, Turns};
+pub use walk::MAX_WALK_DEPTH;
+
+/// The most output `import` buffers for standard output (256 MiB): standard output is written only once every
+/// session has been read, so that a malformed file leaves nothing half-written there either. Use `--out FILE`
+/// beyond it.
+pub const MAX_STDOUT_BYTES: usize = 256 << 20;
+
+/// One agent's session log format.
+pub trait SessionFormat: Sync {
+    /// Its name on the command line (`claude-code`).
+    fn name(&self) -> &'static str;
+    /// Whether a folder walk picks up a file of this name for this format.
+    fn wants_file(&self, file_name: &str) -> bool;
+    /// Whether one JSON Lines record is unmistakably of this format.
+    fn sniff_line(&self, _line: &Map<String, Value>) -> bool {
+        false
+    }
+    /// Whether a whole JSON document is of this format.
+    fn sniff_document(&self, _doc: &Value) -> bool {
+        false
+    }
+    /// Reads one session: its calls grouped by model turn and their results, counting what it skips.
+    fn read(&self, source: &Source, tally: &mut Tally) -> Result<Turns>;
+}
+
+/// Every supported format, in the order `--help` lists them.
+pub static FORMATS: [&dyn SessionFormat; 7] = [
+    &claude_code::ClaudeCode,
+    &codex::Codex,
+    &gemini_cli::GeminiCli,
+    &qwen_code::QwenCode,
+    &swe_agent::SweAgent,
+    &mini_swe_agent::MiniSweAgent,
+    &openhands::OpenHands,
+];
+
+/// The format called `name`.
+pub fn format_named(name: &str) -> Option<&'static dyn SessionFormat> {
+    FORMATS.iter().copied().find(|f| f.name() == name)
+}
+
+/// What `--format` asks for: one format, or detection per file.
+#[derive(Clone, Copy)]
+pub enum FormatChoice {
+    /// Detect each file's format, and say what was detected.
+    Auto,
+    /// Every file is of this format.
+    Only(&'static dyn SessionFormat),
+}
+
+impl std::fmt::Debug for FormatChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FormatChoice::Auto => "auto",
+            FormatChoice::Only(format) => format.name(),
+        })
+    }
+}
+
+impl std::str::FromStr for FormatChoice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<FormatChoice> {
+        if s == "auto" {
+            return Ok(FormatChoice::Auto);
+        }
+        format_named(s).map(FormatChoice::Only).ok_or_else(|| {
+            let names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+            Error::invalid(
+                "--format",
+                s,
+                format!("expected one of {}, or auto", names.join(", ")),
+            )
+        })
+    }
+}
+
+/// Reads one session of a known format into its batches (no cross-file deduplication, no anonymization).
+pub fn import_source(
+    format: &dyn SessionFormat,
+    source: &Source,
+    tally: &mut Tally,
+) -> Result<Vec<Batch>> {
+    let turns = format.read(source, tally)?;
+    Ok(turns
+        .into_batches(tally)
+        .into_iter()
+        .map(|b| b.into_iter().map(|e| e.entry).collect())
+        .collect())
+}
+
+/// What `budgetlab import` does.
+#[derive(Debug, Clone)]
+pub struct ImportJob {
+    /// The format of the logs, or detection per file.
+    pub format: FormatChoice,
+    /// Files and folders (walked recursively, in sorted order).
+    pub paths: Vec<PathBuf>,
+    /// Anonymize the results with this seed.
+    pub anonymize: Option<Seed>,
+    /// Skip (and count) malformed files instead of stopping at the first one.
+    pub skip_bad: bool,
+}
+
+/// One session that was imported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    /// The file (or OpenHands event folder).
+    pub path: PathBuf,
+    /// Its format.
+    pub format: &'static str,
+    /// Batches written from it.
+    pub batches: u64,
+    /// Results (batch entries) written from it.
+    pub results: u64,
+}
+
+/// What an import read, wrote and skipped.
+#[derive(Debug, Clone, Default)]
+pub struct ImportReport {
+    /// Whether formats were detected per file (`--format auto`).
+    pub detected: bool,
+    /// Every session imported, in the order written.
+    pub files: Vec<FileReport>,
+    /// Files met in folders that are not sessions of the asked format (or of any format, with `auto`).
+    pub ignored: Vec<PathBuf>,
+    /// Malformed files skipped with `--skip-bad`, with the error (which names file and line).
+    pub bad: Vec<String>,
+    /// Batches written.
+    pub batches: u64,
+    /// Results written.
+    pub results: u64,
+    /// What was skipped, by reason.
+    pub tally: Tally,
+    /// Where the batches went.
+    pub destination: String,
+}
+
+impl ImportReport {
+    /// The report as lines for standard error.
+    pub fn summary(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self.detected {
+            for f in &self.files {
+                lines.push(format!("{}: detected {}", f.path.display(), f.format));
+            }
+        }
+        const LISTED: usize = 20;
+        for path in self.ignored.iter().take(LISTED) {
+            lines.push(format!(
+                "ignored {}: not a session log of {}",
+                path.display(),
+                if self.detected {
+                    "a known format"
+                } else {
+                    "the given format"
+                }
+            ));
+        }
+        if self.ignored.len() > LISTED {
+            lines.push(format!(
+                "ignored {} more files",
+                self.ignored.len() - LISTED
+            ));
+        }
+        for bad in &self.bad {
+            lines.push(format!("skipped malformed file {bad}"));
+        }
+        let mut by_format: BTreeMap<&str, u64> = BTreeMap::new();
+        for f in &self.files {
+            *by_format.entry(f.format).or_insert(0) += 1;
+        }
+        let formats: Vec<String> = by_format
+            .iter()
+            .map(|(name, n)| format!("{n} {name}"))
+            .collect();
+        lines.push(format!(
+            "read {} files ({}); wrote {} batches with {} results to {}",
+            self.files.len(),
+            if formats.is_empty() {
+                "none".to_string()
+            } else {
+                formats.join(", ")
+            },
+            self.batches,
+            self.results,
+            self.destination
+        ));
+        for (reason, n) in &self.tally.skipped {
+            lines.push(format!("skipped {n}: {reason}"));
+        }
+        if self.tally.repaired_surrogates > 0 {
+            lines.push(format!(
+                "replaced {} lone surrogate escapes with U+FFFD",
+                self.tally.repaired_surrogates
+            ));
+        }
+        if !self.bad.is_empty() {
+            lines.push(format!(
+                "skipped {} malformed files (--skip-bad)",
+                self.bad.len()
+            ));
+        }
+        lines
+    }
+}
+
+/// A `Write` into memory that refuses to grow past a limit.
+struct Bounded {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl Write for Bounded {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + data.len() > self.limit {
+            return Err(std::io::Error::other(format!(
+                "more than {} bytes of batches for standard output; write them to a file with --out",
+                self.limit
+            )));
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl ImportJob {
+    /// Imports every session and writes the batches to `out` (`None` or `-`: standard output), atomically: on
+    /// any error nothing is written (a file is created through [`AtomicFile`], standard output is written once
+    /// at the end, up to [`MAX_STDOUT_BYTES`]).
+    pub fn write_outputs(&self, out: Option<&Path>) -> Result<ImportReport> {
+        match out.filter(|p| p.as_os_str() != "-") {
+            Some(path) => {
+                let mut file = AtomicFile::create(path)?;
+                let report = self.write(&mut file, &path.display().to_string(), Some(path))?;
+                file.commit()?;
+                Ok(report)
+            }
+            None => {
+                let mut buf = Bounded {
+                    buf: Vec::new(),
+                    limit: MAX_STDOUT_BYTES,
+                };
+                let report = self.write(&mut buf, "standard output", None)?;
+                let mut stdout = std::io::stdout().lock();
+                stdout
+                    .write_all(&buf.buf)
+                    .and_then(|_| stdout.flush())
+                    .map_err(|e| Error::io("<stdout>", e))?;
+                Ok(report)
+            }
+        }
+    }
+
+    /// Imports every session and writes the batches to `out`, one JSON array a line. `destination` names `out`
+    /// in errors and the report; `exclude` is a file never read as input (the output itself).
+    pub fn write(
+        &self,
+        out: &mut dyn Write,
+        destination: &str,
+        exclude: Option<&Path>,
+    ) -> Result<ImportReport> {
+        let mut report = ImportReport {
+            detected: matches!(self.format, FormatChoice::Auto),
+            destination: destination.to_string(),
+            ..ImportReport::default()
+        };
+        let wants = |name: &str| match self.format {
+            FormatChoice::Auto => FORMATS.iter().any(|f| f.wants_file(name)),
+            FormatChoice::Only(f) => f.wants_file(name),
+        };
+        let excluded = exclude.and_then(|p| p.canonicalize().ok());
+        let candidates = walk::collect(&self.paths, &wants, excluded.as_deref())?;
+        let mut anonymizer = self.anonymize.map(Anonymizer::new);
+        let mut seen_ids: HashSet<(&'static str, String)> = HashSet::new();
+        for candidate in candidates {
+            for (source, format) in self.resolve(candidate, &mut report)? {
+                let mut tally = Tally::default();
+                let turns = match format.read(&source, &mut tally) {
+                    Ok(turns) => turns,
+                    Err(e) if self.skip_bad && matches!(e, Error::Import { .. }) => {
+                        report.bad.push(e.to_string());
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                let mut file = FileReport {
+                    path: source.path.clone(),
+                    format: format.name(),
+                    batches: 0,
+                    results: 0,
+                };
+                for imported in turns.into_batches(&mut tally) {
+                    let mut batch: Batch = Vec::with_capacity(imported.len());
+                    for e in imported {
+                        if !e.synthetic_id
+                            && !seen_ids.insert((format.name(), e.entry.call_id.clone()))
+                        {
+                            tally.skip("result repeated from an earlier file (resumed session)");
+                            continue;
+                        }
+                        batch.push(e.entry);
+                    }
+                    if batch.is_empty() {
+                        continue;
+                    }
+                    if let Some(a) = anonymizer.as_mut() {
+                        a.batch(&mut batch);
+                    }
+                    serde_json::to_writer(&mut *out, &batch)
+                        .map_err(std::io::Error::from)
+                        .and_then(|_| out.write_all(b"\n"))
+                        .map_err(|e| Error::io(destination, e))?;
+                    file.batches += 1;
+                    file.results += batch.len() as u64;
+                }
+                report.batches += file.batches;
+                report.results += file.results;
+                report.tally.merge(&tally);
+                report.files.push(file);
+            }
+        }
+        if report.files.is_empty() && report.bad.is_empty() {
+            let paths: Vec<String> = self.paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(Error::invalid(
+                "PATH",
+                paths.join(" "),
+                format!("no session log of format {:?} found there", self.format),
+            ));
+        }
+        Ok(report)
+    }
+
+    /// The sessions a walked candidate stands for, with their formats: detected (auto, or a folder walk that
+    /// must check the asked format), or the asked format for a file given by path.
+    fn resolve(
+        &self,
+        candidate: walk::Candidate,
+        report: &mut ImportReport,
+    ) -> Result<Vec<(Source, &'static dyn SessionFormat)>> {
+        let walk::Candidate { source, given } = candidate;
+        if let (FormatChoice::Only(f), true) = (self.format, given) {
+            return Ok(vec![(source, f)]);
+        }
+        let detected = match detect::detect(&source) {
+            Ok(d) => d,
+            Err(e) if self.skip_bad && matches!(e, Error::Import { .. }) => {
+                report.bad.push(e.to_string());
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        };
+        let accepted = match (self.format, detected) {
+            (FormatChoice::Auto, Some(f)) => Some(f),
+            (FormatChoice::Only(f), Some(d)) if f.name() == d.name() => Some(f),
+            _ => None,
+        };
+        if let Some(f) = accepted {
+            return Ok(vec![(source, f)]);
+        }
+        if let Some(events) = source.events {
+            // Numbered files that are not an OpenHands event stream: each is a file of its own.
+            let mut out = Vec::new();
+            for path in events {
+                out.extend(self.resolve(
+                    walk::Candidate {
+                        source: Source::file(path),
+                        given: false,
+                    },
+                    report,
+                )?);
+            }
+            return Ok(out);
+        }
+        if given {
+            return Err(Error::Import {
+                location: source.path.display().to_string(),
+                message: "not a session log of a known format; give its format with --format"
+                    .into(),
+            });
+        }
+        report.ignored.push(source.path);
+        Ok(Vec::new())
+    }
+}

@@ -1,0 +1,190 @@
+//! SWE-agent trajectories: `<run>/<instance>/<instance>.traj`, one JSON document with `trajectory` (raw steps)
+//! and `history` (the chat the model saw), in 1.x and 0.x.
+//!
+//! Batches come from `history`, which holds what the model was sent (the raw `trajectory[].observation` lacks
+//! the template around it). Each assistant message is one turn of width one. With function calling its
+//! `tool_calls` name the call and the following `role: "tool"` message answers it by `tool_call_ids`; both
+//! fields may be stringified Python lists in old files and are read as Python literals. In text mode the
+//! answer is the next message when it is a user observation (`message_type` absent or `observation`); the call
+//! is then numbered `step-<n>` (n counts the non-demonstration assistant messages from 0) and named by the
+//! first word of its `action` (from the message, else `trajectory[n]`). Demonstration messages (`is_demo`) are
+//! skipped. SWE-agent records no error flag, so none is set.
+
+use serde_json::Value;
+
+use super::pyrepr;
+use super::read::{Source, Tally};
+use super::turns::{chat_blocks, kind, ToolResult, Turns};
+use super::SessionFormat;
+use crate::error::Result;
+
+/// The SWE-agent format.
+pub struct SweAgent;
+
+impl SessionFormat for SweAgent {
+    fn name(&self) -> &'static str {
+        "swe-agent"
+    }
+
+    fn wants_file(&self, file_name: &str) -> bool {
+        file_name.ends_with(".traj")
+    }
+
+    fn sniff_document(&self, doc: &Value) -> bool {
+        doc.get("history").is_some_and(Value::is_array) && doc.get("trajectory").is_some()
+    }
+
+    fn read(&self, source: &Source, tally: &mut Tally) -> Result<Turns> {
+        let doc = source.document(tally)?;
+        read_document(&doc, tally).map_err(|m| source.error(m))
+    }
+}
+
+/// A list field that may be a JSON array or a stringified Python list.
+pub(super) fn list_field(
+    value: Option<&Value>,
+    what: &str,
+) -> std::result::Result<Vec<Value>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => Ok(items.clone()),
+        Some(Value::String(text)) => match pyrepr::parse(text) {
+            Ok(Value::Array(items)) => Ok(items),
+            Ok(other) => Err(format!(
+                "{what}: a Python literal that is {}, not a list",
+                kind(&other)
+            )),
+            Err(e) => Err(format!("{what}: not a list or a Python list literal: {e}")),
+        },
+        Some(other) => Err(format!("{what} must be a list, found {}", kind(other))),
+    }
+}
+
+/// The text (and images) of a message's `content`: a string, or a list of chat blocks.
+pub(super) fn content_result(
+    content: Option<&Value>,
+    what: &str,
+    tally: &mut Tally,
+) -> std::result::Result<ToolResult, String> {
+    match content {
+        Some(Value::String(s)) => Ok(ToolResult::text(s.clone(), false)),
+        Some(Value::Array(blocks)) => chat_blocks(blocks, tally).map_err(|m| format!("{what}.{m}")),
+        None | Some(Value::Null) => Ok(ToolResult::text("", false)),
+        Some(other) => Err(format!(
+            "{what}.content must be a string or a list of blocks, found {}",
+            kind(other)
+        )),
+    }
+}
+
+/// The id and function name of each entry of a `tool_calls` list.
+pub(super) fn tool_calls(
+    calls: &[Value],
+    what: &str,
+) -> std::result::Result<Vec<(String, String)>, String> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let id = c.get("id").and_then(Value::as_str);
+            let name = c
+                .get("function")
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str);
+            match (id, name) {
+                (Some(id), Some(name)) => Ok((id.to_string(), name.to_string())),
+                _ => Err(format!(
+                    "{what}[{k}] needs a string \"id\" and \"function.name\""
+                )),
+            }
+        })
+        .collect()
+}
+
+fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, String> {
+    let history = match doc.get("history") {
+        Some(Value::Array(h)) => h,
+        Some(other) => return Err(format!("\"history\" must be a list, found {}", kind(other))),
+        None => return Err("no \"history\" list".into()),
+    };
+    let trajectory = doc.get("trajectory").and_then(Value::as_array);
+    let mut turns = Turns::new();
+    let mut step = 0usize;
+    // The text-mode call waiting for the very next message.
+    let mut pending: Option<String> = None;
+    for (i, message) in history.iter().enumerate() {
+        let what = format!("history[{i}]");
+        let waiting = pending.take();
+        if message.get("is_demo") == Some(&Value::Bool(true)) {
+            tally.skip("demonstration message");
+            continue;
+        }
+        let role = message.get("role").and_then(Value::as_str);
+        match role {
+            Some("assistant") => {
+                let turn = format!("step:{step}");
+                let calls = list_field(message.get("tool_calls"), &format!("{what}.tool_calls"))?;
+                if calls.is_empty() {
+                    let action = match message.get("action") {
+                        Some(Value::String(a)) => Some(a.as_str()),
+                        _ => trajectory
+                            .and_then(|t| t.get(step))
+                            .and_then(|s| s.get("action"))
+                            .and_then(Value::as_str),
+                    };
+                    let name = action
+                        .and_then(|a| a.split_whitespace().next())
+                        .unwrap_or("unknown");
+                    let id = format!("step-{step}");
+                    turns.synthetic_call(&turn, &id, name);
+                    pending = Some(id);
+                } else {
+                    for (id, name) in tool_calls(&calls, &format!("{what}.tool_calls"))? {
+                        if !turns.call(&turn, &id, &name) {
+                            tally.skip("tool call repeated (same id)");
+                        }
+                    }
+                }
+                step += 1;
+            }
+            Some("tool") => {
+                let mut ids = list_field(
+                    message.get("tool_call_ids"),
+                    &format!("{what}.tool_call_ids"),
+                )?;
+                if ids.is_empty() {
+                    if let Some(id) = message.get("tool_call_id") {
+                        ids.push(id.clone());
+                    }
+                }
+                if ids.is_empty() {
+                    return Err(format!("{what}: a tool message without tool_call_ids"));
+                }
+                let result = content_result(message.get("content"), &what, tally)?;
+                for id in ids {
+                    let Value::String(id) = id else {
+                        return Err(format!("{what}.tool_call_ids must hold strings"));
+                    };
+                    if !turns.result(&id, result.clone()) {
+                        tally.skip("tool result repeated (same id)");
+                    }
+                }
+            }
+            Some("user") => {
+                let observation = matches!(
+                    message.get("message_type").and_then(Value::as_str),
+                    None | Some("observation")
+                );
+                match waiting {
+                    Some(id) if observation => {
+                        let result = content_result(message.get("content"), &what, tally)?;
+                        turns.result(&id, result);
+                    }
+                    _ => tally.skip("user message that answers no call"),
+                }
+            }
+            _ => tally.skip("system message"),
+        }
+    }
+    Ok(turns)
+}

@@ -1,0 +1,296 @@
+//! Turn grouping, shared by every format: calls are recorded under the key of the model turn that made them,
+//! results under their call id, in any order; [`Turns::into_batches`] then makes one batch per turn, in the
+//! order turns first appeared, holding the calls that got a result in call order.
+//!
+//! A call id seen a second time (a resumed session repeats lines) is ignored, and so is a second result for
+//! the same id: the first one is what the model saw. A call with no result is dropped, and a turn left with no
+//! entry makes no batch. This module also builds the batch entries: the result text as
+//! `functionResponse.response.output` (or `.error`), images and other non-text content as `inlineData` parts
+//! beside it.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::read::Tally;
+use crate::model::{Entry, Part};
+
+/// A tool result as the model received it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The text, exactly as recorded (several text blocks joined with `"\n"`).
+    pub text: String,
+    /// Whether the call failed: the text goes to `response.error` instead of `response.output`.
+    pub is_error: bool,
+    /// Non-text parts (`inlineData`, or `fileData` for a content given by reference), in recorded order.
+    pub media: Vec<Part>,
+}
+
+impl ToolResult {
+    /// A text-only result.
+    pub fn text(text: impl Into<String>, is_error: bool) -> ToolResult {
+        ToolResult {
+            text: text.into(),
+            is_error,
+            media: Vec::new(),
+        }
+    }
+}
+
+/// One imported entry, with whether its call id was made up by the importer (`step-<n>`) rather than recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedEntry {
+    /// The batch entry.
+    pub entry: Entry,
+    /// `true` when the log had no call id and the importer numbered the call itself.
+    pub synthetic_id: bool,
+}
+
+#[derive(Debug)]
+struct Call {
+    id: String,
+    name: String,
+    synthetic: bool,
+}
+
+/// The calls of a session grouped by model turn, and their results by call id.
+#[derive(Debug, Default)]
+pub struct Turns {
+    turns: Vec<Vec<Call>>,
+    turn_of_key: HashMap<String, usize>,
+    call_ids: HashSet<String>,
+    results: HashMap<String, ToolResult>,
+}
+
+impl Turns {
+    /// An empty session.
+    pub fn new() -> Turns {
+        Turns::default()
+    }
+
+    /// Records call `id` of tool `name` in the turn keyed `turn`. `false` (and nothing recorded) when the id
+    /// was already seen.
+    pub fn call(&mut self, turn: &str, id: &str, name: &str) -> bool {
+        self.add_call(turn, id, name, false)
+    }
+
+    /// Records a call whose id the importer made up.
+    pub fn synthetic_call(&mut self, turn: &str, id: &str, name: &str) -> bool {
+        self.add_call(turn, id, name, true)
+    }
+
+    fn add_call(&mut self, turn: &str, id: &str, name: &str, synthetic: bool) -> bool {
+        if !self.call_ids.insert(id.to_string()) {
+            return false;
+        }
+        let next = self.turns.len();
+        let index = *self.turn_of_key.entry(turn.to_string()).or_insert(next);
+        if index == next {
+            self.turns.push(Vec::new());
+        }
+        self.turns[index].push(Call {
+            id: id.to_string(),
+            name: name.to_string(),
+            synthetic,
+        });
+        true
+    }
+
+    /// Records the result of call `id`. `false` (and nothing recorded) when that id already has one.
+    pub fn result(&mut self, id: &str, result: ToolResult) -> bool {
+        if self.results.contains_key(id) {
+            return false;
+        }
+        self.results.insert(id.to_string(), result);
+        true
+    }
+
+    /// Whether call `id` has been recorded.
+    pub fn has_call(&self, id: &str) -> bool {
+        self.call_ids.contains(id)
+    }
+
+    /// The batches, in turn order; calls without a result and results without a call are counted in `tally`.
+    pub fn into_batches(mut self, tally: &mut Tally) -> Vec<Vec<ImportedEntry>> {
+        let mut batches = Vec::new();
+        for turn in self.turns {
+            let mut batch = Vec::new();
+            for call in turn {
+                let Some(result) = self.results.remove(&call.id) else {
+                    tally.skip("call without a recorded result");
+                    continue;
+                };
+                batch.push(ImportedEntry {
+                    entry: entry(&call.id, &call.name, result),
+                    synthetic_id: call.synthetic,
+                });
+            }
+            if !batch.is_empty() {
+                batches.push(batch);
+            }
+        }
+        for _ in 0..self.results.len() {
+            tally.skip("result without a recorded call");
+        }
+        batches
+    }
+}
+
+/// The batch entry of one result: a function-response part with the text as `output` (or `error`), then the
+/// non-text parts.
+pub fn entry(call_id: &str, tool_name: &str, result: ToolResult) -> Entry {
+    let text = Value::String(result.text);
+    let (output, error) = if result.is_error {
+        (None, Some(text))
+    } else {
+        (Some(text), None)
+    };
+    let mut parts = vec![Part::function_response(call_id, tool_name, output, error)];
+    parts.extend(result.media);
+    Entry::new(call_id, tool_name, parts)
+}
+
+/// An `{"inlineData": {"mimeType", "data"}}` part.
+pub fn inline_data(mime_type: &str, data: &str) -> Part {
+    let mut inner = Map::new();
+    inner.insert("mimeType".into(), Value::String(mime_type.into()));
+    inner.insert("data".into(), Value::String(data.into()));
+    let mut map = Map::new();
+    map.insert("inlineData".into(), Value::Object(inner));
+    Part(map)
+}
+
+/// A `{"fileData": {"fileUri"}}` part, for non-text content recorded only as a URL.
+pub fn file_data(uri: &str) -> Part {
+    let mut inner = Map::new();
+    inner.insert("fileUri".into(), Value::String(uri.into()));
+    let mut map = Map::new();
+    map.insert("fileData".into(), Value::Object(inner));
+    Part(map)
+}
+
+/// The part for an image URL: a `data:<mime>[;base64],<data>` URL becomes `inlineData` with that MIME type and
+/// the data as written after the comma; any other URL a `fileData` reference.
+pub fn image_url_part(url: &str) -> Part {
+    if let Some(rest) = url.strip_prefix("data:") {
+        if let Some((header, data)) = rest.split_once(',') {
+            let mime = header.split(';').next().unwrap_or("");
+            return inline_data(mime, data);
+        }
+    }
+    file_data(url)
+}
+
+/// The text of an array of chat-completion style content blocks (`{type:"text",text}` joined with `"\n"`) and
+/// its images (`{type:"image_url",image_url:{url}}` or `{type:"image",...}` with a data URL); other block types
+/// are counted as unsupported. `Err` names the block that is malformed.
+pub fn chat_blocks(blocks: &[Value], tally: &mut Tally) -> Result<ToolResult, String> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut media = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let kind = block.get("type").and_then(Value::as_str);
+        match kind {
+            Some("text") => match block.get("text") {
+                Some(Value::String(t)) => texts.push(t),
+                _ => {
+                    return Err(format!(
+                        "content[{i}]: a text block without a string \"text\""
+                    ))
+                }
+            },
+            Some("image_url") => {
+                let url = match block.get("image_url") {
+                    Some(Value::String(u)) => u.as_str(),
+                    Some(Value::Object(o)) => match o.get("url") {
+                        Some(Value::String(u)) => u.as_str(),
+                        _ => return Err(format!("content[{i}].image_url: no string \"url\"")),
+                    },
+                    _ => return Err(format!("content[{i}]: an image_url block without a URL")),
+                };
+                media.push(image_url_part(url));
+            }
+            _ => tally.skip("non-text content block of an unsupported type"),
+        }
+    }
+    Ok(ToolResult {
+        text: texts.join("\n"),
+        is_error: false,
+        media,
+    })
+}
+
+/// A JSON value's kind, for error messages.
+pub fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The string at `key` of `map`: `Err` names the key when it is missing or not a string.
+pub fn required_str<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
+    match map.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(format!("\"{key}\" must be a string, found {}", kind(other))),
+        None => Err(format!("missing \"{key}\"")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ids(batches: &[Vec<ImportedEntry>]) -> Vec<Vec<&str>> {
+        batches
+            .iter()
+            .map(|b| b.iter().map(|e| e.entry.call_id.as_str()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn groups_by_turn_in_call_order_whatever_the_result_order() {
+        let mut t = Turns::new();
+        assert!(t.call("m1", "a", "Bash"));
+        assert!(t.call("m2", "c", "Read"));
+        assert!(t.call("m1", "b", "Read"));
+        assert!(t.result("b", ToolResult::text("B", false)));
+        assert!(t.result("c", ToolResult::text("C", true)));
+        assert!(t.result("a", ToolResult::text("A", false)));
+        assert!(!t.call("m3", "a", "Bash"), "a repeated call id is ignored");
+        assert!(!t.result("a", ToolResult::text("again", false)));
+        assert!(t.result("zzz", ToolResult::text("orphan", false)));
+        t.call("m4", "d", "Bash"); // never answered
+        let mut tally = Tally::default();
+        let batches = t.into_batches(&mut tally);
+        assert_eq!(ids(&batches), vec![vec!["a", "b"], vec!["c"]]);
+        assert_eq!(tally.count("call without a recorded result"), 1);
+        assert_eq!(tally.count("result without a recorded call"), 1);
+        assert_eq!(
+            serde_json::to_value(&batches[1][0].entry).unwrap(),
+            json!({"callId":"c","toolName":"Read","responseParts":[
+                {"functionResponse":{"id":"c","name":"Read","response":{"error":"C"}}}]})
+        );
+        assert_eq!(
+            serde_json::to_value(&batches[0][0].entry).unwrap(),
+            json!({"callId":"a","toolName":"Bash","responseParts":[
+                {"functionResponse":{"id":"a","name":"Bash","response":{"output":"A"}}}]})
+        );
+    }
+
+    #[test]
+    fn image_urls_become_inline_data_or_file_data() {
+        assert_eq!(
+            serde_json::to_value(image_url_part("data:image/png;base64,iVBORw0KGgo=")).unwrap(),
+            json!({"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}})
+        );
+        assert_eq!(
+            serde_json::to_value(image_url_part("https://x.test/a.png")).unwrap(),
+            json!({"fileData":{"fileUri":"https://x.test/a.png"}})
+        );
+    }
+}

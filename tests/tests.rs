@@ -8,6 +8,7 @@ mod gate;
 mod generate;
 mod properties;
 mod report;
+mod scenarios;
 mod simulation;
 mod strategies;
 mod support;

@@ -26,7 +26,7 @@ mod vocab;
 pub use job::{GenerateJob, GenerateStats, Shard};
 pub use needles::{Needle, NeedleKind};
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
-pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX};
+pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_SIZE};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

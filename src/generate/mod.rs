@@ -23,7 +23,7 @@ mod surrogate;
 mod turn;
 mod vocab;
 
-pub use job::{GenerateJob, GenerateStats, Shard};
+pub use job::{GenerateJob, GenerateStats, Shard, MAX_SHARDS};
 pub use needles::{Needle, NeedleKind};
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
 pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_SIZE};

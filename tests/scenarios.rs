@@ -14,6 +14,8 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestR
 enum Value {
     /// An integer, usually in `[low, high]`.
     Int(u64, u64),
+    /// An integer, as often in `[low, high]` as in the wider `[high, far]` that reaches the documented bound.
+    Wide(u64, u64, u64),
     /// A float, usually in `[low, high]`.
     Float(f64, f64),
     /// A boolean.
@@ -24,8 +26,9 @@ enum Value {
     Ints(u64, u64),
 }
 
-/// Every field of a scenario file: (table, key, value). The ranges are the usual values; any field may instead
-/// get a hostile one.
+/// Every field of a scenario file: (table, key, value). The ranges are the usual values (the widths, sizes and
+/// hook length reaching up to their bounds, so that files whose batches could pass the batch bound are common);
+/// any field may instead get a hostile one.
 fn fields() -> Vec<(String, &'static str, Value)> {
     let mut out: Vec<(String, &'static str, Value)> = vec![
         ("".into(), "name", Value::Pick(&["\"t\""])),
@@ -47,7 +50,7 @@ fn fields() -> Vec<(String, &'static str, Value)> {
         ("batch_size".into(), "median", Value::Float(0.5, 20.0)),
         ("batch_size".into(), "sigma", Value::Float(0.0, 3.0)),
         ("batch_size".into(), "min", Value::Int(1, 4)),
-        ("batch_size".into(), "max", Value::Int(4, 24)),
+        ("batch_size".into(), "max", Value::Wide(4, 24, 4_096)),
     ];
     for kind in [
         "shell",
@@ -97,7 +100,7 @@ fn fields() -> Vec<(String, &'static str, Value)> {
             out.push((table, "max", Value::Int(120_000, 300_000)));
         } else {
             out.push((table.clone(), "min", Value::Int(0, 60)));
-            out.push((table, "max", Value::Int(100, 60_000)));
+            out.push((table, "max", Value::Wide(100, 60_000, 16_000_000)));
         }
     }
     for key in [
@@ -139,7 +142,11 @@ fn fields() -> Vec<(String, &'static str, Value)> {
         ("budgets".into(), "absolute", Value::Ints(1, 300_000)),
         ("budgets".into(), "configured", Value::Int(1, 300_000)),
         ("budgets".into(), "windows", Value::Ints(1, 2_000_000)),
-        ("hook".into(), "append_units", Value::Int(0, 3_000)),
+        (
+            "hook".into(),
+            "append_units",
+            Value::Wide(0, 3_000, 1_000_000),
+        ),
         ("hook".into(), "rebuild", Value::Bool),
         (
             "strategy".into(),
@@ -219,6 +226,9 @@ const HOSTILE: &[&str] = &[
 fn literal(value: Value, hostile: u32) -> BoxedStrategy<String> {
     let usual: BoxedStrategy<String> = match value {
         Value::Int(low, high) => (low..=high).prop_map(|v| v.to_string()).boxed(),
+        Value::Wide(low, high, far) => prop_oneof![low..=high, high..=far]
+            .prop_map(|v| v.to_string())
+            .boxed(),
         Value::Float(low, high) => (low..=high).prop_map(|v| format!("{v:?}")).boxed(),
         Value::Bool => any::<bool>().prop_map(|b| b.to_string()).boxed(),
         Value::Pick(options) => proptest::sample::select(options)

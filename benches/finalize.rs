@@ -6,7 +6,10 @@
 //! `target/criterion/finalize_a/reference/new/estimates.json` and
 //! `target/criterion/finalize_a/floor/new/estimates.json`; `scripts/bench-ratios.sh` turns them into ratios to
 //! the floor. Groups `linearity_a`, `linearity_b` and `linearity_c` run the reference and the floor at scale 1
-//! and 2 (every field doubled, the budget kept) to check that the cost is linear in the input.
+//! and 2 (every field doubled, the budget kept) to check that the cost is linear in the input. Group
+//! `duplicate_ids` runs the reference on 20,000 entries of 200-unit outputs at a budget of 1,000, once with
+//! every call id `d` and once with distinct ids: every entry is persisted, so the same-id batch needs 20,000
+//! suffixed persistence ids, and its cost should stay within 2x of the distinct one.
 //!
 //! Every finalization gets its own copy of the batch and a fresh in-memory backend from `iter_batched`, so
 //! neither the copy nor dropping the outcome is timed.
@@ -20,8 +23,8 @@ use criterion::{
 };
 
 use budgetlab::{
-    floor, Batch, BenchShape, Budget, BudgetContext, Field, Finalizer, Generator, MemoryStore,
-    Outcome, Scenario, StrategyName,
+    floor, Batch, BenchShape, Budget, BudgetContext, Entry, Field, Finalizer, Generator,
+    MemoryStore, Outcome, Part, Scenario, StrategyName,
 };
 
 /// The artifact directory the in-memory backend reports paths under.
@@ -149,5 +152,53 @@ fn linearity(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, finalize_shapes, finalize_mixed, linearity);
+/// Entries and output length of the `duplicate_ids` batches, and their budget.
+const DUPLICATE_ENTRIES: usize = 20_000;
+const DUPLICATE_OUTPUT_UNITS: usize = 200;
+const DUPLICATE_BUDGET: u64 = 1_000;
+
+/// `DUPLICATE_ENTRIES` shell entries of `DUPLICATE_OUTPUT_UNITS` ASCII units, each with the call id `id(i)`.
+fn entries_with_ids(id: impl Fn(usize) -> String) -> Batch {
+    let output: String = "0123456789abcdef\n"
+        .chars()
+        .cycle()
+        .take(DUPLICATE_OUTPUT_UNITS)
+        .collect();
+    (0..DUPLICATE_ENTRIES)
+        .map(|i| {
+            let call_id = id(i);
+            let part = Part::function_response(
+                &call_id,
+                "shell",
+                Some(serde_json::Value::String(output.clone())),
+                None,
+            );
+            Entry::new(call_id, "shell", vec![part])
+        })
+        .collect()
+}
+
+fn duplicate_ids(c: &mut Criterion) {
+    let ctx = BudgetContext::new(Budget::Units(DUPLICATE_BUDGET as i64));
+    let reference = StrategyName::Reference.build();
+    let mut group = c.benchmark_group("duplicate_ids");
+    configure(&mut group);
+    for (name, batch) in [
+        ("same-id", entries_with_ids(|_| "d".to_string())),
+        ("distinct-ids", entries_with_ids(|i| format!("call-{i}"))),
+    ] {
+        let batches = [batch];
+        group.throughput(Throughput::Bytes(text_bytes(&batches)));
+        group.bench_function(name, finalizing(reference.as_ref(), &batches, &ctx));
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    finalize_shapes,
+    finalize_mixed,
+    linearity,
+    duplicate_ids
+);
 criterion_main!(benches);

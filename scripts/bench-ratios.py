@@ -3,7 +3,7 @@
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
 (run `cargo bench -- --quick` first) and reports the reference finalizer's time as a ratio to the floor, the
-cost of doubling each shape, and utf16_len against memchr. Standard library only.
+cost of doubling each shape, a batch of duplicate call ids against distinct ones, and utf16_len against memchr. Standard library only.
 
 Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
 """
@@ -93,6 +93,15 @@ def linearity_table():
               f"| {ratio(f2[0], f1[0])} |")
 
 
+def duplicate_ids_table():
+    same, distinct = load("duplicate_ids", "same-id"), load("duplicate_ids", "distinct-ids")
+    if not (same and distinct):
+        return
+    print("| batch | same call id | distinct call ids | same / distinct |")
+    print("|---|---:|---:|---:|")
+    print(f"| 20,000 x 200 units, budget 1,000 | {ms(same[0])} | {ms(distinct[0])} | {ratio(same[0], distinct[0])} |")
+
+
 def text_table():
     path = os.path.join(ROOT, "text_scan", "utf16_len")
     if not os.path.isdir(path):
@@ -129,6 +138,7 @@ def main():
         ("Reference against the floor", reference_table),
         ("Every strategy (median, and its ratio to the floor)", strategy_table),
         ("Linearity: every field doubled, the budget kept", linearity_table),
+        ("Duplicate call ids against distinct ones", duplicate_ids_table),
         ("UTF-16 measurement against a memchr pass", text_table),
         ("Generation throughput", generate_table),
     ]

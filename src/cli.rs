@@ -79,14 +79,19 @@ pub struct SimulateArgs {
     /// Run the mode's legacy form (before the shared finalizer).
     #[arg(long)]
     pub legacy: bool,
-    /// Number of turns.
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    /// Number of turns (1 to 1,000,000).
+    #[arg(
+        long,
+        default_value_t = 5,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub batches: u64,
     /// Override the scenario's seed.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Budget in UTF-16 units (default: the scenario's first budget).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub budget: Option<u64>,
     /// Leave out the chat send guard.
     #[arg(long)]
@@ -105,17 +110,17 @@ pub struct RunArgs {
     /// Comma-separated strategy names (default: every strategy).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     pub strategies: Vec<String>,
-    /// Batches per scenario (default: the scenario's own, at most 60; 12 with --quick).
-    #[arg(long, value_name = "N")]
+    /// Batches per scenario, 1 to 1,000,000 (default: the scenario's own, at most 60; 12 with --quick).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub batches: Option<u64>,
     /// Seed for every scenario, overriding theirs.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// The report folder.
     #[arg(long, default_value = "reports/latest", value_name = "DIR")]
     pub out: PathBuf,
     /// Run only shard I of N (batches i with i % N == I); `budgetlab merge` combines the shards.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// A small run for smoke tests and CI.
     #[arg(long)]
@@ -128,7 +133,8 @@ pub struct RunArgs {
         long,
         value_delimiter = ',',
         value_name = "N,...",
-        requires = "batches_file"
+        requires = "batches_file",
+        allow_negative_numbers = true
     )]
     pub budgets: Vec<u64>,
     /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
@@ -137,8 +143,8 @@ pub struct RunArgs {
     /// Run --batches-file in the mode's legacy form.
     #[arg(long, requires = "batches_file")]
     pub legacy: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "N")]
+    /// Worker threads, 1 to 4 x the available cores (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }
 
@@ -193,13 +199,13 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "FILE|NAME")]
     pub scenario: String,
     /// Override the scenario's seed.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub seed: Option<u64>,
-    /// Override the scenario's number of batches.
-    #[arg(long, value_name = "N")]
+    /// Override the scenario's number of batches (1 to 1,000,000).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub batches: Option<u64>,
     /// Write only shard I of N (batches i with i % N == I, keeping their global numbers).
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// Write the needles as JSON Lines to this file.
     #[arg(long, value_name = "FILE")]
@@ -221,7 +227,7 @@ pub struct ScenariosArgs {
 #[derive(Debug, Args)]
 pub struct FinalizeArgs {
     /// Aggregate budget in UTF-16 units: a decimal integer (<= 0 disables) or `inf`.
-    #[arg(long, allow_negative_numbers = true, value_name = "N|inf")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N|inf")]
     pub budget: String,
     /// The strategy to run (see `budgetlab strategies`).
     #[arg(long, default_value = "reference")]
@@ -239,13 +245,13 @@ pub struct FinalizeArgs {
     #[arg(long = "plan-reminder-file", value_name = "FILE")]
     pub plan_reminder_files: Vec<PathBuf>,
     /// The model's context window in tokens, for policies that scale with it.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true)]
     pub context_window: Option<u64>,
     /// Read the batch from this file instead of standard input.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Also finalize the parsed batch N times in-process and print the median time to stderr.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub time: Option<u32>,
     /// Pretty-print the JSON.
     #[arg(long)]
@@ -277,31 +283,31 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE|NAME")]
     pub scenario: String,
     /// Sweep the budget from FROM to TO UTF-16 units (log-spaced).
-    #[arg(long, value_name = "FROM..TO")]
+    #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
     pub budgets: Option<String>,
     /// Sweep the context window from FROM to TO tokens (log-spaced); the budget follows the window-relative rule.
-    #[arg(long, value_name = "FROM..TO")]
+    #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
     pub windows: Option<String>,
     /// Sweep the head share of each preview (strategies head-tail-<share>) over FROM..TO (default 0..1).
     #[arg(long, value_name = "FROM..TO", num_args = 0..=1, default_missing_value = "0..1")]
     pub head_shares: Option<String>,
     /// Number of points (default 12; 11 for head shares).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub steps: Option<usize>,
     /// Comma-separated strategy names (default: reference and four alternatives; for windows, the
     /// window-relative policies and the reference).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     pub strategies: Vec<String>,
-    /// Batches at each point (default: the scenario's, at most 200).
-    #[arg(long, value_name = "N")]
+    /// Batches at each point, 1 to 1,000,000 (default: the scenario's, at most 200).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub batches: Option<u64>,
     /// Seed overriding the scenario's.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// The output folder.
     #[arg(long, default_value = "reports/sweep", value_name = "DIR")]
     pub out: PathBuf,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_name = "N")]
+    /// Worker threads, 1 to 4 x the available cores (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub threads: Option<usize>,
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 
+use budgetlab::scenario::check_batches;
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
 use cli::{
     BackendArg, CheckArgs, Cli, Command, CompareArgs, FinalizeArgs, GenerateArgs, MergeArgs,
@@ -18,6 +19,11 @@ use cli::{
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // A bare `budgetlab`: the usage and the commands, on stderr, as for any call that asks for nothing.
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
+        }
         Err(e) if !e.use_stderr() => {
             // --help and --version.
             let _ = e.print();
@@ -127,7 +133,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<()> {
         scenario.seed = budgetlab::Seed(seed);
     }
     if let Some(batches) = args.batches {
-        scenario.batches = batches;
+        scenario.batches = check_batches("--batches", batches)?;
     }
     let shard = match &args.shard {
         Some(s) => s.parse()?,
@@ -197,13 +203,23 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
     // Nothing can fail from here on but stdout itself, so the report is streamed rather than buffered.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     if args.pretty {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        serde_json::to_writer_pretty(&mut out, &report).map_err(stdout_json_error)?;
     } else {
-        serde_json::to_writer(&mut out, &report)?;
+        serde_json::to_writer(&mut out, &report).map_err(stdout_json_error)?;
     }
-    out.write_all(b"\n")?;
-    out.flush()?;
+    out.write_all(b"\n").map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
     Ok(())
+}
+
+/// A failed write to standard output, naming it.
+fn stdout_error(e: io::Error) -> budgetlab::Error {
+    budgetlab::Error::io("<stdout>", e)
+}
+
+/// A failed JSON write to standard output, naming it.
+fn stdout_json_error(e: serde_json::Error) -> budgetlab::Error {
+    stdout_error(e.into())
 }
 
 fn read_text(path: &std::path::Path) -> anyhow::Result<String> {
@@ -214,8 +230,8 @@ fn read_text(path: &std::path::Path) -> anyhow::Result<String> {
 /// Writes a complete output to stdout in one go, so an error never leaves half of it behind.
 fn emit(bytes: &[u8]) -> anyhow::Result<()> {
     let mut stdout = io::stdout().lock();
-    stdout.write_all(bytes)?;
-    stdout.flush()?;
+    stdout.write_all(bytes).map_err(stdout_error)?;
+    stdout.flush().map_err(stdout_error)?;
     Ok(())
 }
 
@@ -307,15 +323,24 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
         scenario.seed = budgetlab::Seed(seed);
     }
     let strategy: StrategyName = args.strategy.parse()?;
-    let mut job = budgetlab::simulate::SimulateJob::new(scenario, strategy, args.batches);
+    let batches = check_batches("--batches", args.batches)?;
+    let mut job = budgetlab::simulate::SimulateJob::new(scenario, strategy, batches);
     if let Some(mode) = &args.mode {
         job.config.mode = mode.parse()?;
     }
     job.config.legacy |= args.legacy;
     job.config.send_guard = !args.no_send_guard;
     if let Some(units) = args.budget {
-        if units == 0 {
-            return Err(budgetlab::Error::invalid("--budget", "0", "must be positive").into());
+        if !(1..=budgetlab::scenario::MAX_BUDGET_UNITS).contains(&units) {
+            return Err(budgetlab::Error::invalid(
+                "--budget",
+                units.to_string(),
+                format!(
+                    "must be between 1 and {}",
+                    budgetlab::scenario::MAX_BUDGET_UNITS
+                ),
+            )
+            .into());
         }
         job.budget = budgetlab::scenario::ScenarioBudget {
             label: format!("abs-{units}"),
@@ -326,13 +351,13 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {
         if args.json {
-            serde_json::to_writer(&mut out, &turn)?;
-            out.write_all(b"\n")?;
+            serde_json::to_writer(&mut out, &turn).map_err(stdout_json_error)?;
+            out.write_all(b"\n").map_err(stdout_error)?;
         } else {
-            writeln!(out, "{}", turn.table())?;
+            writeln!(out, "{}", turn.table()).map_err(stdout_error)?;
         }
     }
-    out.flush()?;
+    out.flush().map_err(stdout_error)?;
     Ok(())
 }
 
@@ -407,11 +432,11 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Sizes the worker pool (`--threads`); results never depend on it.
+/// Sizes the worker pool (`--threads`, checked against its cap); results never depend on it.
 fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
     if let Some(threads) = threads {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
+            .num_threads(budgetlab::run::check_threads(threads)?)
             .build_global()
             .context("--threads")?;
     }

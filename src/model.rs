@@ -181,8 +181,30 @@ impl Serialize for Entry {
 /// Malformed JSON and lone surrogate escapes are reported with line and column; shape errors name the entry
 /// index and the field.
 pub fn parse_batch(bytes: &[u8], source_name: &str) -> Result<Batch> {
+    let bytes = without_bom(bytes);
     let value: Value = serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
     batch_from_value(value, source_name)
+}
+
+/// The UTF-8 byte order mark some editors put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte order mark: JSON has none, but a file saved with one is still meant as
+/// JSON.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// The text of a JSON Lines file: `bytes` as UTF-8, without a leading byte order mark. When they are not UTF-8,
+/// the error is the 1-based line and the 1-based byte within that line where the first invalid sequence starts.
+pub fn jsonl_text(bytes: &[u8]) -> std::result::Result<&str, (usize, usize)> {
+    let bytes = without_bom(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        (line, good.len() - line_start + 1)
+    })
 }
 
 /// Converts a parsed JSON value into a batch, moving (not copying) its strings.
@@ -290,6 +312,29 @@ fn kind(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let src = "\u{feff}[{\"callId\":\"c\",\"toolName\":\"t\",\"responseParts\":[]}]";
+        let batch = parse_batch(src.as_bytes(), "bom").unwrap();
+        assert_eq!(batch[0].call_id, "c");
+        // Only at the start: anywhere else it is not JSON.
+        let err = parse_batch(b"[\xEF\xBB\xBF]", "bom")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("bom: invalid JSON at line 1, column 2"),
+            "{err}"
+        );
+        assert_eq!(jsonl_text(b"\xEF\xBB\xBF[]\n[]\n"), Ok("[]\n[]\n"));
+    }
+
+    #[test]
+    fn invalid_utf8_is_placed_by_line_and_byte() {
+        assert_eq!(jsonl_text(b"[]\n[\"ok\"]\n[\"\xFF\"]\n"), Err((3, 3)));
+        assert_eq!(jsonl_text(b"\xC3"), Err((1, 1)));
+        assert_eq!(jsonl_text(b"\xEF\xBB\xBFab\xC3("), Err((1, 3)));
+    }
 
     #[test]
     fn round_trips_unknown_keys_and_parts_in_order() {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::finalize::{window_relative_threshold, StrategyConfig};
-use crate::generate::{Kind, SizeKey, SizeModel, SizeOverride};
+use crate::generate::{Kind, SizeKey, SizeModel, SizeOverride, MAX_SIZE};
 use crate::rng::Seed;
 use crate::simulate::{HookConfig, Mode};
 
@@ -205,6 +205,39 @@ fn default_mode() -> Mode {
     Mode::Interactive
 }
 
+/// Most batches a scenario (or `--batches`) may ask for.
+pub const MAX_BATCHES: u64 = 1_000_000;
+/// Most entries in one batch (`batch_size.max`).
+pub const MAX_BATCH_WIDTH: u64 = 4_096;
+/// Largest relative weight of a kind.
+pub const MAX_KIND_WEIGHT: f64 = 1e6;
+/// Largest budget (absolute or configured), in UTF-16 units.
+pub const MAX_BUDGET_UNITS: u64 = 1_000_000_000_000;
+/// Largest context window, in tokens.
+pub const MAX_WINDOW_TOKENS: u64 = 1_000_000_000_000;
+/// Most budgets a scenario lists in `budgets.absolute`, and most context windows in `budgets.windows`.
+pub const MAX_BUDGETS: usize = 64;
+/// Most units of hook context appended to one output (`hook.append_units`).
+pub const MAX_APPEND_UNITS: usize = 1_000_000;
+/// Most UTF-16 units of text one batch of a scenario may hold, as [`Scenario::max_batch_units`] counts them.
+pub const MAX_BATCH_UNITS: u64 = 1 << 30;
+/// What [`Scenario::max_batch_units`] allows each entry beyond its drawn sizes: call id, tool name, the lines a
+/// generator writes around the drawn length, a plan-mode reminder, a producer preview's marker.
+pub const ENTRY_OVERHEAD_UNITS: u64 = 4_096;
+
+/// Checks a number of batches given on the command line (`what`, e.g. `--batches`): `1..=MAX_BATCHES`.
+pub fn check_batches(what: &str, batches: u64) -> Result<u64> {
+    if (1..=MAX_BATCHES).contains(&batches) {
+        Ok(batches)
+    } else {
+        Err(Error::invalid(
+            what,
+            batches.to_string(),
+            format!("must be between 1 and {MAX_BATCHES}"),
+        ))
+    }
+}
+
 /// The scenarios shipped in `scenarios/`, compiled in: (name, TOML source).
 pub const SHIPPED: &[(&str, &str)] = &[
     (
@@ -377,7 +410,48 @@ impl Scenario {
         out
     }
 
-    /// Checks values serde cannot: on error, (table, key, message).
+    /// The size models generation can draw from: those of the kinds with a positive weight, the giant's when
+    /// `giant_rate > 0` and the hook text's when `hook_text_rate > 0`, in [`SizeKey::ALL`] order.
+    pub fn sizes_in_use(&self) -> Vec<SizeKey> {
+        let weights = self.kind_weights();
+        SizeKey::ALL
+            .into_iter()
+            .filter(|&key| match key {
+                SizeKey::Giant => self.shape.giant_rate > 0.0,
+                SizeKey::HookText => self.shape.hook_text_rate > 0.0,
+                _ => weights
+                    .iter()
+                    .any(|&(k, w)| SizeKey::from(k) == key && w > 0.0),
+            })
+            .collect()
+    }
+
+    /// The most UTF-16 units of text one batch can hold: `batch_size.max` entries, each at the largest size its
+    /// kinds (or the giant) can draw, with the largest hook text part and media data the scenario can add, the
+    /// appended hook context and [`ENTRY_OVERHEAD_UNITS`]. Loading refuses a scenario where this is above
+    /// [`MAX_BATCH_UNITS`], so what generating or simulating one batch allocates is bounded.
+    pub fn max_batch_units(&self) -> u64 {
+        let in_use = self.sizes_in_use();
+        let max_of = |keys: &mut dyn Iterator<Item = &SizeKey>| {
+            keys.map(|&k| self.size_model(k).max).max().unwrap_or(0)
+        };
+        let body = max_of(
+            &mut in_use
+                .iter()
+                .filter(|k| !matches!(k, SizeKey::Media | SizeKey::HookText)),
+        );
+        let media = max_of(&mut in_use.iter().filter(|k| **k == SizeKey::Media));
+        let hook_text = max_of(&mut in_use.iter().filter(|k| **k == SizeKey::HookText));
+        let entry = u128::from(body)
+            + u128::from(media)
+            + u128::from(hook_text)
+            + self.hook.append_units as u128
+            + u128::from(ENTRY_OVERHEAD_UNITS);
+        u64::try_from(u128::from(self.batch_size.max) * entry).unwrap_or(u64::MAX)
+    }
+
+    /// Checks values serde cannot, against the bounds scenarios/README.md documents: on error, (table, key,
+    /// message).
     fn validate(&self) -> std::result::Result<(), (String, String, String)> {
         let err = |table: &str, key: &str, message: String| {
             Err((table.to_string(), key.to_string(), message))
@@ -385,15 +459,22 @@ impl Scenario {
         if self.name.trim().is_empty() {
             return err("", "name", "must not be empty".into());
         }
-        if self.batches == 0 {
-            return err("", "batches", "must be at least 1".into());
+        if !(1..=MAX_BATCHES).contains(&self.batches) {
+            return err(
+                "",
+                "batches",
+                format!("must be between 1 and {MAX_BATCHES}, got {}", self.batches),
+            );
         }
         let bs = &self.batch_size;
-        if !(bs.median.is_finite() && bs.median > 0.0) {
+        if !(bs.median.is_finite() && bs.median > 0.0 && bs.median <= MAX_BATCH_WIDTH as f64) {
             return err(
                 "batch_size",
                 "median",
-                format!("must be a positive number, got {}", bs.median),
+                format!(
+                    "must be a positive number of at most {MAX_BATCH_WIDTH}, got {}",
+                    bs.median
+                ),
             );
         }
         if !(bs.sigma.is_finite() && (0.0..=10.0).contains(&bs.sigma)) {
@@ -406,20 +487,20 @@ impl Scenario {
         if bs.min == 0 {
             return err("batch_size", "min", "must be at least 1".into());
         }
-        if bs.max < bs.min || bs.max > 4096 {
+        if bs.max < bs.min || bs.max > MAX_BATCH_WIDTH {
             return err(
                 "batch_size",
                 "max",
-                format!("must be in [min, 4096], got {}", bs.max),
+                format!("must be in [min, {MAX_BATCH_WIDTH}], got {}", bs.max),
             );
         }
         if let Some(kinds) = &self.kinds {
             for (k, w) in kinds {
-                if !(w.is_finite() && *w >= 0.0) {
+                if !(w.is_finite() && (0.0..=MAX_KIND_WEIGHT).contains(w)) {
                     return err(
                         "kinds",
                         k.as_str(),
-                        format!("weight must be a non-negative number, got {w}"),
+                        format!("weight must be a number in [0, {MAX_KIND_WEIGHT}], got {w}"),
                     );
                 }
             }
@@ -465,6 +546,18 @@ impl Scenario {
             }
         }
         let pr = &self.producer;
+        for (key, v) in [
+            ("shell_trigger", pr.shell_trigger),
+            ("mcp_trigger", pr.mcp_trigger),
+        ] {
+            if v > MAX_SIZE {
+                return err(
+                    "producer",
+                    key,
+                    format!("must be at most {MAX_SIZE} (no output is longer), got {v}"),
+                );
+            }
+        }
         if pr.shell_preview < 200 || pr.shell_preview >= pr.shell_trigger {
             return err(
                 "producer",
@@ -479,18 +572,45 @@ impl Scenario {
                 "must be at least 200 and below mcp_trigger".into(),
             );
         }
-        if self.budgets.absolute.contains(&0) {
-            return err("budgets", "absolute", "budgets must be positive".into());
+        let b = &self.budgets;
+        for (key, list, bound, what) in [
+            ("absolute", &b.absolute, MAX_BUDGET_UNITS, "budgets"),
+            ("windows", &b.windows, MAX_WINDOW_TOKENS, "context windows"),
+        ] {
+            if list.len() > MAX_BUDGETS {
+                return err(
+                    "budgets",
+                    key,
+                    format!("at most {MAX_BUDGETS} {what}, got {}", list.len()),
+                );
+            }
+            if let Some(v) = list.iter().find(|&&v| v == 0 || v > bound) {
+                return err(
+                    "budgets",
+                    key,
+                    format!("{what} must be between 1 and {bound}, got {v}"),
+                );
+            }
         }
-        if self.budgets.windows.contains(&0) {
+        if !(1..=MAX_BUDGET_UNITS).contains(&b.configured) {
             return err(
                 "budgets",
-                "windows",
-                "context windows must be positive".into(),
+                "configured",
+                format!(
+                    "must be between 1 and {MAX_BUDGET_UNITS}, got {}",
+                    b.configured
+                ),
             );
         }
-        if self.budgets.configured == 0 {
-            return err("budgets", "configured", "must be positive".into());
+        if self.hook.append_units > MAX_APPEND_UNITS {
+            return err(
+                "hook",
+                "append_units",
+                format!(
+                    "must be at most {MAX_APPEND_UNITS}, got {}",
+                    self.hook.append_units
+                ),
+            );
         }
         match self.strategy.validate() {
             Ok(()) => {}
@@ -506,6 +626,18 @@ impl Scenario {
                 return err(&table, &key, format!("{reason}, got {value}"));
             }
             Err(other) => return err("strategy", "", other.to_string()),
+        }
+        let units = self.max_batch_units();
+        if units > MAX_BATCH_UNITS {
+            return err(
+                "batch_size",
+                "max",
+                format!(
+                    "a batch of up to {} entries could hold {units} UTF-16 units of text, above the bound of \
+                     {MAX_BATCH_UNITS}: lower batch_size.max, the sizes' max or hook.append_units",
+                    self.batch_size.max
+                ),
+            );
         }
         Ok(())
     }
@@ -688,6 +820,169 @@ mod tests {
         let (line, field, msg) = parse_err(&format!("{MINIMAL}[strategy.weights]\nerror = 0\n"));
         assert_eq!((line, field.as_str()), (6, "strategy.weights.error"));
         assert!(msg.contains("at least 1"), "{msg}");
+    }
+
+    #[test]
+    fn every_bound_is_checked_at_load_naming_line_and_field() {
+        // (text after MINIMAL, line, field, part of the message): each one just past its documented bound.
+        let cases: &[(&str, usize, &str, &str)] = &[
+            (
+                "[sizes.shell]\nmedian = 1e12\nmin = 1000000000000\nmax = 1000000000000\n",
+                7,
+                "sizes.shell.median",
+                "at most 16000000",
+            ),
+            (
+                "[sizes.giant]\nmax = 16000001\n",
+                7,
+                "sizes.giant.max",
+                "at most 16000000",
+            ),
+            (
+                "[sizes.media]\ntail_median = inf\n",
+                7,
+                "sizes.media.tail_median",
+                "[0, 16000000]",
+            ),
+            (
+                "[hook]\nappend_units = 18446744073709551615\n",
+                7,
+                "hook.append_units",
+                "at most 1000000",
+            ),
+            (
+                "[batch_size]\nmedian = 5000\n",
+                7,
+                "batch_size.median",
+                "at most 4096",
+            ),
+            (
+                "[batch_size]\nmax = 4097\n",
+                7,
+                "batch_size.max",
+                "[min, 4096]",
+            ),
+            ("[kinds]\nshell = 1e7\n", 7, "kinds.shell", "[0, 1000000]"),
+            (
+                "[producer]\nshell_trigger = 16000001\n",
+                7,
+                "producer.shell_trigger",
+                "at most 16000000",
+            ),
+            (
+                "[budgets]\nabsolute = [1000000000001]\n",
+                7,
+                "budgets.absolute",
+                "between 1 and 1000000000000",
+            ),
+            (
+                "[budgets]\nwindows = [0]\n",
+                7,
+                "budgets.windows",
+                "between 1 and 1000000000000",
+            ),
+            (
+                "[budgets]\nconfigured = 1000000000001\n",
+                7,
+                "budgets.configured",
+                "between 1 and 1000000000000",
+            ),
+            (
+                "[strategy.gemini_cli]\nprompt_tokens = 1000000000001\n",
+                7,
+                "strategy.gemini_cli.prompt_tokens",
+                "at most 1000000000000",
+            ),
+            (
+                "[strategy.weights]\ntext = 1001\n",
+                7,
+                "strategy.weights.text",
+                "at most 1000",
+            ),
+        ];
+        for (extra, line, field, message) in cases {
+            let (l, f, m) = parse_err(&format!("{MINIMAL}\n{extra}"));
+            assert_eq!((l, f.as_str()), (*line, *field), "{extra}");
+            assert!(m.contains(message), "{extra}: {m}");
+        }
+        let (l, f, m) = parse_err(&MINIMAL.replace("batches = 3", "batches = 1000001"));
+        assert_eq!((l, f.as_str()), (4, "batches"));
+        assert!(m.contains("between 1 and 1000000"), "{m}");
+        let many = vec!["1000"; MAX_BUDGETS + 1].join(", ");
+        let (_, f, m) = parse_err(&format!("{MINIMAL}[budgets]\nabsolute = [{many}]\n"));
+        assert_eq!(f, "budgets.absolute");
+        assert!(m.contains("at most 64 budgets"), "{m}");
+
+        // Each field alone may sit at its bound; together they may not exceed the batch bound.
+        let at_bounds = format!(
+            "{MINIMAL}[batch_size]\nmedian = 4096\nmin = 1\nmax = 1\n[sizes.giant]\nmedian = 16000000\n\
+             min = 16000000\nmax = 16000000\n[shape]\ngiant_rate = 1.0\n[hook]\nappend_units = 1000000\n\
+             [budgets]\nabsolute = [1000000000000]\nwindows = [1000000000000]\nconfigured = 1000000000000\n"
+        );
+        let s = Scenario::parse(&at_bounds, "t.toml").unwrap();
+        assert!(s.max_batch_units() <= MAX_BATCH_UNITS);
+        let too_wide = at_bounds.replace("max = 1\n", "max = 64\n");
+        let (l, f, m) = parse_err(&too_wide);
+        assert_eq!((l, f.as_str()), (8, "batch_size.max"));
+        assert!(m.contains("above the bound of 1073741824"), "{m}");
+    }
+
+    #[test]
+    fn a_generated_batch_stays_within_max_batch_units() {
+        // Every kind, hook text on every entry and every size pinned at its max: the batches come close to the
+        // computed bound and never pass it.
+        let mut src = format!(
+            "{MINIMAL}[batch_size]\nmedian = 6\nsigma = 0\nmin = 6\nmax = 6\n\
+             [shape]\nhook_text_rate = 1.0\ngiant_rate = 0.5\nduplicate_rate = 0.2\n[hook]\nappend_units = 10\n"
+        );
+        for key in SizeKey::ALL {
+            let size = if key == SizeKey::Giant {
+                60_000
+            } else {
+                20_000
+            };
+            src.push_str(&format!(
+                "[sizes.{}]\nmedian = {size}\nsigma = 0\nmin = {size}\nmax = {size}\n",
+                serde_name(&key)
+            ));
+        }
+        let s = Scenario::parse(&src, "t.toml").unwrap();
+        let bound = s.max_batch_units();
+        assert_eq!(
+            bound,
+            6 * (60_000 + 20_000 + 20_000 + 10 + ENTRY_OVERHEAD_UNITS)
+        );
+        let generator = crate::generate::Generator::new(&s);
+        let mut largest = 0;
+        for i in 0..40 {
+            let g = generator.batch(i);
+            let media: usize = g
+                .batch
+                .iter()
+                .flat_map(|e| &e.response_parts)
+                .filter(|p| p.is_media())
+                .map(|p| serde_json::to_string(p).unwrap().len())
+                .sum();
+            let units = g.result_sizes().iter().sum::<usize>() + media + 6 * 10;
+            assert!(units as u64 <= bound, "batch {i}: {units} > {bound}");
+            largest = largest.max(units);
+        }
+        assert!(largest as u64 > bound * 2 / 5, "{largest} of {bound}");
+    }
+
+    #[test]
+    fn check_batches_takes_1_to_the_bound() {
+        assert_eq!(check_batches("--batches", 1).unwrap(), 1);
+        assert_eq!(
+            check_batches("--batches", MAX_BATCHES).unwrap(),
+            MAX_BATCHES
+        );
+        for bad in [0, MAX_BATCHES + 1, u64::MAX] {
+            assert_eq!(
+                check_batches("--batches", bad).unwrap_err().to_string(),
+                format!("invalid --batches \"{bad}\": must be between 1 and 1000000")
+            );
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::generate::Shard;
 use crate::metrics::Aggregate;
 use crate::rng::Seed;
 use crate::run::{RunPlan, Workload, WorkloadInfo};
-use crate::scenario::{Scenario, ScenarioBudget};
+use crate::scenario::{check_batches, Scenario, ScenarioBudget};
 
 /// The version of the `sweep.json` schema.
 pub const SWEEP_SCHEMA_VERSION: u32 = 1;
@@ -242,8 +242,8 @@ impl SweepRequest {
         if let Some(seed) = self.seed {
             scenario.seed = Seed(seed);
         }
-        if self.batches == Some(0) {
-            return Err(Error::invalid("--batches", "0", "must be at least 1"));
+        if let Some(batches) = self.batches {
+            check_batches("--batches", batches)?;
         }
         let default_steps = match self.parameter {
             SweepParameter::HeadShares(_) => DEFAULT_HEAD_SHARE_STEPS,

@@ -219,3 +219,374 @@ fn simulate_rejects_an_unknown_mode() {
         "not a shipped scenario",
     );
 }
+
+/// Runs the binary expecting bad input (exit 2, one line on stderr containing every needle, nothing on stdout).
+fn expect_refused(args: &[&str], needles: &[&str]) {
+    let out = budgetlab().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn scenario_values_past_their_bounds_are_refused_by_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = "name = \"hostile\"\ndescription = \"d\"\nseed = 1\nbatches = 2\n";
+    let huge = tmp.path().join("huge.toml");
+    std::fs::write(
+        &huge,
+        format!("{head}[sizes.shell]\nmedian = 1e12\nmin = 1000000000000\nmax = 1000000000000\n"),
+    )
+    .unwrap();
+    let append = tmp.path().join("append.toml");
+    std::fs::write(
+        &append,
+        format!("{head}[hook]\nappend_units = 18446744073709551615\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let cases = [
+        (
+            &huge,
+            "6: field `sizes.shell.median`: must be a positive number of at most 16000000, got 1000000000000",
+        ),
+        (
+            &append,
+            "6: field `hook.append_units`: must be at most 1000000, got 18446744073709551615",
+        ),
+    ];
+    for (file, message) in cases {
+        let file = file.to_str().unwrap();
+        let needle = format!("{file}:{message}");
+        let o = out.to_str().unwrap();
+        expect_refused(&["generate", "--scenario", file], &[&needle]);
+        expect_refused(&["simulate", "--scenario", file], &[&needle]);
+        expect_refused(&["run", "--scenarios", file, "--out", o], &[&needle]);
+        expect_refused(
+            &[
+                "sweep",
+                "--scenario",
+                file,
+                "--budgets",
+                "1000..2000",
+                "--out",
+                o,
+            ],
+            &[&needle],
+        );
+        assert!(!out.exists(), "a refused scenario wrote {}", out.display());
+    }
+}
+
+#[test]
+fn threads_are_capped_at_four_per_core() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let limit = 4 * cores;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    let above = (limit + 1).to_string();
+    let cap = format!("must be at most {limit} (4 x the {cores} available cores)");
+    let small = ["--strategies", "reference", "--batches", "1", "--out", o];
+    for threads in [above.as_str(), "100000", "18446744073709551615"] {
+        let mut args = vec!["run", "--scenarios", "many-small", "--threads", threads];
+        args.extend(small);
+        expect_refused(&args, &[&format!("invalid --threads \"{threads}\""), &cap]);
+        let mut args = vec![
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--budgets",
+            "1000..2000",
+        ];
+        args.extend(["--threads", threads]);
+        args.extend(small);
+        expect_refused(&args, &[&format!("invalid --threads \"{threads}\""), &cap]);
+    }
+    let mut args = vec!["run", "--scenarios", "many-small", "--threads", "0"];
+    args.extend(small);
+    expect_refused(
+        &args,
+        &["invalid --threads \"0\": must be at least 1 (leave --threads out to use every core)"],
+    );
+    assert!(!out.exists());
+    let limit = limit.to_string();
+    let mut args = vec![
+        "run",
+        "--scenarios",
+        "many-small",
+        "--threads",
+        limit.as_str(),
+    ];
+    args.extend(small);
+    budgetlab().args(&args).assert().success();
+    assert!(out.join("results.json").is_file());
+}
+
+#[test]
+fn batches_0_is_refused_by_every_command_that_takes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    for n in ["0", "1000001"] {
+        let refusal = format!("invalid --batches \"{n}\": must be between 1 and 1000000");
+        expect_refused(
+            &["generate", "--scenario", "many-small", "--batches", n],
+            &[&refusal],
+        );
+        expect_refused(
+            &["simulate", "--scenario", "many-small", "--batches", n],
+            &[&refusal],
+        );
+        expect_refused(
+            &[
+                "run",
+                "--scenarios",
+                "many-small",
+                "--batches",
+                n,
+                "--out",
+                o,
+            ],
+            &[&refusal],
+        );
+        expect_refused(
+            &[
+                "sweep",
+                "--scenario",
+                "many-small",
+                "--budgets",
+                "1000..2000",
+                "--batches",
+                n,
+                "--out",
+                o,
+            ],
+            &[&refusal],
+        );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn negative_numbers_and_minus_inf_reach_their_parsers() {
+    let disabled = budgetlab()
+        .args(["finalize", "--budget", "-5"])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert!(disabled.status.success());
+    expect_bad_input(
+        &["finalize", "--budget", "-inf"],
+        BATCH,
+        "--budget: invalid budget \"-inf\": expected a decimal integer",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().join("out");
+    let o = o.to_str().unwrap();
+    expect_refused(
+        &["simulate", "--scenario", "many-small", "--seed", "-1"],
+        &["invalid value '-1' for '--seed <S>'"],
+    );
+    expect_refused(
+        &["simulate", "--scenario", "many-small", "--budget", "-5"],
+        &["invalid value '-5' for '--budget <N>'"],
+    );
+    expect_refused(
+        &["generate", "--scenario", "many-small", "--batches", "-3"],
+        &["invalid value '-3' for '--batches <N>'"],
+    );
+    expect_refused(
+        &[
+            "run",
+            "--scenarios",
+            "many-small",
+            "--shard",
+            "-1/2",
+            "--out",
+            o,
+        ],
+        &["invalid --shard \"-1/2\""],
+    );
+    expect_refused(
+        &[
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--budgets",
+            "-5..10",
+            "--out",
+            o,
+        ],
+        &["invalid --budgets \"-5..10\""],
+    );
+    expect_refused(
+        &[
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--budgets",
+            "10..100",
+            "--steps",
+            "-2",
+            "--out",
+            o,
+        ],
+        &["invalid value '-2' for '--steps <K>'"],
+    );
+}
+
+#[test]
+fn a_shard_count_out_of_range_says_so_with_its_bound() {
+    let too_large = "the shard count is too large: at most 4294967295";
+    expect_refused(
+        &[
+            "generate",
+            "--scenario",
+            "many-small",
+            "--shard",
+            "0/18446744073709551615",
+        ],
+        &["invalid --shard \"0/18446744073709551615\"", too_large],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().join("out");
+    expect_refused(
+        &[
+            "run",
+            "--shard",
+            "0/99999999999999999999",
+            "--out",
+            o.to_str().unwrap(),
+        ],
+        &[too_large],
+    );
+    expect_refused(
+        &["generate", "--scenario", "many-small", "--shard", "0/0"],
+        &["the shard count must be at least 1"],
+    );
+}
+
+#[test]
+fn a_byte_order_mark_before_a_batch_is_skipped() {
+    let plain = budgetlab()
+        .args(["finalize", "--budget", "10"])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert!(plain.status.success());
+    let with_bom = budgetlab()
+        .args(["finalize", "--budget", "10"])
+        .write_stdin(format!("\u{feff}{BATCH}"))
+        .output()
+        .unwrap();
+    assert!(
+        with_bom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with_bom.stderr)
+    );
+    assert_eq!(with_bom.stdout, plain.stdout);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("recorded.jsonl");
+    std::fs::write(&file, format!("\u{feff}{BATCH}\n{BATCH}\n")).unwrap();
+    let out = tmp.path().join("out");
+    budgetlab()
+        .args([
+            "run",
+            "--batches-file",
+            file.to_str().unwrap(),
+            "--budgets",
+            "10",
+        ])
+        .args(["--strategies", "reference", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let results: Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["inputs"]["scenarios"][0]["batches"], 2);
+}
+
+#[test]
+fn invalid_utf8_in_a_batches_file_names_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("recorded.jsonl");
+    let mut bytes = format!("{BATCH}\n").into_bytes();
+    bytes.extend_from_slice(b"[{\"callId\":\"\xFF\"}]\n");
+    bytes.extend_from_slice(format!("{BATCH}\n").as_bytes());
+    std::fs::write(&file, bytes).unwrap();
+    let out = tmp.path().join("out");
+    expect_refused(
+        &[
+            "run",
+            "--batches-file",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["recorded:2: not valid UTF-8 (byte 13 of the line)"],
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn bare_budgetlab_prints_its_usage_and_exits_2() {
+    let out = budgetlab().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("Usage: budgetlab <COMMAND>"), "{err}");
+    for command in ["finalize", "generate", "run", "merge", "check"] {
+        assert!(
+            err.lines().any(|l| l.trim_start().starts_with(command)),
+            "{command} not listed: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_write_to_stdout_names_stdout() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("batch.json");
+    std::fs::write(&input, BATCH).unwrap();
+    let input = input.to_str().unwrap();
+    let cases: &[&[&str]] = &[
+        &["strategies"],
+        &["scenarios"],
+        &["finalize", "--budget", "10", "--input", input],
+        &["generate", "--scenario", "many-small", "--batches", "1"],
+        &["simulate", "--scenario", "many-small", "--batches", "1"],
+        &[
+            "simulate",
+            "--scenario",
+            "many-small",
+            "--batches",
+            "1",
+            "--json",
+        ],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("budgetlab"))
+            .args(*args)
+            .stdin(std::process::Stdio::null())
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("budgetlab: <stdout>: No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+}

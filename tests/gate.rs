@@ -157,9 +157,13 @@ fn merge_refuses_what_is_not_one_whole_sharded_run() {
     let text = fs::read_to_string(&jsonl).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     fs::write(&jsonl, lines[..lines.len() - 1].join("\n")).unwrap();
+    // The shard whose file lost a record is named, not the first folder given.
     merge(
         &[dir("a0"), dir("a1")],
-        "was a shard's batches.jsonl cut short?",
+        &format!(
+            "{}: shard 1/2 holds no record of scenario pre-persisted",
+            path(&jsonl)
+        ),
     );
     fs::write(
         &jsonl,

@@ -10,6 +10,7 @@ mod import;
 mod outputs;
 mod properties;
 mod report;
+mod scenarios;
 mod simulation;
 mod strategies;
 mod support;

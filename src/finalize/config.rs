@@ -51,31 +51,74 @@ impl Default for StrategyConfig {
 pub const DEFAULT_SHELL_TOOLS: &[&str] =
     &["shell", "run_shell_command", "bash", "Bash", "exec_command"];
 
+/// Largest field weight of `weighted`.
+pub const MAX_FIELD_WEIGHT: u64 = 1_000;
+/// Largest length, threshold or cap a strategy setting may give, in UTF-16 units (and the largest
+/// `gemini_cli.prompt_tokens`, in tokens).
+pub const MAX_SETTING_UNITS: u64 = 1_000_000_000_000;
+
 impl StrategyConfig {
-    /// Checks every value; the error names the offending key (e.g. `weights.error`).
+    /// Checks every value against its bounds; the error names the offending key (e.g. `weights.error`).
     pub fn validate(&self) -> Result<(), Error> {
-        let positive = |key: &str, v: u64| {
-            if v == 0 {
-                Err(Error::invalid(key, "0", "must be at least 1"))
+        let within = |key: &str, v: u64, low: u64, high: u64| {
+            if v < low {
+                Err(Error::invalid(
+                    key,
+                    v.to_string(),
+                    format!("must be at least {low}"),
+                ))
+            } else if v > high {
+                Err(Error::invalid(
+                    key,
+                    v.to_string(),
+                    format!("must be at most {high}"),
+                ))
             } else {
                 Ok(())
             }
         };
-        positive("weights.output", self.weights.output)?;
-        positive("weights.error", self.weights.error)?;
-        positive("weights.text", self.weights.text)?;
-        positive(
-            "window_relative.configured_chars",
-            self.window_relative.configured_chars,
-        )?;
-        positive(
-            "window_relative.preview_chars",
-            self.window_relative.preview_chars,
-        )?;
-        positive(
-            "claude_code.message_cap_chars",
-            self.claude_code.message_cap_chars,
-        )?;
+        within("weights.output", self.weights.output, 1, MAX_FIELD_WEIGHT)?;
+        within("weights.error", self.weights.error, 1, MAX_FIELD_WEIGHT)?;
+        within("weights.text", self.weights.text, 1, MAX_FIELD_WEIGHT)?;
+        let w = &self.window_relative;
+        let units = [
+            ("window_relative.configured_chars", w.configured_chars, 1),
+            ("window_relative.preview_chars", w.preview_chars, 1),
+            (
+                "claude_code.message_cap_chars",
+                self.claude_code.message_cap_chars,
+                1,
+            ),
+            ("gemini_cli.prompt_tokens", self.gemini_cli.prompt_tokens, 0),
+            (
+                "legacy_layers.shell_trigger",
+                self.legacy_layers.shell_trigger,
+                0,
+            ),
+            (
+                "legacy_layers.shell_preview",
+                self.legacy_layers.shell_preview,
+                0,
+            ),
+            (
+                "legacy_layers.other_trigger",
+                self.legacy_layers.other_trigger,
+                0,
+            ),
+            (
+                "legacy_layers.other_preview",
+                self.legacy_layers.other_preview,
+                0,
+            ),
+            (
+                "legacy_layers.offload_preview",
+                self.legacy_layers.offload_preview,
+                0,
+            ),
+        ];
+        for (key, v, low) in units {
+            within(key, v, low, MAX_SETTING_UNITS)?;
+        }
         let l = &self.legacy_layers;
         for (key, trigger, preview) in [
             (
@@ -252,6 +295,17 @@ mod tests {
         assert_eq!(
             c.validate().unwrap_err().to_string(),
             "invalid weights.text \"0\": must be at least 1"
+        );
+        c.weights.text = MAX_FIELD_WEIGHT + 1;
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "invalid weights.text \"1001\": must be at most 1000"
+        );
+        let mut c = StrategyConfig::default();
+        c.gemini_cli.prompt_tokens = u64::MAX;
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "invalid gemini_cli.prompt_tokens \"18446744073709551615\": must be at most 1000000000000"
         );
         let mut c = StrategyConfig::default();
         c.legacy_layers.other_preview = 30_000;

@@ -37,10 +37,13 @@ impl Shard {
     }
 }
 
+/// Most shards a run may be split into.
+pub const MAX_SHARDS: u64 = u32::MAX as u64;
+
 impl FromStr for Shard {
     type Err = Error;
 
-    /// Parses `I/N` with `N >= 1` and `I < N`.
+    /// Parses `I/N` with `1 <= N <= MAX_SHARDS` and `I < N`.
     fn from_str(s: &str) -> Result<Shard> {
         let bad = |reason: &str| Error::invalid("--shard", s, reason);
         let (i, n) = s
@@ -50,15 +53,19 @@ impl FromStr for Shard {
         if !digits(i) || !digits(n) {
             return Err(bad("expected I/N with decimal numbers, e.g. 0/4"));
         }
-        let index: u64 = i.parse().map_err(|_| bad("shard number out of range"))?;
-        let count: u64 = n.parse().map_err(|_| bad("shard count out of range"))?;
-        if count == 0 || count > u32::MAX as u64 {
+        let too_many = format!("the shard count is too large: at most {MAX_SHARDS}");
+        let count = n
+            .parse::<u64>()
+            .ok()
+            .filter(|&c| c <= MAX_SHARDS)
+            .ok_or_else(|| bad(&too_many))?;
+        if count == 0 {
             return Err(bad("the shard count must be at least 1"));
         }
-        if index >= count {
-            return Err(bad("shards are numbered 0 to N-1"));
+        match i.parse::<u64>() {
+            Ok(index) if index < count => Ok(Shard { index, count }),
+            _ => Err(bad("shards are numbered 0 to N-1")),
         }
-        Ok(Shard { index, count })
     }
 }
 
@@ -234,6 +241,23 @@ mod tests {
         for bad in ["4/4", "1/0", "a/2", "1", "-1/2", "1/2/3", " 1/2", ""] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+        let reason = |s: &str| match s.parse::<Shard>().unwrap_err() {
+            Error::InvalidValue { reason, .. } => reason,
+            other => panic!("{other}"),
+        };
+        let too_large = "the shard count is too large: at most 4294967295";
+        assert_eq!(reason("0/18446744073709551615"), too_large);
+        assert_eq!(reason("0/99999999999999999999999"), too_large);
+        assert_eq!(reason("0/4294967296"), too_large);
+        assert_eq!(
+            "4294967294/4294967295".parse::<Shard>().unwrap().index,
+            4_294_967_294
+        );
+        assert_eq!(reason("1/0"), "the shard count must be at least 1");
+        assert_eq!(
+            reason("99999999999999999999999/4"),
+            "shards are numbered 0 to N-1"
+        );
     }
 
     #[test]

@@ -23,10 +23,10 @@ mod surrogate;
 mod turn;
 mod vocab;
 
-pub use job::{GenerateJob, GenerateStats, Shard};
+pub use job::{GenerateJob, GenerateStats, Shard, MAX_SHARDS};
 pub use needles::{Needle, NeedleKind};
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
-pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX};
+pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_SIZE};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -51,6 +51,10 @@ pub struct SizeOverride {
 /// Default ceiling of every model: 4 million units.
 pub const DEFAULT_MAX: u64 = 4_000_000;
 
+/// The largest size any model may draw (its `max`, and the bound of its medians): 16 million units (bytes for
+/// media data). A scenario asking for more is refused when it is loaded, before anything is allocated.
+pub const MAX_SIZE: u64 = 16_000_000;
+
 impl SizeModel {
     /// A single log-normal body with no tail, in `[0, DEFAULT_MAX]`.
     pub const fn body(median: f64, sigma: f64) -> SizeModel {
@@ -93,13 +97,17 @@ impl SizeModel {
         }
     }
 
-    /// Checks the model; on error returns the offending field and why.
+    /// Checks the model against its bounds (medians in `(0, MAX_SIZE]`, sigmas in `[0, 10]`, `min <= max <=
+    /// MAX_SIZE`); on error returns the offending field and why.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let finite_pos = |v: f64| v.is_finite() && v > 0.0;
-        if !finite_pos(self.median) {
+        if !(finite_pos(self.median) && self.median <= MAX_SIZE as f64) {
             return Err((
                 "median",
-                format!("must be a positive number, got {}", self.median),
+                format!(
+                    "must be a positive number of at most {MAX_SIZE}, got {}",
+                    self.median
+                ),
             ));
         }
         if !(self.sigma.is_finite() && self.sigma >= 0.0 && self.sigma <= 10.0) {
@@ -111,22 +119,29 @@ impl SizeModel {
                 format!("must be in [0, 1], got {}", self.tail_share),
             ));
         }
-        if self.tail_share > 0.0 {
-            if !finite_pos(self.tail_median) {
-                return Err((
-                    "tail_median",
-                    format!(
-                        "must be a positive number when tail_share > 0, got {}",
-                        self.tail_median
-                    ),
-                ));
-            }
-            if !(self.tail_sigma.is_finite() && self.tail_sigma >= 0.0 && self.tail_sigma <= 10.0) {
-                return Err((
-                    "tail_sigma",
-                    format!("must be in [0, 10], got {}", self.tail_sigma),
-                ));
-            }
+        if !(self.tail_median.is_finite()
+            && (0.0..=MAX_SIZE as f64).contains(&self.tail_median)
+            && (self.tail_share == 0.0 || self.tail_median > 0.0))
+        {
+            return Err((
+                "tail_median",
+                format!(
+                    "must be a number in [0, {MAX_SIZE}], positive when tail_share > 0, got {}",
+                    self.tail_median
+                ),
+            ));
+        }
+        if !(self.tail_sigma.is_finite() && self.tail_sigma >= 0.0 && self.tail_sigma <= 10.0) {
+            return Err((
+                "tail_sigma",
+                format!("must be in [0, 10], got {}", self.tail_sigma),
+            ));
+        }
+        if self.max > MAX_SIZE {
+            return Err((
+                "max",
+                format!("must be at most {MAX_SIZE}, got {}", self.max),
+            ));
         }
         if self.min > self.max {
             return Err(("min", format!("min {} is above max {}", self.min, self.max)));
@@ -193,5 +208,16 @@ mod tests {
             SizeModel::body(-1.0, 1.0).validate().unwrap_err().0,
             "median"
         );
+        // The bounds: nothing above MAX_SIZE, however the model is written.
+        let at_bound = SizeModel::body(MAX_SIZE as f64, 1.0).clamped(MAX_SIZE, MAX_SIZE);
+        assert_eq!(at_bound.validate(), Ok(()));
+        let over = SizeModel::body(1e12, 1.0).clamped(0, MAX_SIZE);
+        assert_eq!(over.validate().unwrap_err().0, "median");
+        let over = SizeModel::body(100.0, 1.0).clamped(0, MAX_SIZE + 1);
+        assert_eq!(over.validate().unwrap_err().0, "max");
+        let over = SizeModel::body(100.0, 1.0).with_tail(0.1, f64::INFINITY, 1.0);
+        assert_eq!(over.validate().unwrap_err().0, "tail_median");
+        let unused_tail = SizeModel::body(100.0, 1.0).with_tail(0.0, f64::NAN, 1.0);
+        assert_eq!(unused_tail.validate().unwrap_err().0, "tail_median");
     }
 }

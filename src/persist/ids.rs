@@ -1,6 +1,6 @@
 //! Persistence ids: how a batch's call ids become artifact names, unique within the batch.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Assigns persistence ids for one batch, in entry order.
 ///
@@ -11,6 +11,10 @@ use std::collections::BTreeSet;
 ///
 /// The batch's ids are kept as one string and a sorted index into it, so preparing a batch takes a fixed number
 /// of allocations however many entries it has; only ids actually chosen are stored one by one.
+///
+/// Assigning is linear in the number of entries, however many share an id: ids only ever become used, so the
+/// smallest free suffix of an id never goes down, and each id's search resumes where its last one stopped
+/// rather than at 1 (a batch of n entries all with the same call id tries n suffixes in all, not n²/2).
 #[derive(Debug, Clone)]
 pub struct PersistenceIds {
     /// Every normalised id of the batch, back to back.
@@ -18,6 +22,11 @@ pub struct PersistenceIds {
     /// The byte range of each id in `names`, sorted by the id's text.
     sorted: Vec<(usize, usize)>,
     used: BTreeSet<String>,
+    /// For each id that has needed a suffix: every `k` below this one is taken (a batch id or already used).
+    next_suffix: BTreeMap<String, u64>,
+    /// Suffixed candidates looked at so far (the tests check that this stays linear in the batch).
+    #[cfg(test)]
+    tried: u64,
 }
 
 /// The normalised id of a call id: last path component, NUL replaced by '_'.
@@ -56,6 +65,9 @@ impl PersistenceIds {
             names,
             sorted,
             used: BTreeSet::new(),
+            next_suffix: BTreeMap::new(),
+            #[cfg(test)]
+            tried: 0,
         }
     }
 
@@ -76,10 +88,20 @@ impl PersistenceIds {
         let chosen = if self.count(&id) == 1 && !self.used.contains(&id) {
             id
         } else {
-            (1u64..)
-                .map(|k| format!("{id}-{k}"))
-                .find(|candidate| self.count(candidate) == 0 && !self.used.contains(candidate))
-                .expect("an unbounded range always yields a free suffix")
+            // Every suffix below `from` was taken when this id last searched, and taken ids stay taken.
+            let from = self.next_suffix.get(&id).copied().unwrap_or(1);
+            let (k, candidate) = (from..)
+                .map(|k| (k, format!("{id}-{k}")))
+                .find(|(_, candidate)| {
+                    #[cfg(test)]
+                    {
+                        self.tried += 1;
+                    }
+                    self.count(candidate) == 0 && !self.used.contains(candidate)
+                })
+                .expect("an unbounded range always yields a free suffix");
+            self.next_suffix.insert(id, k + 1);
+            candidate
         };
         self.used.insert(chosen.clone());
         Some(chosen)
@@ -124,6 +146,88 @@ mod tests {
             assign_all(&["dir/call", "call"]),
             some(&["call-1", "call-2"])
         );
+    }
+
+    /// The suffix rule as written, searching from 1 for every id (quadratic): what the cursor must reproduce.
+    fn by_the_rule(ids: &[&str]) -> Vec<Option<String>> {
+        let batch: Vec<String> = ids.iter().map(|c| normalise(c)).collect();
+        let count = |id: &str| batch.iter().filter(|b| b.as_str() == id).count();
+        let mut used = BTreeSet::new();
+        ids.iter()
+            .map(|call_id| {
+                let id = normalise(call_id);
+                if !crate::persist::is_valid_id(&id) {
+                    return None;
+                }
+                let chosen = if count(&id) == 1 && !used.contains(&id) {
+                    id
+                } else {
+                    (1u64..)
+                        .map(|k| format!("{id}-{k}"))
+                        .find(|c| count(c) == 0 && !used.contains(c))
+                        .unwrap()
+                };
+                used.insert(chosen.clone());
+                Some(chosen)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn duplicate_patterns_keep_the_suffix_rule() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["d", "d-2", "d"], &["d-1", "d-2", "d-3"]),
+            (&["d", "d", "d-1", "d"], &["d-2", "d-3", "d-1", "d-4"]),
+            (&["d-1", "d", "d"], &["d-1", "d-2", "d-3"]),
+            (&["d-1", "d-1", "d", "d"], &["d-1-1", "d-1-2", "d-2", "d-3"]),
+            (
+                &["d", "x/d", "d-3", "d", "d-2"],
+                &["d-1", "d-4", "d-3", "d-5", "d-2"],
+            ),
+            (
+                &["d", "e", "d", "e", "d"],
+                &["d-1", "e-1", "d-2", "e-2", "d-3"],
+            ),
+        ];
+        for (ids, expected) in cases {
+            assert_eq!(assign_all(ids), some(expected), "{ids:?}");
+            assert_eq!(by_the_rule(ids), some(expected), "{ids:?}");
+        }
+        // A thousand copies of one id, with some of its suffixes taken as call ids of their own.
+        let mut many = vec!["d"; 1_000];
+        many[10] = "d-5";
+        many[500] = "d-700";
+        let got = assign_all(&many);
+        assert_eq!(got, by_the_rule(&many));
+        assert_eq!(got[0].as_deref(), Some("d-1"));
+        assert_eq!(got[10].as_deref(), Some("d-5"));
+        assert_eq!(got[4].as_deref(), Some("d-6"));
+        assert_eq!(got[999].as_deref(), Some("d-1000"));
+    }
+
+    #[test]
+    fn duplicates_cost_linear_work() {
+        // 20,000 entries with one call id, a few of its suffixes taken by other entries: each candidate suffix
+        // is looked at once in all, so about one try per entry (the search from 1 each time tried 200 million).
+        let mut ids = vec!["d"; 20_000];
+        ids[3] = "d-7";
+        ids[9_000] = "d-15000";
+        let mut p = PersistenceIds::new(ids.iter().copied());
+        let got: Vec<Option<String>> = ids.iter().map(|id| p.assign(id)).collect();
+        assert_eq!(got[19_999].as_deref(), Some("d-20000"));
+        assert_eq!(p.tried, 20_000);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn assigning_matches_the_rule_on_colliding_ids(
+            picks in proptest::collection::vec(0usize..12, 0..40)
+        ) {
+            const VOCABULARY: [&str; 12] =
+                ["d", "d-1", "d-2", "d-3", "d-1-1", "a/d", "d/", "e", "e-1", ".", "", "d\0"];
+            let ids: Vec<&str> = picks.iter().map(|&i| VOCABULARY[i]).collect();
+            proptest::prop_assert_eq!(assign_all(&ids), by_the_rule(&ids));
+        }
     }
 
     #[test]

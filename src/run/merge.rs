@@ -55,8 +55,12 @@ impl ShardReport {
 
 /// Parses `batches.jsonl`: one [`BatchRecord`] a line, blank lines ignored. Errors name the line.
 pub fn parse_records(bytes: &[u8], source_name: &str) -> Result<Vec<(usize, BatchRecord)>> {
-    let text =
-        std::str::from_utf8(bytes).map_err(|_| Error::report(source_name, "not valid UTF-8"))?;
+    let text = crate::model::jsonl_text(bytes).map_err(|(line, byte)| {
+        Error::report(
+            format!("{source_name}:{line}"),
+            format!("not valid UTF-8 (byte {byte} of the line)"),
+        )
+    })?;
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
@@ -96,7 +100,7 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
     };
     let version = first.results.crate_version.clone();
     let count = first.shard().count;
-    let mut seen: BTreeMap<u64, &str> = BTreeMap::new();
+    let mut seen: BTreeMap<u64, String> = BTreeMap::new();
     for shard in &shards {
         same_run(first, shard)?;
         if shard.results.crate_version != version {
@@ -118,7 +122,7 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
                 ),
             ));
         }
-        if let Some(other) = seen.insert(info.index, &shard.source) {
+        if let Some(other) = seen.insert(info.index, shard.source.clone()) {
             return Err(Error::report(
                 &shard.source,
                 format!(
@@ -164,15 +168,17 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
     }
     if let Some((w, b, s, batch)) = index.expected().find(|k| !keyed.contains_key(k)) {
         let scenario = &inputs.scenarios[w];
+        // The record belongs to the shard that runs its batch: name that shard's file, not the first one given.
+        let owner = seen.get(&(batch % count)).unwrap_or(&first_source);
         return Err(Error::report(
-            first_source,
+            format!("{}/batches.jsonl", owner.trim_end_matches('/')),
             format!(
-                "the shards hold no record of scenario {}, budget {}, strategy {}, batch {batch} (shard {}/{count}); \
-                 was a shard's batches.jsonl cut short?",
+                "shard {}/{count} holds no record of scenario {}, budget {}, strategy {}, batch {batch}; \
+                 was its batches.jsonl cut short?",
+                batch % count,
                 scenario.name,
                 scenario.budgets[b].label,
                 inputs.strategies[s],
-                batch % count
             ),
         ));
     }
@@ -459,7 +465,17 @@ mod tests {
         cut.records.pop();
         let err = message(merge(vec![shard(0, 2), cut]).unwrap_err());
         assert!(
-            err.contains("hold no record of scenario pre-persisted"),
+            err.starts_with(
+                "shard-1/batches.jsonl: shard 1/2 holds no record of scenario pre-persisted"
+            ),
+            "{err}"
+        );
+        // The shard missing a record is named whatever order the folders are given in.
+        let mut cut = shard(0, 2);
+        cut.records.remove(0);
+        let err = message(merge(vec![shard(1, 2), cut]).unwrap_err());
+        assert!(
+            err.starts_with("shard-0/batches.jsonl: shard 0/2 holds no record"),
             "{err}"
         );
 

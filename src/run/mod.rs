@@ -10,7 +10,7 @@ mod plan;
 mod results;
 
 pub use merge::{merge, parse_records, shard_list, ShardReport};
-pub use plan::{PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES};
+pub use plan::{check_threads, PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES, THREADS_PER_CORE};
 pub use results::{BatchRecord, RunInputs, RunResults, ShardInfo, WorkloadInfo, SCHEMA_VERSION};
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
 use crate::metrics::{measure, Aggregate, RowKey};
-use crate::model::{parse_batch, Batch};
+use crate::model::{jsonl_text, parse_batch, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
 use crate::scenario::{Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
@@ -86,9 +86,9 @@ impl Workload {
         budgets: &[u64],
         sim: SimConfig,
     ) -> Result<Workload> {
-        let text = std::str::from_utf8(jsonl).map_err(|_| Error::Batch {
-            source_name: name.into(),
-            message: "not UTF-8".into(),
+        let text = jsonl_text(jsonl).map_err(|(line, byte)| Error::Batch {
+            source_name: format!("{name}:{line}"),
+            message: format!("not valid UTF-8 (byte {byte} of the line)"),
         })?;
         let batches = text
             .lines()

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::finalize::StrategyName;
 use crate::generate::Shard;
 use crate::rng::Seed;
-use crate::scenario::Scenario;
+use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
 use crate::simulate::{Mode, SimConfig};
 
 /// Batches per scenario of a `--quick` run.
@@ -19,6 +19,31 @@ pub const DEFAULT_MAX_BATCHES: u64 = 60;
 
 /// The budgets recorded batches run at when none are given.
 pub const DEFAULT_RECORDED_BUDGETS: &[u64] = &[20_000, 50_000, 200_000];
+
+/// How many worker threads `--threads` may ask for per available core.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// Checks `--threads` (of `run` and `sweep`): at least 1 and at most [`THREADS_PER_CORE`] times the cores this
+/// process may use (leaving the flag out uses every core).
+pub fn check_threads(threads: usize) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let limit = THREADS_PER_CORE * cores;
+    if threads == 0 {
+        return Err(Error::invalid(
+            "--threads",
+            "0",
+            "must be at least 1 (leave --threads out to use every core)",
+        ));
+    }
+    if threads > limit {
+        return Err(Error::invalid(
+            "--threads",
+            threads.to_string(),
+            format!("must be at most {limit} ({THREADS_PER_CORE} x the {cores} available cores)"),
+        ));
+    }
+    Ok(threads)
+}
 
 /// What a run is asked to do, before validation.
 #[derive(Debug, Clone, Default)]
@@ -60,8 +85,8 @@ impl PlanRequest {
             Some(s) => s.parse::<Shard>()?,
             None => Shard::WHOLE,
         };
-        if self.batches == Some(0) {
-            return Err(Error::invalid("--batches", "0", "must be at least 1"));
+        if let Some(batches) = self.batches {
+            check_batches("--batches", batches)?;
         }
         let workloads = match &self.batches_file {
             Some(path) => vec![self.recorded(path)?],
@@ -139,8 +164,15 @@ impl PlanRequest {
         } else {
             &self.budgets
         };
-        if budgets.contains(&0) {
-            return Err(Error::invalid("--budgets", "0", "budgets must be positive"));
+        if let Some(bad) = budgets
+            .iter()
+            .find(|&&b| !(1..=MAX_BUDGET_UNITS).contains(&b))
+        {
+            return Err(Error::invalid(
+                "--budgets",
+                bad.to_string(),
+                format!("budgets must be between 1 and {MAX_BUDGET_UNITS}"),
+            ));
         }
         let mut workload = Workload::from_recorded(&name, &bytes, budgets, sim)?;
         if workload.info.batches == 0 {

@@ -698,3 +698,89 @@ fn percentiles_are_nearest_rank_over_any_order() {
     assert_eq!(percentile(&[5, 1, 3], 50.0), 3);
     assert_eq!(percentile(&[5, 1, 3, 4], 50.0), 3);
 }
+
+#[test]
+fn integrity_counts_each_kind_of_change() {
+    let reminder = PlanReminders::default().texts()[0].clone();
+    let plan = |output: &str| {
+        Entry::new(
+            "p",
+            "enter_plan_mode",
+            vec![Part::function_response(
+                "p",
+                "enter_plan_mode",
+                Some(json!(output)),
+                None,
+            )],
+        )
+    };
+    let media = |data: &str| {
+        Part(
+            json!({"inlineData": {"mimeType": "image/png", "data": data}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+    };
+    let with_media = |name: &str, data: &str| {
+        Entry::new(
+            "b",
+            "shell",
+            vec![
+                Part::function_response("b", name, Some(json!("out")), None),
+                media(data),
+            ],
+        )
+    };
+    let input = vec![
+        plan(&format!("{reminder}\n\nhook text")),
+        with_media("shell", "AAAA"),
+        entry("c", "third"),
+        entry("d", "fourth"),
+    ];
+    // The model request: the reminder rewritten; entry d moved before b and stripped of its part; b's function
+    // renamed and its image changed; c gone.
+    let mut emptied = entry("d", "fourth");
+    emptied.response_parts.clear();
+    let mut record = hand_record(
+        vec![
+            plan("a reminder no longer"),
+            emptied,
+            with_media("renamed", "BBBB"),
+        ],
+        &[("producers", 100), ("model-request", 50)],
+        Vec::new(),
+    );
+    record.ordinals = vec![0, 3, 1];
+    let m = measure(
+        0,
+        &input,
+        &[],
+        &record,
+        Some(1000),
+        &PlanReminders::default(),
+    );
+    assert_eq!(
+        (
+            m.reordered,
+            m.dropped,
+            m.media_changed,
+            m.reminders_changed,
+            m.non_budgeted_changed
+        ),
+        (1, 2, 1, 1, 1)
+    );
+    // The same turn, untouched.
+    let same = hand_record(input.clone(), &[("model-request", 50)], Vec::new());
+    let m = measure(0, &input, &[], &same, Some(1000), &PlanReminders::default());
+    assert_eq!(
+        (
+            m.reordered,
+            m.dropped,
+            m.media_changed,
+            m.reminders_changed,
+            m.non_budgeted_changed
+        ),
+        (0, 0, 0, 0, 0)
+    );
+}

@@ -4,6 +4,7 @@ mod allocations;
 mod behaviours;
 mod cli;
 mod differential;
+mod exports;
 mod gate;
 mod gate_rules;
 mod generate;

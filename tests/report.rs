@@ -1,6 +1,7 @@
 //! The drawn report end to end: `run --quick` leaves the charts (SVG and PNG) and an index.html showing all of
 //! them, `report` redraws them from the results alone, charts render with no system fonts, sweeps write their
-//! folder, bad input is one line and exit 2, and (where Chromium is installed) the page renders in a browser.
+//! folder, bad input is one line and exit 2, and (where Chromium is installed, always under `CI=true`) the page
+//! renders in a browser.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -384,7 +385,9 @@ fn chromium() -> Option<PathBuf> {
 #[test]
 fn the_page_renders_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium on PATH (install Debian's `chromium` to check the page in a browser)");
+        crate::support::tool_missing(
+            "no Chromium on PATH (install Debian's `chromium` to check the page in a browser)",
+        );
         return;
     };
     let quick = quick_report();

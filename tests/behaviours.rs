@@ -56,7 +56,7 @@ fn two_existing_paths_both_appear_and_nothing_is_written() {
     let text = field(&out, 0, 0, Field::Output);
     assert!(text
         .contains("Persisted tool-output artifacts:\n- /tmp/first.output\n- /tmp/second.output"));
-    assert!(utf16_len(text) <= 500);
+    assert_eq!(utf16_len(text), 500);
     assert!(out.persisted.is_empty() && store.artifacts().is_empty());
 }
 
@@ -75,7 +75,7 @@ fn output_error_text_and_media_share_the_budget_with_one_write() {
     ];
     let (out, store) = reference(vec![Entry::new("mixed", "shell", parts)], 3000);
     let total = budgeted_total(&out.batch, &PlanReminders::default(), SlotScope::ALL);
-    assert!(total <= 3000, "{total}");
+    assert_eq!(total, 3000);
     assert_eq!(
         crate::support::to_json(&out.batch[0].response_parts[2]),
         media
@@ -116,7 +116,8 @@ fn emoji_fit_stays_within_budget_without_broken_pairs() {
     let emoji = "😀".repeat(1000);
     let (out, _) = reference(vec![shell_entry("unicode", &emoji)], 201);
     let text = field(&out, 0, 0, Field::Output);
-    assert!(utf16_len(text) <= 201);
+    // The preview's head (7 units) and tail (31 units) would each end inside a pair: each gives back a unit.
+    assert_eq!(utf16_len(text), 199);
     let preview = text.split_once("\n\n").unwrap().1;
     let (h, t) = preview.split_once("\n...\n").unwrap();
     assert!(emoji.starts_with(h) && emoji.ends_with(t));
@@ -143,13 +144,14 @@ fn plan_mode_reminder_is_never_budgeted() {
     let (out, store) = reference(vec![plan_entry(&format!("{reminder}\n\n{hook}"))], 100);
     let text = field(&out, 0, 0, Field::Output);
     assert!(text.starts_with(&format!("{reminder}\n\n")));
-    assert!(utf16_len(text) <= 102 + utf16_len(&reminder));
+    // The reminder and its blank line are outside the budget; the hook text after them is cut to it exactly.
+    assert_eq!(utf16_len(text), 2 + utf16_len(&reminder) + 100);
     assert_eq!(store.artifacts().len(), 1);
     assert_eq!(&*store.artifacts()[0].content, hook.as_str());
 
     let arbitrary = "not a reminder ".repeat(1000);
     let (out, store) = reference(vec![plan_entry(&arbitrary)], 100);
-    assert!(utf16_len(field(&out, 0, 0, Field::Output)) <= 100);
+    assert_eq!(utf16_len(field(&out, 0, 0, Field::Output)), 100);
     assert_eq!(store.artifacts().len(), 1);
     assert_eq!(&*store.artifacts()[0].content, arbitrary.as_str());
 }
@@ -225,7 +227,10 @@ fn failed_and_refused_writes_never_stop_truncation() {
     assert_eq!(out.persisted[1].path.as_deref(), Some("/tmp/ok.txt"));
     assert_eq!(store.artifacts().len(), 1);
     let first = field(&out, 0, 0, Field::Output);
-    assert!(utf16_len(first) <= 200 && !first.contains("Persisted"));
+    // Half the budget each; the failed write leaves no path to name.
+    assert_eq!(utf16_len(first), 200);
+    assert_eq!(utf16_len(field(&out, 1, 0, Field::Output)), 200);
+    assert!(!first.contains("Persisted"));
 }
 
 #[test]

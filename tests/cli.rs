@@ -160,9 +160,56 @@ fn shipped_example_finalizes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The README: the two small fields keep everything and the two large ones share the rest of the 8,000 units,
+    // their full outputs written to artifacts the previews name.
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(got["entries"].as_array().unwrap().len(), 4);
-    assert!(!got["persisted"].as_array().unwrap().is_empty());
+    let input: Value = serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
+    let entries = got["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 4);
+    let response = |batch: &Value, i: usize| {
+        batch[i]["responseParts"][0]["functionResponse"]["response"].clone()
+    };
+    let units = |v: &Value| v.as_str().unwrap().encode_utf16().count();
+    for small in [2, 3] {
+        assert_eq!(entries[small], input[small], "entry {small}");
+    }
+    let mut total = 0;
+    for i in 0..4 {
+        let r = response(&got["entries"], i);
+        total += ["output", "error"]
+            .iter()
+            .filter(|k| r[**k].is_string())
+            .map(|k| units(&r[*k]))
+            .sum::<usize>();
+    }
+    assert_eq!(total, 8000);
+    let persisted: Vec<(&str, &str)> = got["persisted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["callId"].as_str().unwrap(), p["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        persisted,
+        [
+            ("call_shell_01", "tool-results/call_shell_01.txt"),
+            ("call_mcp_02", "tool-results/call_mcp_02.txt")
+        ]
+    );
+    for (i, (_, path)) in persisted.iter().enumerate() {
+        let output = response(&got["entries"], i)["output"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(output.contains(path), "{output}");
+        assert!(
+            units(&response(&got["entries"], i)["output"]) < units(&response(&input, i)["output"])
+        );
+        assert_eq!(
+            got["persisted"][i]["content"],
+            response(&input, i)["output"]
+        );
+    }
 }
 
 #[test]

@@ -54,3 +54,18 @@ pub fn field(outcome: &Outcome, entry: usize, part: usize, f: Field) -> &str {
 pub fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap()
 }
+
+/// Whether the tests run in CI (`CI` set to anything but empty, `0` or `false`, as CI systems set it).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// A test that cannot run its tool (`what` says which and why): in CI a failure, since CI installs the tool
+/// (`.ci/run`) and a green run must mean the test ran; elsewhere a skip, said on stderr.
+pub fn tool_missing(what: &str) {
+    assert!(
+        !in_ci(),
+        "{what}; CI is set, so this test must run (.ci/run installs the tool)"
+    );
+    eprintln!("skipped: {what}");
+}

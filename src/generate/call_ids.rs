@@ -99,4 +99,40 @@ mod tests {
         assert!(odd.iter().any(|s| s.contains('\0')));
         assert!(odd.iter().any(|s| !s.is_ascii()));
     }
+
+    /// The awkward ids the module documents, for the `count`th id of batch `batch`.
+    fn awkward_forms(batch: u64, count: u64) -> [String; 14] {
+        [
+            format!("mcp/tracker/list_issues/{count}"),
+            format!("run_shell_command/{batch}/{count}/"),
+            format!("tools/../../etc/passwd-{count}"),
+            "..".into(),
+            ".".into(),
+            String::new(),
+            format!("call id with spaces {count}"),
+            format!("呼び出し-{count}-ツール"),
+            format!("call\u{0}nul-{count}"),
+            format!("emoji-🔧-{count}"),
+            format!("C:\\Users\\dev\\call_{count}"),
+            format!("{}-{count}", "x".repeat(300)),
+            format!("a/b/c/{count}/."),
+            format!("weird:chars|*?<>\"{count}\""),
+        ]
+    }
+
+    #[test]
+    fn every_awkward_form_comes_out_exactly_as_documented() {
+        let mut rng = Stream::derive(Seed(3), "ids", 0);
+        let mut ids = CallIds::new(7);
+        let mut seen = [0u32; 14];
+        for count in 1..=600 {
+            let id = ids.next(&mut rng, 1.0);
+            let form = awkward_forms(7, count)
+                .iter()
+                .position(|f| *f == id)
+                .unwrap_or_else(|| panic!("id {count} is no documented awkward form: {id:?}"));
+            seen[form] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 0), "forms never drawn: {seen:?}");
+    }
 }

@@ -95,7 +95,7 @@ pub struct PersistenceSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IntegritySummary {
-    /// Lone surrogates introduced by cuts.
+    /// Surrogate pairs broken by cuts.
     pub broken_surrogates: u64,
     /// Entries out of their original order.
     pub reordered: u64,

@@ -5,6 +5,7 @@
 mod aggregate;
 mod bound;
 mod retention;
+mod surrogates;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
@@ -12,6 +13,7 @@ pub use aggregate::{
 };
 pub use bound::needle_upper_bound;
 pub use retention::{first_line, jain_index, kept_units, last_line};
+pub use surrogates::broken_surrogates;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -89,7 +91,7 @@ pub struct BatchMetrics {
     pub reused_paths: u64,
     /// Shortened fields whose complete text is recoverable from an artifact.
     pub recoverable_fields: u64,
-    /// Lone-surrogate replacement characters introduced by a cut.
+    /// Surrogate pairs a cut broke in shortened fields (see [`broken_surrogates`]).
     pub broken_surrogates: u64,
     /// Entries out of their original order in the model request.
     pub reordered: u64,
@@ -179,7 +181,7 @@ pub fn measure(
             continue;
         }
         m.shortened += 1;
-        m.broken += count_replacement(after).saturating_sub(count_replacement(original));
+        m.broken += broken_surrogates(original, after);
         if let Some(line) = first_line(original) {
             m.first.1 += 1;
             m.first.0 += u64::from(after.contains(line));
@@ -284,10 +286,6 @@ struct FieldTally {
     paths: (u64, u64),
     reused: u64,
     recoverable: u64,
-}
-
-fn count_replacement(s: &str) -> u64 {
-    s.matches('\u{FFFD}').count() as u64
 }
 
 #[derive(Default)]

@@ -20,7 +20,7 @@ pub fn kept_units(original: &str, shown: &str) -> u64 {
 }
 
 /// The longest suffix of `a` that is also a suffix of `b`, cut at a character boundary of both.
-fn common_suffix<'a>(a: &'a str, b: &str) -> &'a str {
+pub(super) fn common_suffix<'a>(a: &'a str, b: &str) -> &'a str {
     let n = a
         .bytes()
         .rev()
@@ -35,7 +35,7 @@ fn common_suffix<'a>(a: &'a str, b: &str) -> &'a str {
 }
 
 /// The longest prefix of `original` (at a character boundary) that occurs somewhere in `haystack`.
-fn longest_prefix_within<'a>(original: &'a str, haystack: &str) -> &'a str {
+pub(super) fn longest_prefix_within<'a>(original: &'a str, haystack: &str) -> &'a str {
     // Occurrence is monotone in the prefix length, so a binary search over character boundaries finds it.
     let limit = original.len().min(haystack.len());
     let boundaries: Vec<usize> = original

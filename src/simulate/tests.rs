@@ -219,3 +219,53 @@ fn legacy_layers_in_the_legacy_runtime_leave_marked_shell_results_over_budget() 
         assert!(record.boundaries.last().unwrap().total <= 50_000, "{mode}");
     }
 }
+
+/// A test-only strategy that changes nothing, so that only the send guard bounds the model request.
+struct Passthrough;
+
+impl Finalizer for Passthrough {
+    fn name(&self) -> &str {
+        "passthrough"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        _ctx: &BudgetContext,
+        _store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        Outcome::unchanged(batch)
+    }
+}
+
+#[test]
+fn a_model_request_cut_after_the_records_were_taken_differs_from_them() {
+    let turn = vec![entry("a", 5000), entry("b", 100)];
+    let ctx = BudgetContext::new(Budget::Units(1000));
+    let run = |send_guard: bool| {
+        let config = SimConfig {
+            send_guard,
+            ..SimConfig::default()
+        };
+        simulate_turn(
+            turn.clone(),
+            &Passthrough,
+            &ctx,
+            &mut MemoryStore::new("/art"),
+            &config,
+        )
+    };
+    let guarded = run(true);
+    // The send guard fitted what the model sees; the transcript and the tool-result record hold the 5,000 units.
+    assert!(guarded.within_budget);
+    assert_eq!(guarded.boundaries.last().unwrap().total, 1000);
+    assert_eq!(guarded.transcript, turn);
+    assert_eq!(guarded.tool_results, turn);
+    assert_ne!(guarded.model_request, guarded.transcript);
+    assert!(!guarded.records_identical);
+    // Without the guard all three hold the same over-budget parts.
+    let unguarded = run(false);
+    assert!(!unguarded.within_budget);
+    assert_eq!(unguarded.model_request, turn);
+    assert!(unguarded.records_identical);
+}

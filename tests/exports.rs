@@ -1,0 +1,484 @@
+//! The report's files read back: `batches.csv` parsed with the `csv` crate and `summary.md` parsed as Markdown
+//! tables, every named column and cell checked against the records of `batches.jsonl` (recomputed here, not
+//! taken from the aggregation), and the charts' data checked against the same records and rows.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use budgetlab::report::chart::data;
+use budgetlab::run::{parse_records, BatchRecord, RunResults};
+use serde_json::Value;
+
+/// One small run written by the binary: two scenarios (one with producers' paths), three strategies (one that
+/// goes over budget), 5 batches.
+fn report() -> &'static Path {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DIR.get_or_init(|| {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("run");
+        Command::cargo_bin("budgetlab")
+            .unwrap()
+            .args(["run", "--scenarios", "surrogate-storm", "pre-persisted"])
+            .args(["--strategies", "reference,codex,largest-first"])
+            .args(["--batches", "5", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        (root, out)
+    });
+    path
+}
+
+fn results() -> RunResults {
+    RunResults::load(&report().join("results.json")).unwrap()
+}
+
+/// `batches.jsonl` as JSON values (the names of the file itself) and as records.
+fn records() -> (Vec<Value>, Vec<BatchRecord>) {
+    let text = std::fs::read_to_string(report().join("batches.jsonl")).unwrap();
+    let values = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let records = parse_records(text.as_bytes(), "batches.jsonl")
+        .unwrap()
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect();
+    (values, records)
+}
+
+/// `snake_case` to `camelCase`.
+fn camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+const CSV_COLUMNS: [&str; 37] = [
+    "crate_version",
+    "seed",
+    "scenario_digest",
+    "scenario",
+    "strategy",
+    "budget_label",
+    "budget",
+    "batch",
+    "input_total",
+    "final_total",
+    "within_budget",
+    "overshoot",
+    "violation_boundary",
+    "fields",
+    "shortened_fields",
+    "original_units",
+    "kept_units",
+    "mean_kept_share",
+    "min_kept_share",
+    "fairness",
+    "needles_planted",
+    "needles_survived",
+    "needle_upper_bound",
+    "writes",
+    "bytes_written",
+    "duplicate_writes",
+    "failed_writes",
+    "reused_paths",
+    "recoverable_fields",
+    "broken_surrogates",
+    "reordered",
+    "dropped",
+    "media_changed",
+    "reminders_changed",
+    "non_budgeted_changed",
+    "records_differ",
+    "cost_ns",
+];
+
+#[test]
+fn batches_csv_has_every_record_with_each_named_column_right() {
+    let results = results();
+    let (values, _) = records();
+    let mut reader = csv::Reader::from_path(report().join("batches.csv")).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header, CSV_COLUMNS);
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), values.len());
+    assert_eq!(rows.len(), 2 * 3 * 3 * 5);
+    let scenario = |name: &str| {
+        results
+            .inputs
+            .scenarios
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap()
+            .clone()
+    };
+    for (line, (row, record)) in rows.iter().zip(&values).enumerate() {
+        let m = &record["metrics"];
+        let info = scenario(record["scenario"].as_str().unwrap());
+        for (column, cell) in CSV_COLUMNS.iter().zip(row.iter()) {
+            let expected: String = match *column {
+                "crate_version" => results.crate_version.clone(),
+                "seed" => info.seed.to_string(),
+                "scenario_digest" => info.digest.clone(),
+                "scenario" | "strategy" => record[*column].as_str().unwrap().to_string(),
+                "budget_label" => record["budgetLabel"].as_str().unwrap().to_string(),
+                "cost_ns" => record["costNs"].to_string(),
+                "needles_planted" | "needles_survived" => {
+                    let key = if *column == "needles_planted" {
+                        "planted"
+                    } else {
+                        "survived"
+                    };
+                    let sum: u64 = m["needles"]
+                        .as_object()
+                        .unwrap()
+                        .values()
+                        .map(|c| c[key].as_u64().unwrap())
+                        .sum();
+                    sum.to_string()
+                }
+                "violation_boundary" => m["violationBoundary"].as_str().unwrap_or("").into(),
+                "mean_kept_share" | "min_kept_share" | "fairness" => {
+                    let x = m[camel(column)].as_f64().unwrap();
+                    let shown: f64 = cell.parse().unwrap();
+                    assert!(
+                        (shown - x).abs() <= 5e-7,
+                        "line {line}: {column} {cell} vs {x}"
+                    );
+                    continue;
+                }
+                _ => match &m[camel(column)] {
+                    Value::Null => panic!("{column} is not a metric of the record"),
+                    v => v.to_string(),
+                },
+            };
+            assert_eq!(cell, expected, "line {line}, column {column}");
+        }
+    }
+    // The run is one where the columns tell things apart: some fields were cut, some turns went over budget.
+    let column = |name: &str| CSV_COLUMNS.iter().position(|c| *c == name).unwrap();
+    assert!(rows
+        .iter()
+        .any(|r| r[column("kept_units")] != r[column("original_units")]));
+    assert!(rows.iter().any(|r| &r[column("within_budget")] == "false"));
+    assert!(rows.iter().any(|r| &r[column("writes")] != "0"));
+}
+
+/// A share as `summary.md` prints it.
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Nanoseconds as `summary.md` prints them.
+fn duration(ns: u64) -> String {
+    if ns < 10_000 {
+        format!("{ns} ns")
+    } else if ns < 10_000_000 {
+        format!("{:.1} µs", ns as f64 / 1e3)
+    } else {
+        format!("{:.1} ms", ns as f64 / 1e6)
+    }
+}
+
+const SUMMARY_COLUMNS: [&str; 11] = [
+    "strategy",
+    "within budget",
+    "max overshoot",
+    "kept per field",
+    "budget used",
+    "needles / possible",
+    "writes",
+    "duplicate writes",
+    "recoverable",
+    "integrity issues",
+    "median cost",
+];
+
+fn cells(line: &str) -> Vec<String> {
+    line.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn summary_tables_hold_what_the_records_add_up_to() {
+    let results = results();
+    let (_, records) = records();
+    let text = std::fs::read_to_string(report().join("summary.md")).unwrap();
+    // Sections: the heading names scenario and budget; the table's rows follow.
+    let mut tables: BTreeMap<(String, String), Vec<Vec<String>>> = BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            let parts: Vec<&str> = heading.split(" · ").collect();
+            let label = parts[1].split(' ').next().unwrap();
+            current = Some((parts[0].to_string(), label.to_string()));
+            assert_eq!(parts[3], "5 batches", "{line}");
+        } else if line.starts_with("| strategy |") {
+            assert_eq!(cells(line), SUMMARY_COLUMNS);
+        } else if line.starts_with("| ") {
+            let key = current.clone().expect("a table under a heading");
+            tables.entry(key).or_default().push(cells(line));
+        }
+    }
+    assert_eq!(tables.len(), 2 * 3);
+    let column = |name: &str| SUMMARY_COLUMNS.iter().position(|c| *c == name).unwrap();
+    for info in &results.inputs.scenarios {
+        for budget in &info.budgets {
+            let table = &tables[&(info.name.clone(), budget.label.clone())];
+            let strategies: Vec<&str> = table.iter().map(|r| r[0].as_str()).collect();
+            assert_eq!(strategies, results.inputs.strategies);
+            for row in table {
+                let mine: Vec<&BatchRecord> = records
+                    .iter()
+                    .filter(|r| {
+                        r.scenario == info.name
+                            && r.budget_label == budget.label
+                            && r.strategy == row[0]
+                    })
+                    .collect();
+                assert_eq!(mine.len(), 5);
+                let n = mine.len() as f64;
+                let sum = |f: &dyn Fn(&BatchRecord) -> u64| mine.iter().map(|r| f(r)).sum::<u64>();
+                let what = format!("{} {} {}", info.name, budget.label, row[0]);
+                let within = sum(&|r| u64::from(r.metrics.within_budget));
+                assert_eq!(
+                    row[column("within budget")],
+                    pct(within as f64 / n),
+                    "{what}"
+                );
+                let max = mine.iter().map(|r| r.metrics.overshoot).max().unwrap();
+                assert_eq!(row[column("max overshoot")], max.to_string(), "{what}");
+                let fields = sum(&|r| r.metrics.fields);
+                let kept: f64 = mine
+                    .iter()
+                    .map(|r| r.metrics.mean_kept_share * r.metrics.fields as f64)
+                    .sum();
+                assert_eq!(
+                    row[column("kept per field")],
+                    pct(kept / fields as f64),
+                    "{what}"
+                );
+                let used: Vec<f64> = mine.iter().filter_map(|r| r.metrics.budget_used).collect();
+                if !used.is_empty() {
+                    let mean = used.iter().sum::<f64>() / used.len() as f64;
+                    assert_eq!(row[column("budget used")], pct(mean), "{what}");
+                }
+                let planted = sum(&|r| r.metrics.needles.values().map(|c| c.planted).sum());
+                let survived = sum(&|r| r.metrics.needles.values().map(|c| c.survived).sum());
+                let bound = sum(&|r| r.metrics.needle_upper_bound);
+                assert!(planted > 0, "{what}");
+                assert_eq!(
+                    row[column("needles / possible")],
+                    format!(
+                        "{} / {}",
+                        pct(survived as f64 / planted as f64),
+                        pct(bound as f64 / planted as f64)
+                    ),
+                    "{what}"
+                );
+                assert_eq!(
+                    row[column("writes")],
+                    sum(&|r| r.metrics.writes).to_string(),
+                    "{what}"
+                );
+                assert_eq!(
+                    row[column("duplicate writes")],
+                    sum(&|r| r.metrics.duplicate_writes).to_string(),
+                    "{what}"
+                );
+                let shortened = sum(&|r| r.metrics.shortened_fields);
+                if shortened > 0 {
+                    let recoverable = sum(&|r| r.metrics.recoverable_fields);
+                    assert_eq!(
+                        row[column("recoverable")],
+                        pct(recoverable as f64 / shortened as f64),
+                        "{what}"
+                    );
+                }
+                let integrity = sum(&|r| {
+                    let m = &r.metrics;
+                    m.broken_surrogates
+                        + m.reordered
+                        + m.dropped
+                        + m.media_changed
+                        + m.reminders_changed
+                        + m.non_budgeted_changed
+                        + u64::from(m.records_differ)
+                });
+                assert_eq!(
+                    row[column("integrity issues")],
+                    integrity.to_string(),
+                    "{what}"
+                );
+                // The nearest-rank median of five costs is the third smallest.
+                let mut costs: Vec<u64> = mine.iter().map(|r| r.cost_ns).collect();
+                costs.sort_unstable();
+                assert_eq!(row[column("median cost")], duration(costs[2]), "{what}");
+            }
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn chart_data_follows_the_records_and_rows() {
+    let results = results();
+    let (_, records) = records();
+    let of = |strategy: &str| -> Vec<&BatchRecord> {
+        records.iter().filter(|r| r.strategy == strategy).collect()
+    };
+
+    let grid = data::compliance_grid(&results);
+    assert_eq!(grid.strategies, results.inputs.strategies);
+    for (s, strategy) in grid.strategies.iter().enumerate() {
+        for (w, scenario) in grid.scenarios.iter().enumerate() {
+            let mine: Vec<_> = of(strategy)
+                .into_iter()
+                .filter(|r| &r.scenario == scenario)
+                .collect();
+            let within = mine.iter().filter(|r| r.metrics.within_budget).count();
+            assert_eq!(
+                grid.rates[s][w],
+                Some(within as f64 / mine.len() as f64),
+                "{strategy} {scenario}"
+            );
+        }
+    }
+
+    let overshoot = data::overshoot(&results, &records);
+    assert!(overshoot.per_turn);
+    for row in &overshoot.rows {
+        let mine = of(&row.strategy);
+        let over: Vec<f64> = mine
+            .iter()
+            .filter(|r| r.metrics.overshoot > 0)
+            .map(|r| r.metrics.overshoot as f64 / r.metrics.budget.unwrap() as f64 * 100.0)
+            .collect();
+        assert_eq!(row.turns, mine.len() as u64);
+        assert_eq!(row.over, over.len() as u64, "{}", row.strategy);
+        match &row.spread {
+            None => assert!(over.is_empty()),
+            Some(spread) => {
+                let min = over.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = over.iter().copied().fold(0.0, f64::max);
+                assert_eq!((spread.min, spread.max), (min, max), "{}", row.strategy);
+            }
+        }
+    }
+    assert!(overshoot.rows.iter().any(|r| r.over > 0));
+
+    let needles = data::needle_survival(&results);
+    for row in &needles.rows {
+        let mine = of(&row.strategy);
+        let count = |kind: Option<&str>, survived: bool| -> u64 {
+            mine.iter()
+                .flat_map(|r| r.metrics.needles.iter())
+                .filter(|(k, _)| kind.is_none_or(|kind| serde_json::to_value(k).unwrap() == kind))
+                .map(|(_, c)| if survived { c.survived } else { c.planted })
+                .sum()
+        };
+        let planted = count(None, false) as f64;
+        assert!(
+            close(row.all, count(None, true) as f64 / planted),
+            "{}",
+            row.strategy
+        );
+        let bound: u64 = mine.iter().map(|r| r.metrics.needle_upper_bound).sum();
+        assert!(
+            close(row.upper_bound, bound as f64 / planted),
+            "{}",
+            row.strategy
+        );
+        for (kind, share) in needles.kinds.iter().zip(&row.by_kind) {
+            let p = count(Some(kind), false);
+            let expected = (p > 0).then(|| count(Some(kind), true) as f64 / p as f64);
+            assert_eq!(*share, expected, "{} {kind}", row.strategy);
+        }
+    }
+
+    let io = data::persistence_io(&results);
+    for row in &io.rows {
+        let mine = of(&row.strategy);
+        let turns = mine.len() as f64;
+        let sum = |f: &dyn Fn(&BatchRecord) -> u64| mine.iter().map(|r| f(r)).sum::<u64>() as f64;
+        let dup = sum(&|r| r.metrics.duplicate_writes);
+        assert_eq!(row.turns, mine.len() as u64);
+        assert!(close(
+            row.first_writes,
+            (sum(&|r| r.metrics.writes) - dup) / turns
+        ));
+        assert!(close(row.duplicate_writes, dup / turns));
+        assert!(close(
+            row.failed_writes,
+            sum(&|r| r.metrics.failed_writes) / turns
+        ));
+        assert!(close(
+            row.kib,
+            sum(&|r| r.metrics.bytes_written) / turns / 1024.0
+        ));
+    }
+    assert!(io.rows.iter().any(|r| r.first_writes > 0.0));
+
+    // The retention CDF of a strategy: the share of its over-budget turns keeping at most x.
+    let cdf = data::retention_cdf(&results, &records);
+    assert!(cdf.per_turn);
+    for series in cdf.panels.iter().flat_map(|p| &p.series) {
+        let kept: Vec<f64> = of(&series.name)
+            .iter()
+            .filter(|r| r.metrics.budget_used.is_some())
+            .map(|r| r.metrics.mean_kept_share * 100.0)
+            .collect();
+        for &(x, y) in &series.points {
+            let at_most = kept.iter().filter(|&&k| k <= x + 1e-9).count();
+            assert!(
+                close(y, at_most as f64 / kept.len() as f64 * 100.0),
+                "{} at {x}",
+                series.name
+            );
+        }
+        assert_eq!(series.points.last(), Some(&(100.0, 100.0)));
+    }
+
+    // Budget curves: one point per budget of the scenario, the row's value.
+    let (scenario, curves) = data::budget_curves(&results).unwrap();
+    let info = results
+        .inputs
+        .scenarios
+        .iter()
+        .find(|s| s.name == scenario)
+        .unwrap();
+    let retention = &curves.panels[0];
+    for series in &retention.series {
+        let mut expected: Vec<(f64, f64)> = info
+            .budgets
+            .iter()
+            .map(|b| {
+                let row = results.row(&scenario, &series.name, &b.label).unwrap();
+                (b.units as f64, row.retention.mean * 100.0)
+            })
+            .collect();
+        expected.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(expected.len(), 3);
+        assert_eq!(series.points, expected, "{}", series.name);
+    }
+}

@@ -8,6 +8,8 @@ cost of doubling each shape, a batch of duplicate call ids against distinct ones
 Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
 """
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -143,9 +145,13 @@ def main():
         ("Generation throughput", generate_table),
     ]
     for title, table in sections:
-        print(f"### {title}\n")
-        table()
-        print()
+        # A section whose bench was not run prints nothing, not even its heading.
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            table()
+        if out.getvalue():
+            print(f"### {title}\n")
+            print(out.getvalue())
 
 
 if __name__ == "__main__":

@@ -110,6 +110,15 @@ pub struct Shape {
     pub pretty_json_rate: f64,
     /// Share of MCP results whose `output` is a JSON object rather than a string.
     pub object_output_rate: f64,
+    /// Share of prose written in Chinese: application logs among large shell outputs, comments, docstrings and
+    /// documentation in file reads, TODO comments in search results, issues and documentation snippets in MCP
+    /// results. Left out of the serialized scenario (and so of its digest) when zero, the default.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cjk_share: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for Shape {
@@ -122,6 +131,7 @@ impl Default for Shape {
             ansi_rate: 0.3,
             pretty_json_rate: 0.5,
             object_output_rate: 0.04,
+            cjk_share: 0.0,
         }
     }
 }
@@ -207,6 +217,7 @@ fn default_mode() -> Mode {
 
 /// The scenarios shipped in `scenarios/`, compiled in: (name, TOML source).
 pub const SHIPPED: &[(&str, &str)] = &[
+    ("cjk-heavy", include_str!("../scenarios/cjk-heavy.toml")),
     (
         "large-window",
         include_str!("../scenarios/large-window.toml"),
@@ -446,6 +457,7 @@ impl Scenario {
             ("ansi_rate", s.ansi_rate),
             ("pretty_json_rate", s.pretty_json_rate),
             ("object_output_rate", s.object_output_rate),
+            ("cjk_share", s.cjk_share),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return err("shape", key, format!("must be a share in [0, 1], got {v}"));

@@ -526,6 +526,7 @@ fn scenarios_lists_one_line_each() {
     assert_eq!(
         names,
         [
+            "cjk-heavy",
             "large-window",
             "many-small",
             "mcp-heavy",

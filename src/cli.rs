@@ -39,6 +39,26 @@ pub enum Command {
     Check(CheckArgs),
     /// Print the differences of two runs' tracked metrics as a Markdown table.
     Compare(CompareArgs),
+    /// Count the tokens of batches: UTF-16 units, tokens and units per token by tool and by kind of output.
+    Tokens(TokensArgs),
+}
+
+/// Flags of `budgetlab tokens`.
+#[derive(Debug, Args)]
+pub struct TokensArgs {
+    /// The batches: JSON Lines, one batch a line (as `generate` writes them), or one batch (as `finalize` reads
+    /// it); `-` reads standard input.
+    #[arg(value_name = "FILE.jsonl")]
+    pub input: PathBuf,
+    /// o200k_base, cl100k_base, or a tiktoken rank file (base64 token, space, rank, one a line).
+    #[arg(long, default_value = "o200k_base", value_name = "NAME|FILE")]
+    pub tokenizer: String,
+    /// The pre-tokenization of a rank file: o200k (the default) or cl100k.
+    #[arg(long, value_name = "o200k|cl100k")]
+    pub tokenizer_pattern: Option<String>,
+    /// One JSON object instead of the Markdown tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags of `budgetlab simulate`.

@@ -12,7 +12,7 @@ use clap::Parser;
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
 use cli::{
     BackendArg, CheckArgs, Cli, Command, CompareArgs, FinalizeArgs, GenerateArgs, MergeArgs,
-    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
+    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs, TokensArgs,
 };
 
 fn main() -> ExitCode {
@@ -105,6 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Simulate(args) => simulate(args),
         Command::Merge(args) => merge(args),
         Command::Compare(args) => compare(args),
+        Command::Tokens(args) => tokens(args),
     }?;
     Ok(ExitCode::SUCCESS)
 }
@@ -367,6 +368,32 @@ fn compare(args: CompareArgs) -> anyhow::Result<()> {
     };
     let comparison = job.run()?;
     emit(budgetlab::gate::compare::render(&comparison).as_bytes())
+}
+
+fn tokens(args: TokensArgs) -> anyhow::Result<()> {
+    use budgetlab::tokens::{read_batches, TokenTally};
+    let tokenizer =
+        budgetlab::Tokenizer::resolve(&args.tokenizer, args.tokenizer_pattern.as_deref())?;
+    let (bytes, source) = if args.input.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| budgetlab::Error::io("<stdin>", e))?;
+        (buf, "<stdin>".to_string())
+    } else {
+        let bytes = std::fs::read(&args.input).map_err(|e| budgetlab::Error::io(&args.input, e))?;
+        (bytes, args.input.display().to_string())
+    };
+    let batches = read_batches(&bytes, &source)?;
+    drop(bytes);
+    let tally = TokenTally::new(&batches, &tokenizer, &source);
+    if args.json {
+        let mut out = serde_json::to_vec_pretty(&tally)?;
+        out.push(b'\n');
+        emit(&out)
+    } else {
+        emit(tally.markdown().as_bytes())
+    }
 }
 
 /// Writes a whole file atomically, creating its folder when needed.

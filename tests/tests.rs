@@ -11,4 +11,5 @@ mod report;
 mod simulation;
 mod strategies;
 mod support;
+mod tokens;
 mod vectors;

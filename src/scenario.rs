@@ -725,6 +725,20 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_cjk_share_is_left_out_of_the_digest_and_a_bad_one_is_named() {
+        let plain = Scenario::parse(MINIMAL, "t").unwrap();
+        let zero = Scenario::parse(&format!("{MINIMAL}[shape]\ncjk_share = 0.0\n"), "t").unwrap();
+        assert_eq!(plain.digest(), zero.digest());
+        assert!(!serde_json::to_string(&plain).unwrap().contains("cjk_share"));
+        let some = Scenario::parse(&format!("{MINIMAL}[shape]\ncjk_share = 0.5\n"), "t").unwrap();
+        assert_eq!(some.shape.cjk_share, 0.5);
+        assert_ne!(some.digest(), plain.digest());
+        let (line, field, msg) = parse_err(&format!("{MINIMAL}[shape]\ncjk_share = 1.5\n"));
+        assert_eq!((line, field.as_str()), (6, "shape.cjk_share"));
+        assert_eq!(msg, "must be a share in [0, 1], got 1.5");
+    }
+
+    #[test]
     fn digest_is_stable_and_sensitive() {
         let a = Scenario::parse(MINIMAL, "t").unwrap();
         let mut b = a.clone();

@@ -333,3 +333,73 @@ fn bad_tokenizers_and_inputs_exit_2_with_one_line() {
     let missing = dir.path().join("missing.jsonl");
     assert!(fails(&["tokens", missing.to_str().unwrap()]).contains("missing.jsonl: No such file"));
 }
+
+mod random_text {
+    //! The two implementations against each other on random text made of the characters that decide the
+    //! pre-tokenization: letters of every case, digits, apostrophes, punctuation, every kind of whitespace,
+    //! CJK, emoji with joiners and modifiers, combining marks.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    const ALPHABET: &[&str] = &[
+        "a",
+        "Z",
+        "é",
+        "ǅ",
+        "ß",
+        "'",
+        "'s",
+        "'LL",
+        "0",
+        "7",
+        "٣",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u{a0}",
+        "\u{3000}",
+        "\u{85}",
+        "\u{2028}",
+        ".",
+        "/",
+        "\\",
+        "-",
+        "_",
+        "{",
+        "\"",
+        "中",
+        "文",
+        "。",
+        "ー",
+        "한",
+        "😀",
+        "👍🏽",
+        "\u{200d}",
+        "🇯🇵",
+        "\u{301}",
+        "\u{93f}",
+        "\x1b[",
+        "<|endoftext|>",
+        "ab",
+        "the",
+        "The",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(ALPHABET), 0..60)
+            .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn the_rank_file_path_counts_as_the_builtin(text in text()) {
+            for e in Encoding::ALL {
+                prop_assert_eq!(from_file(e).count(&text), Tokenizer::builtin(e).count(&text), "{}", e.as_str());
+            }
+        }
+    }
+}

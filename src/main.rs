@@ -371,29 +371,20 @@ fn compare(args: CompareArgs) -> anyhow::Result<()> {
 }
 
 fn tokens(args: TokensArgs) -> anyhow::Result<()> {
-    use budgetlab::tokens::{read_batches, TokenTally};
-    let tokenizer =
-        budgetlab::Tokenizer::resolve(&args.tokenizer, args.tokenizer_pattern.as_deref())?;
-    let (bytes, source) = if args.input.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| budgetlab::Error::io("<stdin>", e))?;
-        (buf, "<stdin>".to_string())
-    } else {
-        let bytes = std::fs::read(&args.input).map_err(|e| budgetlab::Error::io(&args.input, e))?;
-        (bytes, args.input.display().to_string())
+    let job = budgetlab::tokens::TallyJob {
+        input: args.input,
+        tokenizer: args.tokenizer,
+        pattern: args.tokenizer_pattern,
     };
-    let batches = read_batches(&bytes, &source)?;
-    drop(bytes);
-    let tally = TokenTally::new(&batches, &tokenizer, &source);
-    if args.json {
-        let mut out = serde_json::to_vec_pretty(&tally)?;
-        out.push(b'\n');
-        emit(&out)
-    } else {
-        emit(tally.markdown().as_bytes())
-    }
+    let tally = job.run()?;
+    emit(
+        if args.json {
+            tally.json()
+        } else {
+            tally.markdown()
+        }
+        .as_bytes(),
+    )
 }
 
 /// Writes a whole file atomically, creating its folder when needed.

@@ -21,7 +21,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 pub use pattern::Pattern;
-pub use tally::{read_batches, Counts, TextKind, TokenTally};
+pub use tally::{read_batches, Counts, TallyJob, TextKind, TokenTally};
 
 use crate::error::{Error, Result};
 use merge::RankTable;

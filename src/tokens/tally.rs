@@ -11,6 +11,8 @@
 //! The generator's `surrogate` and `media` outputs come from tools of other kinds and are counted under those.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::PathBuf;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -229,6 +231,13 @@ impl TokenTally {
         }
     }
 
+    /// The report as one pretty-printed JSON object and a newline.
+    pub fn json(&self) -> String {
+        let mut out = serde_json::to_string_pretty(self).expect("a tally serializes");
+        out.push('\n');
+        out
+    }
+
     /// The report as Markdown: a summary line, the table by kind with the total, and the table by tool.
     pub fn markdown(&self) -> String {
         let mut out = format!(
@@ -282,6 +291,37 @@ fn cell(name: &str) -> String {
         }
     }
     out
+}
+
+/// What `budgetlab tokens` runs: a file of batches counted with a tokenizer.
+#[derive(Debug, Clone)]
+pub struct TallyJob {
+    /// The file of batches (see [`read_batches`]); `-` is standard input.
+    pub input: PathBuf,
+    /// `--tokenizer`: a built-in encoding's name or a rank file's path (see [`Tokenizer::resolve`]).
+    pub tokenizer: String,
+    /// `--tokenizer-pattern`, for a rank file.
+    pub pattern: Option<String>,
+}
+
+impl TallyJob {
+    /// Resolves the tokenizer, reads the batches and counts them.
+    pub fn run(&self) -> Result<TokenTally> {
+        let tokenizer = Tokenizer::resolve(&self.tokenizer, self.pattern.as_deref())?;
+        let (bytes, source) = if self.input.as_os_str() == "-" {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::io("<stdin>", e))?;
+            (buf, "<stdin>".to_string())
+        } else {
+            let bytes = std::fs::read(&self.input).map_err(|e| Error::io(&self.input, e))?;
+            (bytes, self.input.display().to_string())
+        };
+        let batches = read_batches(&bytes, &source)?;
+        drop(bytes); // the batches own their text now
+        Ok(TokenTally::new(&batches, &tokenizer, &source))
+    }
 }
 
 /// Reads a file of batches: JSON Lines with one batch (a JSON array of entries) a line, as `generate` writes

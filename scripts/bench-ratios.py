@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the finalize, linearity, text and generate bench results as Markdown tables.
+"""Prints the finalize, linearity, text, generate and tokens bench results as Markdown tables.
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
 (run `cargo bench -- --quick` first) and reports the reference finalizer's time as a ratio to the floor, the
@@ -133,6 +133,29 @@ def generate_table():
                 print(f"| {scenario} | {r[1]:,} | {ms(r[0])} | {gbps(r[1], r[0])} |")
 
 
+def tokens_table():
+    """MB/s per core of each token counter on each scenario's text (criterion ids tokens_<scenario>/<impl>/<enc>)."""
+    groups = sorted(n for n in os.listdir(ROOT) if n.startswith("tokens_"))
+    if not groups:
+        return
+    counters = []
+    for g in groups:
+        for impl in sorted(os.listdir(os.path.join(ROOT, g))):
+            if impl == "report":
+                continue
+            for enc in sorted(os.listdir(os.path.join(ROOT, g, impl))):
+                if (impl, enc) not in counters and load(g, impl, enc):
+                    counters.append((impl, enc))
+    print("| text | " + " | ".join(f"{i} {e}" for i, e in counters) + " |")
+    print("|---|" + "---:|" * len(counters))
+    for g in groups:
+        cells = []
+        for impl, enc in counters:
+            r = load(g, impl, enc)
+            cells.append(f"{r[1] / r[0] * 1e3:.1f} MB/s" if r and r[1] else "")
+        print(f"| {g.removeprefix('tokens_')} | " + " | ".join(cells) + " |")
+
+
 def main():
     if not os.path.isdir(ROOT):
         sys.exit(f"bench-ratios: {ROOT} not found; run `cargo bench -- --quick` first")
@@ -143,6 +166,7 @@ def main():
         ("Duplicate call ids against distinct ones", duplicate_ids_table),
         ("UTF-16 measurement against a memchr pass", text_table),
         ("Generation throughput", generate_table),
+        ("Token counting, MB/s on one core", tokens_table),
     ]
     for title, table in sections:
         # A section whose bench was not run prints nothing, not even its heading.

@@ -41,6 +41,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Import agent session logs as batches (JSON Lines, one model turn a line) for `finalize` and `run`.
     Import(ImportArgs),
+    /// Count the tokens of batches: UTF-16 units, tokens and units per token by tool and by kind of output.
+    Tokens(TokensArgs),
 }
 
 /// Flags of `budgetlab import`.
@@ -62,6 +64,24 @@ pub struct ImportArgs {
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
+}
+
+/// Flags of `budgetlab tokens`.
+#[derive(Debug, Args)]
+pub struct TokensArgs {
+    /// The batches: JSON Lines, one batch a line (as `generate` writes them), or one batch (as `finalize` reads
+    /// it); `-` reads standard input.
+    #[arg(value_name = "FILE.jsonl")]
+    pub input: PathBuf,
+    /// o200k_base, cl100k_base, or a tiktoken rank file (base64 token, space, rank, one a line).
+    #[arg(long, default_value = "o200k_base", value_name = "NAME|FILE")]
+    pub tokenizer: String,
+    /// The pre-tokenization of a rank file: o200k (the default) or cl100k.
+    #[arg(long, value_name = "o200k|cl100k")]
+    pub tokenizer_pattern: Option<String>,
+    /// One JSON object instead of the Markdown tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags of `budgetlab simulate`.

@@ -74,6 +74,16 @@ pub enum Error {
         /// What is wrong, naming the field (or JSON path) when there is one.
         message: String,
     },
+    /// A tokenizer's rank file is malformed or too large.
+    #[error("{source_name}{}: {message}", at_line(.line))]
+    RankFile {
+        /// The rank file's path.
+        source_name: String,
+        /// 1-based line of the problem; `None` when it concerns the whole file.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -114,6 +124,19 @@ impl Error {
         }
     }
 
+    /// Builds an [`Error::RankFile`] about `source_name` (at `line`, when the problem has one).
+    pub fn rank_file(
+        source_name: impl Into<String>,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::RankFile {
+            source_name: source_name.into(),
+            line,
+            message: message.into(),
+        }
+    }
+
     /// Builds an [`Error::Report`] about `source_name`.
     pub fn report(source_name: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Report {
@@ -138,6 +161,10 @@ impl Error {
             message,
         }
     }
+}
+
+fn at_line(line: &Option<usize>) -> String {
+    line.map(|l| format!(":{l}")).unwrap_or_default()
 }
 
 /// The library's result type.

@@ -28,6 +28,8 @@
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
+//! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
+//!   tiktoken rank file) counts a text's tokens, and [`tokens::TokenTally`] is what `budgetlab tokens` reports.
 //! - [`report`] writes the report folder (results, CSV, summary, the [`report::chart`]s and `index.html`);
 //!   [`sweep`] runs one scenario over many budgets, context windows or head shares for the curves that pick a
 //!   setting.
@@ -67,6 +69,7 @@ pub mod scenario;
 pub mod simulate;
 pub mod sweep;
 pub mod text;
+pub mod tokens;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
@@ -81,3 +84,4 @@ pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats
 pub use rng::Seed;
 pub use scenario::Scenario;
 pub use text::utf16_len;
+pub use tokens::Tokenizer;

@@ -13,7 +13,7 @@ use budgetlab::scenario::check_batches;
 use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
 use cli::{
     BackendArg, CheckArgs, Cli, Command, CompareArgs, FinalizeArgs, GenerateArgs, MergeArgs,
-    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
+    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs, TokensArgs,
 };
 
 fn main() -> ExitCode {
@@ -123,6 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(())
         }
+        Command::Tokens(args) => tokens(args),
     }?;
     Ok(ExitCode::SUCCESS)
 }
@@ -415,6 +416,23 @@ fn compare(args: CompareArgs) -> anyhow::Result<()> {
     };
     let comparison = job.run()?;
     emit(budgetlab::gate::compare::render(&comparison).as_bytes())
+}
+
+fn tokens(args: TokensArgs) -> anyhow::Result<()> {
+    let job = budgetlab::tokens::TallyJob {
+        input: args.input,
+        tokenizer: args.tokenizer,
+        pattern: args.tokenizer_pattern,
+    };
+    let tally = job.run()?;
+    emit(
+        if args.json {
+            tally.json()
+        } else {
+            tally.markdown()
+        }
+        .as_bytes(),
+    )
 }
 
 /// Writes a whole file atomically (`-` is stdout), creating its folder when needed.

@@ -110,6 +110,15 @@ pub struct Shape {
     pub pretty_json_rate: f64,
     /// Share of MCP results whose `output` is a JSON object rather than a string.
     pub object_output_rate: f64,
+    /// Share of prose written in Chinese: application logs among large shell outputs, comments, docstrings and
+    /// documentation in file reads, TODO comments in search results, issues and documentation snippets in MCP
+    /// results. Left out of the serialized scenario (and so of its digest) when zero, the default.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cjk_share: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for Shape {
@@ -122,6 +131,7 @@ impl Default for Shape {
             ansi_rate: 0.3,
             pretty_json_rate: 0.5,
             object_output_rate: 0.04,
+            cjk_share: 0.0,
         }
     }
 }
@@ -240,6 +250,7 @@ pub fn check_batches(what: &str, batches: u64) -> Result<u64> {
 
 /// The scenarios shipped in `scenarios/`, compiled in: (name, TOML source).
 pub const SHIPPED: &[(&str, &str)] = &[
+    ("cjk-heavy", include_str!("../scenarios/cjk-heavy.toml")),
     (
         "large-window",
         include_str!("../scenarios/large-window.toml"),
@@ -527,6 +538,7 @@ impl Scenario {
             ("ansi_rate", s.ansi_rate),
             ("pretty_json_rate", s.pretty_json_rate),
             ("object_output_rate", s.object_output_rate),
+            ("cjk_share", s.cjk_share),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return err("shape", key, format!("must be a share in [0, 1], got {v}"));
@@ -1005,6 +1017,20 @@ mod tests {
             assert_eq!(&s.name, name);
         }
         assert!(shipped.len() >= 11);
+    }
+
+    #[test]
+    fn a_zero_cjk_share_is_left_out_of_the_digest_and_a_bad_one_is_named() {
+        let plain = Scenario::parse(MINIMAL, "t").unwrap();
+        let zero = Scenario::parse(&format!("{MINIMAL}[shape]\ncjk_share = 0.0\n"), "t").unwrap();
+        assert_eq!(plain.digest(), zero.digest());
+        assert!(!serde_json::to_string(&plain).unwrap().contains("cjk_share"));
+        let some = Scenario::parse(&format!("{MINIMAL}[shape]\ncjk_share = 0.5\n"), "t").unwrap();
+        assert_eq!(some.shape.cjk_share, 0.5);
+        assert_ne!(some.digest(), plain.digest());
+        let (line, field, msg) = parse_err(&format!("{MINIMAL}[shape]\ncjk_share = 1.5\n"));
+        assert_eq!((line, field.as_str()), (6, "shape.cjk_share"));
+        assert_eq!(msg, "must be a share in [0, 1], got 1.5");
     }
 
     #[test]

@@ -83,6 +83,7 @@ fn golden_digest_pins_generated_values() {
         ("mixed-realistic", 0u64),
         ("surrogate-storm", 3),
         ("pre-persisted", 1),
+        ("cjk-heavy", 2),
     ];
     let digests: Vec<String> = cases
         .iter()
@@ -97,6 +98,7 @@ fn golden_digest_pins_generated_values() {
             "bc1265d66cc14c4cc09f02e3b701ba8d8d4293ba5e161a09b70ac8e05d3b4763",
             "03ed52bfb1b4a6d78b746fb2fa794c4d1b8ddf6f56ad2450ae169458fc00eb42",
             "cf2996c52ac6584bb40455e273de1a0e33efdd5e7ccb17f7e136cd5b6d6ec898",
+            "06eddcc7148846ba0c9a9cc066027178f71de4d7296b0bfc3877ab7cdf5e906d",
         ]
     );
 }
@@ -247,6 +249,54 @@ fn batch_shapes_of_the_shipped_scenarios() {
     // many small: wide batches
     let wide = batches(&shipped("many-small"), 20);
     assert!(wide.iter().all(|b| b.batch.len() >= 16));
+}
+
+#[test]
+fn cjk_heavy_writes_chinese_where_the_other_scenarios_write_none() {
+    let han = |t: &str| {
+        t.chars()
+            .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+            .count()
+    };
+    let share = |name: &str, kinds: &[&str]| {
+        let (mut h, mut units) = (0, 0);
+        for b in batches(&shipped(name), 100) {
+            for e in b
+                .batch
+                .iter()
+                .filter(|e| kinds.contains(&e.tool_name.as_str()))
+            {
+                for p in &e.response_parts {
+                    for f in Field::ALL {
+                        if let Some(t) = p.field(f) {
+                            h += han(t);
+                            units += t.encode_utf16().count();
+                        }
+                    }
+                }
+            }
+        }
+        h as f64 / units.max(1) as f64
+    };
+    // Chinese in logs, file reads (comments, docs), search TODOs and MCP issues and snippets.
+    for tools in [
+        &["run_shell_command"][..],
+        &["read_file"],
+        &["search_file_content"],
+        &["mcp__tracker__list_issues", "mcp__docs__search"],
+    ] {
+        let s = share("cjk-heavy", tools);
+        assert!(s > 0.03, "{tools:?}: {s}");
+    }
+    // The other workloads have Han characters only in their few non-English strings (file reads of the
+    // surrogate kind, a tenant, an issue title): under 0.1% of their units.
+    for name in ["mixed-realistic", "shell-heavy"] {
+        let s = share(
+            name,
+            &["run_shell_command", "read_file", "search_file_content"],
+        );
+        assert!(s < 0.001, "{name}: {s}");
+    }
 }
 
 #[test]
@@ -526,6 +576,7 @@ fn scenarios_lists_one_line_each() {
     assert_eq!(
         names,
         [
+            "cjk-heavy",
             "large-window",
             "many-small",
             "mcp-heavy",

@@ -17,4 +17,5 @@ mod scenarios;
 mod simulation;
 mod strategies;
 mod support;
+mod tokens;
 mod vectors;

@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use super::buf::TextBuf;
+use super::cjk;
 use super::needles::NeedleKind;
 use super::vocab::{self, MODULES, NOUNS, PEOPLE, PROJECTS};
 use super::{Body, Ctx, Draft};
@@ -185,17 +186,19 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
     {
         let mut j = Json::new(&mut b, pretty);
         let rng = &mut c.rng;
+        let zh = c.knobs.cjk_share;
         match shape {
-            0 => issues(rng, &mut j, target),
+            0 => issues(rng, &mut j, target, zh),
             1 => rows(rng, &mut j, target),
-            2 => hits(rng, &mut j, target),
+            2 => hits(rng, &mut j, target, zh),
             _ => tree(rng, &mut j, target),
         }
     }
     Draft::output(tool, Body::Text(b.finish()))
 }
 
-fn issues(rng: &mut Stream, j: &mut Json, target: usize) {
+/// An issue list; each issue's title and body are Chinese with probability `zh`.
+fn issues(rng: &mut Stream, j: &mut Json, target: usize, zh: f64) {
     let (project, _) = rng.pick(PROJECTS);
     j.obj();
     j.key("total_count");
@@ -208,6 +211,7 @@ fn issues(rng: &mut Stream, j: &mut Json, target: usize) {
     j.arr();
     let mut number = rng.range(100, 3000);
     while j.units() + 120 < target {
+        let chinese = cjk::chosen(rng, zh);
         j.item();
         j.obj();
         j.key("id");
@@ -215,7 +219,11 @@ fn issues(rng: &mut Stream, j: &mut Json, target: usize) {
         j.key("number");
         j.num(number);
         j.key("title");
-        let title = rng.pick(TITLES);
+        let title = if chinese {
+            cjk::title(rng)
+        } else {
+            rng.pick(TITLES)
+        };
         j.str(title);
         j.key("state");
         j.str(if rng.below(4) == 0 { "closed" } else { "open" });
@@ -259,6 +267,16 @@ fn issues(rng: &mut Stream, j: &mut Json, target: usize) {
         });
         j.key("body");
         j.str_with(|b| {
+            if chinese {
+                b.push("### 复现步骤\\n1. ");
+                cjk::sentence(b, rng, 9);
+                b.push("。\\n2. ");
+                cjk::sentence(b, rng, 7);
+                b.push("。\\n\\n### 期望结果\\n");
+                cjk::sentence(b, rng, 12);
+                b.push("。");
+                return;
+            }
             b.ascii("### Steps to reproduce\\n1. ");
             vocab::sentence(b, rng, 9);
             b.ascii("\\n2. ");
@@ -350,7 +368,8 @@ fn rows(rng: &mut Stream, j: &mut Json, target: usize) {
     j.close();
 }
 
-fn hits(rng: &mut Stream, j: &mut Json, target: usize) {
+/// Documentation search hits; each snippet is Chinese with probability `zh`.
+fn hits(rng: &mut Stream, j: &mut Json, target: usize, zh: f64) {
     j.obj();
     j.key("query");
     j.str_with(|b| {
@@ -377,6 +396,11 @@ fn hits(rng: &mut Stream, j: &mut Json, target: usize) {
         j.key("snippet");
         j.str_with(|b| {
             b.push("… ");
+            if cjk::chosen(rng, zh) {
+                cjk::sentence(b, rng, 10);
+                b.push("。 …");
+                return;
+            }
             vocab::sentence(b, rng, 10);
             if rng.below(5) == 0 {
                 b.push(" — siehe Abschnitt «Währungen» ");

@@ -11,6 +11,7 @@
 
 mod buf;
 mod call_ids;
+mod cjk;
 mod job;
 mod mcp;
 mod needles;
@@ -223,6 +224,8 @@ pub(crate) struct Knobs {
     pub pretty_json_rate: f64,
     /// Share of MCP results whose `output` is a JSON object rather than a string.
     pub object_output_rate: f64,
+    /// Share of prose (log messages, comments, docstrings, documentation, issues) written in Chinese.
+    pub cjk_share: f64,
     /// The plan-mode lifecycle reminders.
     pub reminders: PlanReminders,
 }
@@ -355,6 +358,7 @@ impl Generator {
                 ansi_rate: scenario.shape.ansi_rate,
                 pretty_json_rate: scenario.shape.pretty_json_rate,
                 object_output_rate: scenario.shape.object_output_rate,
+                cjk_share: scenario.shape.cjk_share,
                 reminders: PlanReminders::default(),
             },
             scenario: scenario.clone(),
@@ -559,6 +563,7 @@ pub(crate) fn test_ctx(seed: u64) -> Ctx<'static> {
             ansi_rate: 0.5,
             pretty_json_rate: 0.5,
             object_output_rate: 0.1,
+            cjk_share: 0.0,
             reminders: PlanReminders::default(),
         }),
     }

@@ -95,6 +95,7 @@ impl BenchShape {
             ansi_rate: 0.0,
             pretty_json_rate: 0.0,
             object_output_rate: 0.0,
+            cjk_share: 0.0,
             reminders: PlanReminders::default(),
         };
         (0..self.entries)

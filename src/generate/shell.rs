@@ -19,8 +19,14 @@ const SMALL: usize = 900;
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
     let color = c.rng.chance(c.knobs.ansi_rate);
     let mut b = TextBuf::with_capacity(target + 512);
-    let exit = if target < SMALL {
+    // A Chinese share makes some outputs an application's log with Chinese messages, of any size (no draw at all
+    // when the share is zero).
+    let exit = if super::cjk::chosen(&mut c.rng, c.knobs.cjk_share / 2.0) {
+        super::cjk::app_log(&mut c.rng, &mut b, target)
+    } else if target < SMALL {
         small(&mut c.rng, &mut b, target)
+    } else if super::cjk::chosen(&mut c.rng, c.knobs.cjk_share) {
+        super::cjk::app_log(&mut c.rng, &mut b, target)
     } else {
         match c.rng.weighted(&[3.0, 3.0, 1.5, 1.0, 2.0, 1.2, 1.0, 1.0]) {
             0 => cargo_build(&mut c.rng, &mut b, target, color),

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::buf::{TextBuf, Written};
+use super::cjk;
 use super::needles::NeedleKind;
 use super::vocab::{self, MODULES, NOUNS, PROJECTS, VERBS};
 use super::{Body, Ctx, Draft};
@@ -14,20 +15,27 @@ use crate::rng::Stream;
 
 /// Writes a file read of about `target` units.
 pub(crate) fn file_read(c: &mut Ctx, target: usize) -> Draft {
+    let zh = c.knobs.cjk_share;
     let rng = &mut c.rng;
     let mut b = TextBuf::with_capacity(target + 256);
     let numbered = rng.below(3) == 0;
     let mut line_no = 1u64;
-    let lang = rng.below(5);
+    // A Chinese-speaking team's files are documentation more often than English ones in this workload: half of
+    // the Chinese share reads a Markdown file outright (no draw at all when the share is zero).
+    let lang = if cjk::chosen(rng, zh / 2.0) {
+        4
+    } else {
+        rng.below(5)
+    };
     let mut lines = TextBuf::with_capacity(512);
     while b.units() + 40 < target {
         lines = TextBuf::with_capacity(lines.as_str().len().max(256));
         match lang {
-            0 => rust_block(rng, &mut lines),
-            1 => ts_block(rng, &mut lines),
-            2 => py_block(rng, &mut lines),
+            0 => rust_block(rng, &mut lines, zh),
+            1 => ts_block(rng, &mut lines, zh),
+            2 => py_block(rng, &mut lines, zh),
             3 => yaml_block(rng, &mut lines),
-            _ => md_block(rng, &mut lines),
+            _ => md_block(rng, &mut lines, zh),
         }
         if numbered {
             for line in lines.as_str().split_inclusive('\n') {
@@ -59,19 +67,25 @@ fn cap(s: &str) -> String {
     out
 }
 
-fn rust_block(rng: &mut Stream, b: &mut TextBuf) {
+/// A Rust function with its doc comment, written in Chinese with probability `zh` (the scenario's `cjk_share`).
+fn rust_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    let zh = cjk::chosen(rng, zh);
     let noun = rng.pick(NOUNS);
     let ty = cap(rng.pick(NOUNS));
     b.ascii("/// ");
-    b.ascii(&cap(&vocab::third_person(rng.pick(VERBS))));
-    b.ascii(" the ");
-    b.ascii(noun);
-    b.ascii(rng.pick(&[
-        " before it is posted.",
-        " and returns the updated copy.",
-        ", skipping entries that were already applied.",
-        " for the current tenant.",
-    ]));
+    if zh {
+        cjk::comment(b, rng);
+    } else {
+        b.ascii(&cap(&vocab::third_person(rng.pick(VERBS))));
+        b.ascii(" the ");
+        b.ascii(noun);
+        b.ascii(rng.pick(&[
+            " before it is posted.",
+            " and returns the updated copy.",
+            ", skipping entries that were already applied.",
+            " for the current tenant.",
+        ]));
+    }
     b.ascii("\npub fn ");
     vocab::ident(b, rng);
     b.ascii("(&self, ");
@@ -90,7 +104,13 @@ fn rust_block(rng: &mut Stream, b: &mut TextBuf) {
     b.ascii(noun);
     b.ascii(".is_empty() {\n        return Err(Error::");
     b.ascii(&ty);
-    b.ascii("Missing);\n    }\n    for item in ");
+    b.ascii("Missing);\n    }\n");
+    if zh {
+        b.ascii("    // ");
+        cjk::comment(b, rng);
+        b.nl();
+    }
+    b.ascii("    for item in ");
     b.ascii(noun);
     b.ascii(".iter().filter(|i| i.");
     b.ascii(rng.pick(NOUNS));
@@ -101,7 +121,9 @@ fn rust_block(rng: &mut Stream, b: &mut TextBuf) {
     b.ascii(")\n}\n\n");
 }
 
-fn ts_block(rng: &mut Stream, b: &mut TextBuf) {
+/// A TypeScript function whose warning message is Chinese with probability `zh`.
+fn ts_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    let zh = cjk::chosen(rng, zh);
     let ty = cap(rng.pick(NOUNS));
     b.ascii("export async function ");
     b.ascii(rng.pick(VERBS));
@@ -112,28 +134,51 @@ fn ts_block(rng: &mut Stream, b: &mut TextBuf) {
     b.ascii(&ty);
     b.ascii(" | undefined> {\n  const res = await client.get(`/api/");
     b.ascii(rng.pick(MODULES));
-    b.ascii("/${id}`, { signal: opts.signal });\n  if (!res.ok) {\n    logger.warn('");
-    vocab::sentence(b, rng, 5);
+    b.ascii("/${id}`, { signal: opts.signal });\n");
+    if zh {
+        b.ascii("  // ");
+        cjk::comment(b, rng);
+        b.nl();
+    }
+    b.ascii("  if (!res.ok) {\n    logger.warn('");
+    if zh {
+        cjk::sentence(b, rng, 5);
+    } else {
+        vocab::sentence(b, rng, 5);
+    }
     b.ascii("', { id, status: res.status });\n    return undefined;\n  }\n  return parse");
     b.ascii(&ty);
     b.ascii("(await res.json());\n}\n\n");
 }
 
-fn py_block(rng: &mut Stream, b: &mut TextBuf) {
+/// A Python method whose docstring is Chinese with probability `zh`.
+fn py_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    let zh = cjk::chosen(rng, zh);
     b.ascii("def ");
     vocab::ident(b, rng);
     b.ascii("(self, ");
     let noun = rng.pick(NOUNS);
     b.ascii(noun);
     b.ascii(", *, strict: bool = False):\n    \"\"\"");
-    b.ascii(&cap(&vocab::third_person(rng.pick(VERBS))));
-    b.ascii(" the ");
-    b.ascii(noun);
-    b.ascii(" entries and returns them sorted.\"\"\"\n    if not ");
+    if zh {
+        cjk::comment(b, rng);
+    } else {
+        b.ascii(&cap(&vocab::third_person(rng.pick(VERBS))));
+        b.ascii(" the ");
+        b.ascii(noun);
+        b.ascii(" entries and returns them sorted.");
+    }
+    b.ascii("\"\"\"\n    if not ");
     b.ascii(noun);
     b.ascii(":\n        raise ValueError(\"");
     b.ascii(noun);
-    b.ascii(" is required\")\n    result = [x for x in ");
+    b.ascii(" is required\")\n");
+    if zh {
+        b.ascii("    # ");
+        cjk::comment(b, rng);
+        b.nl();
+    }
+    b.ascii("    result = [x for x in ");
     b.ascii(noun);
     b.ascii(" if x.");
     b.ascii(rng.pick(NOUNS));
@@ -161,7 +206,12 @@ fn yaml_block(rng: &mut Stream, b: &mut TextBuf) {
     b.ascii("\n");
 }
 
-fn md_block(rng: &mut Stream, b: &mut TextBuf) {
+/// A block of Markdown documentation, in Chinese with probability `zh`.
+fn md_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    if cjk::chosen(rng, zh) {
+        cjk::md_block(rng, b);
+        return;
+    }
     b.ascii("## ");
     b.ascii(&cap(rng.pick(MODULES)));
     b.ascii("\n\n");
@@ -181,6 +231,7 @@ fn md_block(rng: &mut Stream, b: &mut TextBuf) {
 
 /// Writes grep/search results of about `target` units, ending with a match count.
 pub(crate) fn search(c: &mut Ctx, target: usize) -> Draft {
+    let zh = c.knobs.cjk_share;
     let rng = &mut c.rng;
     let mut b = TextBuf::with_capacity(target + 256);
     let needle = format!("{}_{}", rng.pick(VERBS), rng.pick(NOUNS));
@@ -216,7 +267,11 @@ pub(crate) fn search(c: &mut Ctx, target: usize) -> Draft {
                     b.ascii("        // TODO: ");
                     b.ascii(&needle);
                     b.ascii(" ");
-                    vocab::sentence(&mut b, rng, 6);
+                    if cjk::chosen(rng, zh) {
+                        cjk::comment(&mut b, rng);
+                    } else {
+                        vocab::sentence(&mut b, rng, 6);
+                    }
                 }
             }
             b.nl();

@@ -637,7 +637,7 @@ fn replacing_a_report_never_leaves_the_path_without_one() {
 
 /// A run killed by strace at its first and at its second rename leaves the path holding a complete report (the
 /// old one or the new one), and the next run removes what the killed one left. Skipped, saying so, where strace
-/// is missing or cannot trace.
+/// is missing or cannot trace (under `CI=true` that fails instead: `.ci/run` installs strace).
 #[cfg(target_os = "linux")]
 #[test]
 fn a_run_killed_at_the_swap_leaves_a_whole_report() {
@@ -647,7 +647,7 @@ fn a_run_killed_at_the_swap_leaves_a_whole_report() {
         .status()
         .is_ok_and(|s| s.success());
     if !strace_works {
-        eprintln!("skipped: strace is not installed or cannot trace here");
+        crate::support::tool_missing("strace is not installed or cannot trace here");
         return;
     }
     let bin = env!("CARGO_BIN_EXE_budgetlab");

@@ -35,8 +35,8 @@ pub enum Metric {
     Needles,
     /// `persistence.writes`: successful artifact writes.
     Writes,
-    /// `cost.floorRatio`: the median over batches of the strategy's time over the floor's, measured side by side
-    /// (not deterministic, but what load on the machine changes cancels out).
+    /// `cost.floorRatio`: the strategy's time over the floor's, measured side by side, averaged over the middle
+    /// half of the batches (not deterministic, but what load on the machine changes cancels out).
     Cost,
     /// `cost.medianNs`: median time per batch (not deterministic, and slowed by anything else on the machine:
     /// not checked unless a tolerance is given).

@@ -147,7 +147,9 @@ pub struct CostSummary {
     pub strategy_median_ns: u64,
     /// Median nanoseconds per batch of the floor, timed on the input of each of those finalizations.
     pub floor_median_ns: u64,
-    /// The median over the batches of the strategy's time over the floor's: what load on the machine slows down
+    /// The strategy's time over the floor's, batch by batch, averaged over the middle half of the batches (the
+    /// interquartile mean: the quarter of batches with the lowest ratios and the quarter with the highest are left
+    /// out, so that a few batches slowed by something else cannot move it). Load on the machine slows the floor
     /// as much as the strategy, so it cancels out. `None` when no batch had a measurable floor.
     pub floor_ratio: Option<f64>,
 }
@@ -169,19 +171,17 @@ impl CostSummary {
             p99_ns: percentile(&turns, 99.0),
             strategy_median_ns: percentile(&strategy, 50.0),
             floor_median_ns: percentile(&floor, 50.0),
-            floor_ratio: median(&ratios),
+            floor_ratio: interquartile_mean(&ratios),
         }
     }
 }
 
-/// The median of sorted values (the mean of the middle two for an even count); `None` for none.
-fn median(sorted: &[f64]) -> Option<f64> {
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
-    }
+/// The mean of sorted values without the lowest and the highest quarter (`n / 4` values each side); `None` for
+/// none.
+fn interquartile_mean(sorted: &[f64]) -> Option<f64> {
+    let cut = sorted.len() / 4;
+    let middle = &sorted[cut..sorted.len() - cut];
+    (!middle.is_empty()).then(|| middle.iter().sum::<f64>() / middle.len() as f64)
 }
 
 /// One row of results: a scenario run through one strategy in one mode at one budget.
@@ -387,7 +387,7 @@ mod tests {
     }
 
     #[test]
-    fn the_floor_ratio_is_the_median_of_the_turns_ratios() {
+    fn the_floor_ratio_is_the_interquartile_mean_of_the_turns_ratios() {
         let turn = |strategy_ns, floor_ns| TurnCost {
             turn_ns: 10 * strategy_ns,
             strategy_ns,
@@ -405,6 +405,10 @@ mod tests {
         assert_eq!((c.median_ns, c.p99_ns), (3_000, 900_000));
         let c = CostSummary::from_turns(&[turn(300, 100), turn(1, 0), turn(500, 100)]);
         assert_eq!(c.floor_ratio, Some(4.0));
+        // Ratios 1, 1, 1, 2, 3, 3, 3, 100: the middle half is 1, 2, 3, 3.
+        let ratios = [1, 1, 1, 2, 3, 3, 3, 100];
+        let c = CostSummary::from_turns(&ratios.map(|r| turn(r * 1000, 1000)));
+        assert_eq!(c.floor_ratio, Some(2.25));
         // Nothing measured: no ratio, not a perfect one.
         assert_eq!(CostSummary::from_turns(&[turn(5, 0)]).floor_ratio, None);
         assert_eq!(CostSummary::from_turns(&[]).floor_ratio, None);

@@ -277,6 +277,12 @@ impl RunResults {
             if let Some(b) = info.budgets.iter().find(|b| b.units == 0) {
                 return Err(at(format!("budgets: {} has 0 units", b.label)));
             }
+            if info.digest.len() != 64 || !info.digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(at(format!(
+                    "digest: {:?} is not a sha256 (64 hex digits)",
+                    info.digest
+                )));
+            }
             if info.mode.parse::<crate::simulate::Mode>().is_err() {
                 return Err(at(format!("mode: {:?} is not a runtime mode", info.mode)));
             }

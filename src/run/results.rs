@@ -346,7 +346,7 @@ impl RunResults {
             }
             .batches(info.batches)
             .count() as u64;
-            if row.batches != expected {
+            if row.batches != expected || expected == 0 {
                 return Err(at(format!(
                     "batches is {}, but the run made {expected} batches of scenario {}{}",
                     row.batches,
@@ -507,6 +507,17 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
         planted,
         &format!("needles.byKind's {survived} survived of {planted} planted"),
     )?;
+    let of_possible = if n.upper_bound > 0.0 {
+        (n.survival / n.upper_bound).min(1.0)
+    } else {
+        1.0
+    };
+    if (n.of_possible - of_possible).abs() > SLACK {
+        return Err(format!(
+            "needles.ofPossible is {}, but needles.survival {} over needles.upperBound {} gives {of_possible}",
+            n.of_possible, n.survival, n.upper_bound
+        ));
+    }
 
     let p = &row.persistence;
     at_most(
@@ -741,6 +752,10 @@ mod tests {
             (
                 Box::new(|v: &mut Value| v["rows"][1]["needles"]["survival"] = json!(0.0)),
                 format!("{row1}needles.survival is 0, but needles.byKind's"),
+            ),
+            (
+                Box::new(|v: &mut Value| v["rows"][1]["needles"]["ofPossible"] = json!(0.125)),
+                format!("{row1}needles.ofPossible is 0.125, but needles.survival"),
             ),
             (
                 Box::new(|v: &mut Value| v["rows"][1]["batches"] = json!(4)),

@@ -36,17 +36,21 @@ impl Slowdown {
     pub fn parse(spec: &str) -> Result<Slowdown> {
         let mut out = BTreeMap::new();
         for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let bad = |reason: &str| Error::invalid(SLOWDOWN_VAR, item, reason);
+            let bad = |reason: String| Error::invalid(SLOWDOWN_VAR, item, reason);
             let (name, factor) = item
                 .rsplit_once(':')
-                .ok_or_else(|| bad("expected STRATEGY:FACTOR, e.g. reference:3"))?;
+                .ok_or_else(|| bad("expected STRATEGY:FACTOR, e.g. reference:3".into()))?;
             let strategy: StrategyName = name.trim().parse()?;
             let factor: u32 = factor
                 .trim()
                 .parse()
                 .ok()
                 .filter(|f| (1..=MAX_SLOWDOWN).contains(f))
-                .ok_or_else(|| bad("the factor is a whole number from 1 to 10"))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "the factor is a whole number from 1 to {MAX_SLOWDOWN}"
+                    ))
+                })?;
             out.insert(strategy, factor);
         }
         Ok(Slowdown(out))

@@ -189,8 +189,9 @@ pub struct CheckArgs {
     #[arg(long, default_value = "reports/latest", value_name = "DIR")]
     pub current: PathBuf,
     /// Tolerances, METRIC=VALUE[,METRIC=VALUE...] (repeatable). Metrics: compliance, retention, needles
-    /// (default ±0.005 absolute), writes (±5%), cost (±200%). VALUE: X in the metric's kind (absolute for shares,
-    /// relative for writes and cost), X% (relative), abs:X, rel:X, or off.
+    /// (default ±0.005 absolute), writes (±5%), cost (the strategy's time over the floor's, ±100%), time (the
+    /// median time per batch, off). VALUE: X in the metric's kind (absolute for shares, relative for writes, cost
+    /// and time), X% (relative), abs:X, rel:X, or off.
     #[arg(long = "tolerance", value_name = "SPEC")]
     pub tolerances: Vec<String>,
     /// Also write the checks as JUnit XML to this file.
@@ -207,7 +208,8 @@ pub struct CompareArgs {
     /// Run B: a report folder, or its results.json.
     #[arg(value_name = "B")]
     pub b: PathBuf,
-    /// Compare the median cost too (it differs between any two runs).
+    /// Compare the cost too: over the floor, as the gate checks it, and the median time (both differ between
+    /// any two runs).
     #[arg(long)]
     pub cost: bool,
 }

@@ -248,9 +248,18 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
         budgets: args.budgets,
         mode: args.mode,
         legacy: args.legacy,
+        slowdown: std::env::var_os(budgetlab::run::cost::SLOWDOWN_VAR)
+            .map(|v| v.to_string_lossy().into_owned()),
     };
     let plan = request.plan()?;
     budgetlab::report::check_folder(&args.out).context("--out")?;
+    if !plan.slowdown.is_empty() {
+        eprintln!(
+            "budgetlab: {} (test only): {} repeat their work; the cost figures are not real",
+            budgetlab::run::cost::SLOWDOWN_VAR,
+            plan.slowdown.describe()
+        );
+    }
     set_threads(args.threads)?;
     let bar = turn_progress(plan.turns());
     let output = plan.run(&|n| bar.inc(n));

@@ -352,6 +352,7 @@ impl SweepRequest {
                 workloads: vec![workload],
                 strategies,
                 shard: Shard::WHOLE,
+                slowdown: Default::default(),
             },
             points,
         })

@@ -67,7 +67,7 @@ fn camel(name: &str) -> String {
     out
 }
 
-const CSV_COLUMNS: [&str; 37] = [
+const CSV_COLUMNS: [&str; 39] = [
     "crate_version",
     "seed",
     "scenario_digest",
@@ -105,6 +105,8 @@ const CSV_COLUMNS: [&str; 37] = [
     "non_budgeted_changed",
     "records_differ",
     "cost_ns",
+    "strategy_ns",
+    "floor_ns",
 ];
 
 #[test]
@@ -137,6 +139,8 @@ fn batches_csv_has_every_record_with_each_named_column_right() {
                 "scenario" | "strategy" => record[*column].as_str().unwrap().to_string(),
                 "budget_label" => record["budgetLabel"].as_str().unwrap().to_string(),
                 "cost_ns" => record["costNs"].to_string(),
+                "strategy_ns" => record["strategyNs"].to_string(),
+                "floor_ns" => record["floorNs"].to_string(),
                 "needles_planted" | "needles_survived" => {
                     let key = if *column == "needles_planted" {
                         "planted"
@@ -194,7 +198,7 @@ fn duration(ns: u64) -> String {
     }
 }
 
-const SUMMARY_COLUMNS: [&str; 11] = [
+const SUMMARY_COLUMNS: [&str; 12] = [
     "strategy",
     "within budget",
     "max overshoot",
@@ -206,6 +210,7 @@ const SUMMARY_COLUMNS: [&str; 11] = [
     "recoverable",
     "integrity issues",
     "median cost",
+    "cost / floor",
 ];
 
 fn cells(line: &str) -> Vec<String> {
@@ -331,6 +336,22 @@ fn summary_tables_hold_what_the_records_add_up_to() {
                 let mut costs: Vec<u64> = mine.iter().map(|r| r.cost_ns).collect();
                 costs.sort_unstable();
                 assert_eq!(row[column("median cost")], duration(costs[2]), "{what}");
+                // Cost over the floor: the batches' ratios, sorted, the lowest and highest quarter (one of
+                // five) left out, the rest averaged; "–" when no floor was long enough to measure.
+                let mut ratios: Vec<f64> = mine
+                    .iter()
+                    .filter(|r| r.floor_ns > 0)
+                    .map(|r| r.strategy_ns as f64 / r.floor_ns as f64)
+                    .collect();
+                ratios.sort_unstable_by(f64::total_cmp);
+                let cut = ratios.len() / 4;
+                let middle = &ratios[cut..ratios.len() - cut];
+                let expected = if middle.is_empty() {
+                    "–".to_string()
+                } else {
+                    format!("{:.2}x", middle.iter().sum::<f64>() / middle.len() as f64)
+                };
+                assert_eq!(row[column("cost / floor")], expected, "{what}");
             }
         }
     }

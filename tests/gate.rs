@@ -36,9 +36,11 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
 
-/// results.json of a report folder without the cost figures.
+/// results.json of a report folder without the cost figures (and the sha256 of the per-batch files, which hold
+/// them).
 fn results_without_cost(dir: &Path) -> Value {
     let mut results = read_json(&dir.join("results.json"));
+    results.as_object_mut().unwrap().remove("sha256").unwrap();
     for row in results["rows"].as_array_mut().unwrap() {
         row.as_object_mut().unwrap().remove("cost").unwrap();
     }
@@ -52,7 +54,9 @@ fn records_without_cost(dir: &Path) -> Vec<Value> {
         .lines()
         .map(|line| {
             let mut record: Value = serde_json::from_str(line).unwrap();
-            record.as_object_mut().unwrap().remove("costNs").unwrap();
+            for cost in ["costNs", "strategyNs", "floorNs"] {
+                record.as_object_mut().unwrap().remove(cost).unwrap();
+            }
             record
         })
         .collect()
@@ -153,27 +157,22 @@ fn merge_refuses_what_is_not_one_whole_sharded_run() {
     );
     merge(&[dir("a0"), dir("nowhere")], "not a report folder");
 
+    // A batches.jsonl cut short or broken is not the file the shard's results.json records the sha256 of.
     let jsonl = dir("a1").join("batches.jsonl");
     let text = fs::read_to_string(&jsonl).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    fs::write(&jsonl, lines[..lines.len() - 1].join("\n")).unwrap();
-    // The shard whose file lost a record is named, not the first folder given.
-    merge(
-        &[dir("a0"), dir("a1")],
-        &format!(
-            "{}: shard 1/2 holds no record of scenario pre-persisted",
-            path(&jsonl)
-        ),
+    let edited = format!(
+        "{}: batches.jsonl is not the file this run wrote",
+        path(&dir("a1"))
     );
+    fs::write(&jsonl, lines[..lines.len() - 1].join("\n")).unwrap();
+    merge(&[dir("a0"), dir("a1")], &edited);
     fs::write(
         &jsonl,
         format!("{}\n{}\n{{\"scenario\":\n", lines[0], lines[1]),
     )
     .unwrap();
-    merge(
-        &[dir("a0"), dir("a1")],
-        "batches.jsonl: invalid JSON at line 3",
-    );
+    merge(&[dir("a0"), dir("a1")], &edited);
     fs::remove_file(&jsonl).unwrap();
     merge(&[dir("a0"), dir("a1")], "batches.jsonl: No such file");
 }
@@ -189,9 +188,10 @@ fn a_fresh_quick_run_passes_the_committed_baseline() {
         .success();
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/baseline/results.json");
     let junit = tmp.path().join("ci/check.xml");
-    // Cost is timed on whatever machine runs the test: not compared here, so the test cannot be flaky.
+    // Cost is checked too, with the default tolerance: as the strategy's time over the floor's, measured side by
+    // side, it does not move with the load that the other tests put on the machine meanwhile.
     let out = budgetlab()
-        .args(["check", "--tolerance", "cost=off", "--baseline"])
+        .args(["check", "--baseline"])
         .arg(&baseline)
         .arg("--current")
         .arg(&current)
@@ -256,7 +256,10 @@ fn check_fails_with_a_verdict_table_and_junit_failures() {
     let tmp = tempfile::tempdir().unwrap();
     let (base, current) = baseline_and_edited(tmp.path(), |r| {
         let reference = row(r, "reference", "abs-1000");
-        reference["compliance"]["rate"] = 0.5.into();
+        reference["compliance"]["rate"] = (4.0 / 7.0).into();
+        reference["compliance"]["violations"] = 3.into();
+        reference["compliance"]["maxOvershoot"] = 17.into();
+        reference["compliance"]["p99Overshoot"] = 17.into();
         reference["integrity"]["brokenSurrogates"] = 3.into();
         let greedy = row(r, "greedy", "abs-7001");
         let mean = greedy["retention"]["mean"].as_f64().unwrap();
@@ -297,7 +300,7 @@ fn check_fails_with_a_verdict_table_and_junit_failures() {
     for needle in [
         "| surrogate-storm | abs-1000 | reference | within-budget | the reference is over budget",
         "| surrogate-storm | abs-1000 | reference | integrity | the reference has integrity issues: broken surrogates 3 |",
-        "| surrogate-storm | abs-1000 | reference | compliance | compliance.rate moved from 100.00% to 50.00%: -50.00 pp, more than the ±0.5 pp allowed |",
+        "| surrogate-storm | abs-1000 | reference | compliance | compliance.rate moved from 100.00% to 57.14%: -42.86 pp, more than the ±0.5 pp allowed |",
         "| surrogate-storm | abs-7001 | greedy | retention | retention.mean moved from",
         "| codex | present | the row is missing from the current run |",
     ] {
@@ -364,7 +367,7 @@ fn check_refuses_bad_input_with_exit_2() {
         &current,
         &base,
         &junit_flag,
-        "results schema version 99; this budgetlab reads version 1",
+        "results schema version 99; this budgetlab reads version 2",
     );
     let malformed = tmp.path().join("malformed.json");
     fs::write(&malformed, "{\"schemaVersion\": 1, \"rows\": [").unwrap();
@@ -379,7 +382,7 @@ fn check_refuses_bad_input_with_exit_2() {
         &malformed,
         &base,
         &junit_flag,
-        "malformed.json: invalid JSON",
+        "malformed.json: not a budgetlab results.json (not a JSON object)",
     );
     check(
         &base_file,
@@ -424,7 +427,20 @@ fn compare_tables_only_what_differs() {
     let (base, current) = baseline_and_edited(tmp.path(), |r| {
         let greedy = row(r, "greedy", "abs-20000");
         greedy["persistence"]["writes"] = 1234.into();
-        greedy["needles"]["survival"] = 0.25.into();
+        // One kind of needle lost: its count, its rate and the survival they give, together.
+        greedy["needles"]["byKind"]["exit-info"]["survived"] = 0.into();
+        greedy["needles"]["byKind"]["exit-info"]["rate"] = 0.0.into();
+        let kinds = greedy["needles"]["byKind"].as_object().unwrap();
+        let sum = |key: &str| {
+            kinds
+                .values()
+                .map(|k| k[key].as_u64().unwrap())
+                .sum::<u64>()
+        };
+        let survival = sum("survived") as f64 / sum("planted") as f64;
+        greedy["needles"]["survival"] = survival.into();
+        let upper = greedy["needles"]["upperBound"].as_f64().unwrap();
+        greedy["needles"]["ofPossible"] = (survival / upper).min(1.0).into();
     });
     let compare = |a: &Path, b: &Path, extra: &[&str]| {
         let out = budgetlab()
@@ -467,7 +483,7 @@ fn compare_tables_only_what_differs() {
 
     let with_cost = compare(&base, &current, &["--cost"]);
     assert!(
-        with_cost.contains("persistence.writes, cost.medianNs\n"),
+        with_cost.contains("persistence.writes, cost.floorRatio, cost.medianNs\n"),
         "{with_cost}"
     );
 
@@ -476,4 +492,301 @@ fn compare_tables_only_what_differs() {
         &["compare", path(&base), path(&tmp.path().join("none"))],
         "No such file",
     );
+}
+
+#[test]
+fn merge_and_report_refuse_a_shard_whose_records_were_edited() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name);
+    small_run(&dir("a0"), &["--shard", "0/2"]);
+    small_run(&dir("a1"), &["--shard", "1/2"]);
+    let (out, a0, a1) = (dir("merged"), dir("a0"), dir("a1"));
+    let merge_args = ["merge", "--out", path(&out), path(&a0), path(&a1)];
+
+    // One plausible record edited: a write more, still a well-formed record within every range.
+    let jsonl = dir("a1").join("batches.jsonl");
+    let original = fs::read_to_string(&jsonl).unwrap();
+    let mut lines: Vec<String> = original.lines().map(String::from).collect();
+    let mut record: Value = serde_json::from_str(&lines[3]).unwrap();
+    let writes = record["metrics"]["writes"].as_u64().unwrap();
+    record["metrics"]["writes"] = (writes + 1).into();
+    lines[3] = serde_json::to_string(&record).unwrap();
+    fs::write(&jsonl, lines.join("\n") + "\n").unwrap();
+
+    let needle = format!(
+        "{}: batches.jsonl is not the file this run wrote (sha256 ",
+        path(&dir("a1"))
+    );
+    expect_bad_input(&merge_args, &needle);
+    assert!(!out.exists(), "a refused merge wrote {}", out.display());
+    expect_bad_input(&["report", path(&dir("a1"))], &needle);
+
+    // A results.json without the sha256 (an older or hand-made file) gives nothing to check the records by.
+    fs::write(&jsonl, &original).unwrap();
+    let results_path = dir("a0").join("results.json");
+    let mut results = read_json(&results_path);
+    results.as_object_mut().unwrap().remove("sha256").unwrap();
+    fs::write(&results_path, serde_json::to_vec_pretty(&results).unwrap()).unwrap();
+    expect_bad_input(
+        &merge_args,
+        &format!(
+            "{}: results.json records no sha256 of batches.jsonl",
+            path(&dir("a0"))
+        ),
+    );
+    small_run(&dir("a0"), &["--shard", "0/2"]);
+
+    // The files as written merge.
+    budgetlab().args(merge_args).assert().success();
+    let merged = read_json(&out.join("results.json"));
+    let sha = &merged["sha256"];
+    assert_eq!(
+        sha["batches.jsonl"].as_str().unwrap(),
+        sha256_hex(&fs::read(out.join("batches.jsonl")).unwrap())
+    );
+    assert_eq!(
+        sha["batches.csv"].as_str().unwrap(),
+        sha256_hex(&fs::read(out.join("batches.csv")).unwrap())
+    );
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    budgetlab::run::sha256_hex_bytes(bytes)
+}
+
+#[test]
+fn check_compare_and_report_refuse_results_that_break_their_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base");
+    small_run(&base, &[]);
+    let greedy = "row 5 (scenario surrogate-storm, budget abs-7001, strategy greedy): ";
+    let reference = "row 1 (scenario surrogate-storm, budget abs-1000, strategy reference): ";
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Edit, String)> = vec![
+        (
+            Box::new(|r| row(r, "greedy", "abs-7001")["retention"]["mean"] = (-0.5).into()),
+            format!("{greedy}retention.mean is -0.5, outside 0..1"),
+        ),
+        (
+            Box::new(|r| row(r, "greedy", "abs-7001")["compliance"]["rate"] = 2.0.into()),
+            format!("{greedy}compliance.rate is 2, outside 0..1"),
+        ),
+        (
+            Box::new(|r| {
+                let copy = row(r, "greedy", "abs-7001").clone();
+                r["rows"].as_array_mut().unwrap().push(copy);
+            }),
+            "row 19 (scenario surrogate-storm, budget abs-7001, strategy greedy): the row is there twice \
+             (also row 5)"
+                .into(),
+        ),
+        (
+            Box::new(|r| row(r, "reference", "abs-1000")["compliance"]["violations"] = 2.into()),
+            format!("{reference}compliance.rate is 1, but 2 violations in 7 batches give 0.7142857142857143"),
+        ),
+        (
+            Box::new(|r| row(r, "reference", "abs-1000")["batches"] = 12.into()),
+            format!("{reference}batches is 12, but the run made 7 batches of scenario surrogate-storm"),
+        ),
+        (
+            Box::new(|r| row(r, "greedy", "abs-7001")["persistence"]["writes"] = (-1).into()),
+            format!("{greedy}persistence.writes: invalid value: integer `-1`, expected u64 at line"),
+        ),
+        (
+            Box::new(|r| row(r, "greedy", "abs-7001")["retention"]["mean"] = Value::Null),
+            format!("{greedy}retention.mean: invalid type: null, expected f64 at line"),
+        ),
+        (
+            Box::new(|r| r["inputs"]["shard"] = serde_json::json!({"index": 3, "count": 2})),
+            "inputs.shard: shard 3/2 does not exist".into(),
+        ),
+    ];
+    for (i, (edit, needle)) in cases.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("bad-{i}"));
+        fs::create_dir_all(&dir).unwrap();
+        let mut results = read_json(&base.join("results.json"));
+        edit(&mut results);
+        let file = dir.join("results.json");
+        fs::write(&file, serde_json::to_vec_pretty(&results).unwrap()).unwrap();
+        let needle = format!("{}: {needle}", path(&file));
+        let baseline = base.join("results.json");
+        expect_bad_input(
+            &[
+                "check",
+                "--baseline",
+                path(&baseline),
+                "--current",
+                path(&dir),
+            ],
+            &needle,
+        );
+        expect_bad_input(
+            &["check", "--baseline", path(&file), "--current", path(&base)],
+            &needle,
+        );
+        expect_bad_input(&["compare", path(&base), path(&dir)], &needle);
+        expect_bad_input(&["report", path(&dir)], &needle);
+        assert!(
+            !dir.join("index.html").exists() && !dir.join("charts").exists(),
+            "report drew from a refused file"
+        );
+    }
+
+    // NaN is not JSON: the position of the bad token is named.
+    let mut text = fs::read_to_string(base.join("results.json")).unwrap();
+    let at = text.find("\"mean\": ").unwrap() + "\"mean\": ".len();
+    let end = at + text[at..].find([',', '\n']).unwrap();
+    text.replace_range(at..end, "NaN");
+    let dir = tmp.path().join("nan");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("results.json"), text).unwrap();
+    expect_bad_input(
+        &["compare", path(&base), path(&dir)],
+        "invalid JSON at line",
+    );
+}
+
+#[test]
+fn compare_refuses_a_shard_against_a_whole_run_as_check_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    let shard = tmp.path().join("shard");
+    small_run(&whole, &[]);
+    small_run(&shard, &["--shard", "0/2"]);
+    let whole_file = whole.join("results.json");
+    let shard_file = shard.join("results.json");
+    expect_bad_input(
+        &["compare", path(&whole), path(&shard)],
+        &format!(
+            "{}: is shard 0/2 but A ({}) is a whole run; merge the shards first (budgetlab merge)",
+            path(&shard_file),
+            path(&whole_file)
+        ),
+    );
+    expect_bad_input(
+        &["compare", path(&shard), path(&whole)],
+        &format!(
+            "{}: is a whole run but A ({}) is shard 0/2",
+            path(&whole_file),
+            path(&shard_file)
+        ),
+    );
+    let out = budgetlab()
+        .args(["compare", path(&shard), path(&shard_file)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A run of two scenarios through three strategies, 12 batches each, with the test-only slowdown when given.
+fn cost_run(out: &Path, slowdown: Option<&str>) -> String {
+    let mut cmd = budgetlab();
+    cmd.args(["run", "--scenarios", "mixed-realistic", "many-small"])
+        .args([
+            "--strategies",
+            "reference,greedy,codex",
+            "--batches",
+            "12",
+            "--out",
+        ])
+        .arg(out)
+        .env_remove("BUDGETLAB_TEST_SLOWDOWN");
+    if let Some(s) = slowdown {
+        cmd.env("BUDGETLAB_TEST_SLOWDOWN", s);
+    }
+    let done = cmd.output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    String::from_utf8(done.stderr).unwrap()
+}
+
+/// The failed checks of a verdict's table, as (scenario, budget, strategy, check).
+fn failed_checks(verdict: &str) -> Vec<(String, String, String, String)> {
+    verdict
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| scenario |"))
+        .map(|l| {
+            let cells: Vec<String> = l
+                .split(" | ")
+                .map(|c| c.trim_matches(['|', ' ']).to_string())
+                .collect();
+            (
+                cells[0].clone(),
+                cells[1].clone(),
+                cells[2].clone(),
+                cells[3].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The gate's cost is the strategy's time over the floor's, measured side by side in one process: a strategy
+/// made three times slower fails the cost check of every one of its rows and nothing else, while an unchanged run
+/// passes, whatever the other tests running meanwhile do to the machine.
+#[test]
+fn the_cost_check_fails_a_threefold_slowdown_and_passes_an_unchanged_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name);
+    cost_run(&dir("base"), None);
+    cost_run(&dir("same"), None);
+    let note = cost_run(&dir("slow"), Some("reference:3"));
+    assert!(
+        note.contains("BUDGETLAB_TEST_SLOWDOWN (test only): reference x3 repeat their work"),
+        "{note}"
+    );
+    let check = |current: &str| {
+        let out = budgetlab()
+            .args(["check", "--baseline"])
+            .arg(dir("base"))
+            .arg("--current")
+            .arg(dir(current))
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+
+    let (code, verdict) = check("same");
+    assert_eq!(
+        code,
+        Some(0),
+        "an unchanged run failed the gate:\n{verdict}"
+    );
+
+    let (code, verdict) = check("slow");
+    assert_eq!(code, Some(1), "{verdict}");
+    let failed = failed_checks(&verdict);
+    let reference_rows = 6 + 3; // mixed-realistic's budgets and many-small's
+    assert_eq!(failed.len(), reference_rows, "{verdict}");
+    for (_, _, strategy, kind) in &failed {
+        assert_eq!(
+            (strategy.as_str(), kind.as_str()),
+            ("reference", "cost"),
+            "{verdict}"
+        );
+    }
+    assert!(verdict.contains("cost.floorRatio moved from "), "{verdict}");
+    // The results themselves are the strategy's own: only the cost figures differ from the unslowed run.
+    assert!(results_without_cost(&dir("slow")) == results_without_cost(&dir("base")));
+
+    // The knob refuses what it cannot do.
+    let out = budgetlab()
+        .args(["run", "--quick", "--scenarios", "many-small", "--out"])
+        .arg(dir("never"))
+        .env("BUDGETLAB_TEST_SLOWDOWN", "reference:0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("invalid BUDGETLAB_TEST_SLOWDOWN \"reference:0\": the factor is a whole number from 1 to 10"),
+        "{err}"
+    );
+    assert!(!dir("never").exists());
 }

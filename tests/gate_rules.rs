@@ -397,12 +397,14 @@ fn check_and_compare_refuse_results_of_another_schema_version() {
     let good = dir.path().join("good.json");
     std::fs::write(&good, serde_json::to_vec(tiny()).unwrap()).unwrap();
     let mut json: serde_json::Value = serde_json::to_value(tiny()).unwrap();
-    json["schemaVersion"] = 2.into();
+    let other_version = budgetlab::run::SCHEMA_VERSION + 1;
+    json["schemaVersion"] = other_version.into();
     let other = dir.path().join("other.json");
     std::fs::write(&other, serde_json::to_vec(&json).unwrap()).unwrap();
     let expected = format!(
-        "{}: results schema version 2; this budgetlab reads version 1",
-        other.display()
+        "{}: results schema version {other_version}; this budgetlab reads version {}",
+        other.display(),
+        budgetlab::run::SCHEMA_VERSION
     );
     for (baseline, current) in [(&good, &other), (&other, &good)] {
         let err = CheckJob {

@@ -369,6 +369,7 @@ fn exercise(source: &str) -> Result<(bool, bool), TestCaseError> {
         workloads: vec![workload],
         strategies: StrategyName::ALL.to_vec(),
         shard: Shard::WHOLE,
+        slowdown: Default::default(),
     };
     let expected = plan.turns();
     let output = plan.run(&|_| {});

@@ -92,7 +92,13 @@ impl Verdict {
 }
 
 /// Refuses to compare runs that are different parts of a run: a shard is checked only against the same shard.
-pub fn comparable(baseline: &RunResults, current: &RunResults, current_name: &str) -> Result<()> {
+/// `baseline_role` names the first run in the message (`the baseline`, `A`).
+pub fn comparable(
+    baseline: &RunResults,
+    current: &RunResults,
+    current_name: &str,
+    baseline_role: &str,
+) -> Result<()> {
     if baseline.inputs.shard == current.inputs.shard {
         return Ok(());
     }
@@ -103,7 +109,7 @@ pub fn comparable(baseline: &RunResults, current: &RunResults, current_name: &st
     Err(Error::report(
         current_name,
         format!(
-            "is {} but the baseline is {}; merge the shards first (budgetlab merge)",
+            "is {} but {baseline_role} is {}; merge the shards first (budgetlab merge)",
             describe(current),
             describe(baseline)
         ),
@@ -203,17 +209,25 @@ pub fn check(
             if tolerance == Tolerance::Off {
                 continue;
             }
-            let (from, to) = (metric.value(base), metric.value(row));
-            let failure = (!tolerance.allows(from, to)).then(|| {
-                format!(
-                    "{} moved from {} to {}: {}, more than the {} allowed",
+            let failure = match (metric.value(base), metric.value(row)) {
+                (Some(from), Some(to)) => (!tolerance.allows(from, to)).then(|| {
+                    format!(
+                        "{} moved from {} to {}: {}, more than the {} allowed",
+                        metric.field(),
+                        metric.format(from),
+                        metric.format(to),
+                        metric.format_change(from, to),
+                        tolerance.allowance(metric)
+                    )
+                }),
+                (None, None) => None,
+                (from, to) => Some(format!(
+                    "{} is {} in the baseline and {} now: one of them had nothing to measure it by",
                     metric.field(),
-                    metric.format(from),
-                    metric.format(to),
-                    metric.format_change(from, to),
-                    tolerance.allowance(metric)
-                )
-            });
+                    metric.format_opt(from),
+                    metric.format_opt(to)
+                )),
+            };
             cases.push(case(row, CheckKind::Metric(metric), failure));
         }
     }
@@ -360,10 +374,36 @@ mod tests {
         g.retention.mean = base.rows[1].retention.mean + 0.004; // within ±0.005
         g.needles.survival = base.rows[1].needles.survival - 0.02;
         g.persistence.writes = base.rows[1].persistence.writes + 100;
+        // Ten times the absolute time is not checked by default: load alone does that.
         g.cost.median_ns = base.rows[1].cost.median_ns * 10 + 1;
+        g.cost.floor_ratio = Some(2.0);
+        let mut base = base;
+        base.rows[1].cost.floor_ratio = Some(0.8);
         let v = verdict(&base, &cur);
         let kinds: Vec<_> = failures(&v).into_iter().map(|f| f.1).collect();
         assert_eq!(kinds, ["needles", "writes", "cost"]);
+        assert_eq!(
+            failures(&v)[2].2,
+            "cost.floorRatio moved from 0.80x to 2.00x: +150.0%, more than the ±100% allowed"
+        );
+        // Twice the baseline's ratio is within the default tolerance; the time is checked when asked.
+        cur.rows[1].cost.floor_ratio = Some(1.6);
+        let kinds: Vec<_> = failures(&verdict(&base, &cur))
+            .into_iter()
+            .map(|f| f.1)
+            .collect();
+        assert_eq!(kinds, ["needles", "writes"]);
+        let timed = Tolerances::from_specs(&["time=5"]).unwrap();
+        let v = check(&base, &cur, &timed, "b", "c");
+        let kinds: Vec<_> = failures(&v).into_iter().map(|f| f.1).collect();
+        assert_eq!(kinds, ["needles", "writes", "time"]);
+        // A ratio on one side only is a failure, not a pass.
+        cur.rows[1].cost.floor_ratio = None;
+        let f = failures(&verdict(&base, &cur));
+        assert_eq!(
+            f[2].2,
+            "cost.floorRatio is 0.80x in the baseline and - now: one of them had nothing to measure it by"
+        );
         let needles = failures(&v)[0].2.clone();
         assert!(
             needles.starts_with("needles.survival moved from"),
@@ -408,12 +448,19 @@ mod tests {
     fn a_shard_is_not_checked_against_a_whole_run() {
         let base = tiny_run();
         let mut cur = base.clone();
-        assert!(comparable(&base, &cur, "cur").is_ok());
+        assert!(comparable(&base, &cur, "cur", "the baseline").is_ok());
         cur.inputs.shard = Some(ShardInfo { index: 1, count: 3 });
-        let err = comparable(&base, &cur, "cur").unwrap_err().to_string();
+        let err = comparable(&base, &cur, "cur", "the baseline")
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "cur: is shard 1/3 but the baseline is a whole run; merge the shards first (budgetlab merge)"
+        );
+        let err = comparable(&cur, &base, "b", "A").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "b: is a whole run but A is shard 1/3; merge the shards first (budgetlab merge)"
         );
     }
 }

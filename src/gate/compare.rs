@@ -15,10 +15,10 @@ use crate::run::RunResults;
 pub struct MetricChange {
     /// The metric.
     pub metric: Metric,
-    /// Its value in A.
-    pub a: f64,
+    /// Its value in A (`None`: nothing to measure it by).
+    pub a: Option<f64>,
     /// Its value in B.
-    pub b: f64,
+    pub b: Option<f64>,
 }
 
 /// A row present in both runs whose tracked metrics differ.
@@ -169,9 +169,12 @@ pub fn render(c: &Comparison) -> String {
                     cell(&row.budget_label),
                     cell(&row.strategy),
                     m.metric.field(),
-                    m.metric.format(m.a),
-                    m.metric.format(m.b),
-                    m.metric.format_change(m.a, m.b)
+                    m.metric.format_opt(m.a),
+                    m.metric.format_opt(m.b),
+                    match (m.a, m.b) {
+                        (Some(a), Some(b)) => m.metric.format_change(a, b),
+                        _ => "-".into(),
+                    }
                 );
             }
         }
@@ -245,10 +248,20 @@ mod tests {
         assert!(text.contains("Rows only A has (1)"), "{text}");
         assert!(text.contains("pre-persisted: seed"), "{text}");
 
+        b.rows[1].cost.floor_ratio = None;
         let with_cost = compare(&a, &b, &Metric::ALL, "a", "b");
-        assert!(with_cost.rows[0]
-            .changes
-            .iter()
-            .any(|m| m.metric == Metric::Cost));
+        let metrics: Vec<Metric> = with_cost.rows[0].changes.iter().map(|m| m.metric).collect();
+        assert_eq!(
+            metrics,
+            [
+                Metric::Retention,
+                Metric::Writes,
+                Metric::Cost,
+                Metric::Time
+            ]
+        );
+        let text = render(&with_cost);
+        assert!(text.contains("| cost.floorRatio |"), "{text}");
+        assert!(text.contains(" | - | - |\n"), "{text}");
     }
 }

@@ -56,7 +56,7 @@ impl CheckJob {
     pub fn run(&self) -> Result<Verdict> {
         let (baseline, baseline_name) = load_results(&self.baseline)?;
         let (current, current_name) = load_results(&self.current)?;
-        comparable(&baseline, &current, &current_name)?;
+        comparable(&baseline, &current, &current_name, "the baseline")?;
         Ok(check(
             &baseline,
             &current,
@@ -67,7 +67,8 @@ impl CheckJob {
     }
 }
 
-/// What `budgetlab compare` runs.
+/// What `budgetlab compare` runs. Like `check`, it refuses to compare a shard with a whole run or another
+/// shard.
 #[derive(Debug, Clone)]
 pub struct CompareJob {
     /// Run A: a report folder or its `results.json`.
@@ -83,6 +84,7 @@ impl CompareJob {
     pub fn run(&self) -> Result<Comparison> {
         let (a, a_name) = load_results(&self.a)?;
         let (b, b_name) = load_results(&self.b)?;
+        comparable(&a, &b, &b_name, &format!("A ({a_name})"))?;
         let metrics: Vec<Metric> = Metric::ALL
             .into_iter()
             .filter(|m| self.cost || m.deterministic())

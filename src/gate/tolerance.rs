@@ -1,11 +1,16 @@
 //! The metrics the gate tracks between a baseline and a current run, and how far each may move: the
 //! `--tolerance` syntax and its defaults.
 //!
+//! The gate's `cost` is the strategy's time over the floor's ([`crate::floor`]), measured side by side in one
+//! process (see [`crate::run::cost`]), so that load on the machine slows both and cancels out; the absolute time
+//! per batch is the `time` metric, reported by `compare --cost` but not checked unless a tolerance is given.
+//!
 //! A tolerance spec is a comma-separated list of `METRIC=VALUE` items; `--tolerance` may be repeated and a later
 //! item wins. `METRIC` is a short name (`compliance`, `retention`, `needles`, `writes`, `cost`) or the results
 //! field it stands for (`retention.mean`, ...). `VALUE` is one of:
 //! - a number `X`: the metric's own kind of tolerance: absolute for shares (`retention=0.01` allows ±0.01, one
-//!   percentage point), relative for counts and times (`writes=0.05` allows ±5% of the baseline, `cost=3` ±300%);
+//!   percentage point), relative for counts, ratios and times (`writes=0.05` allows ±5% of the baseline, `cost=3`
+//!   ±300%);
 //! - `X%`: relative, X percent of the baseline value (`writes=10%`);
 //! - `abs:X` or `rel:X`: absolute or relative (a factor) whatever the metric (`writes=abs:3`);
 //! - `off`: the metric is not compared.
@@ -30,8 +35,12 @@ pub enum Metric {
     Needles,
     /// `persistence.writes`: successful artifact writes.
     Writes,
-    /// `cost.medianNs`: median time per batch (the only figure that is not deterministic).
+    /// `cost.floorRatio`: the strategy's time over the floor's, measured side by side, averaged over the middle
+    /// half of the batches (not deterministic, but what load on the machine changes cancels out).
     Cost,
+    /// `cost.medianNs`: median time per batch (not deterministic, and slowed by anything else on the machine:
+    /// not checked unless a tolerance is given).
+    Time,
 }
 
 /// What a metric's values are, for reading and for its default kind of tolerance.
@@ -41,18 +50,21 @@ pub enum Unit {
     Share,
     /// A count.
     Count,
+    /// A ratio of two times.
+    Ratio,
     /// Nanoseconds.
     Nanos,
 }
 
 impl Metric {
     /// Every tracked metric, in report order.
-    pub const ALL: [Metric; 5] = [
+    pub const ALL: [Metric; 6] = [
         Metric::Compliance,
         Metric::Retention,
         Metric::Needles,
         Metric::Writes,
         Metric::Cost,
+        Metric::Time,
     ];
 
     /// The short name used in tolerance specs and reports.
@@ -63,6 +75,7 @@ impl Metric {
             Metric::Needles => "needles",
             Metric::Writes => "writes",
             Metric::Cost => "cost",
+            Metric::Time => "time",
         }
     }
 
@@ -73,7 +86,8 @@ impl Metric {
             Metric::Retention => "retention.mean",
             Metric::Needles => "needles.survival",
             Metric::Writes => "persistence.writes",
-            Metric::Cost => "cost.medianNs",
+            Metric::Cost => "cost.floorRatio",
+            Metric::Time => "cost.medianNs",
         }
     }
 
@@ -82,47 +96,59 @@ impl Metric {
         match self {
             Metric::Compliance | Metric::Retention | Metric::Needles => Unit::Share,
             Metric::Writes => Unit::Count,
-            Metric::Cost => Unit::Nanos,
+            Metric::Cost => Unit::Ratio,
+            Metric::Time => Unit::Nanos,
         }
     }
 
-    /// Whether two runs of the same inputs give the same value (all but the cost).
+    /// Whether two runs of the same inputs give the same value (all but the cost and the time).
     pub fn deterministic(self) -> bool {
-        self != Metric::Cost
+        !matches!(self, Metric::Cost | Metric::Time)
     }
 
-    /// Its value in `row`.
-    pub fn value(self, row: &Aggregate) -> f64 {
+    /// Its value in `row`; `None` when the row has nothing to measure it by (a cost ratio without a measurable
+    /// floor).
+    pub fn value(self, row: &Aggregate) -> Option<f64> {
         match self {
-            Metric::Compliance => row.compliance.rate,
-            Metric::Retention => row.retention.mean,
-            Metric::Needles => row.needles.survival,
-            Metric::Writes => row.persistence.writes as f64,
-            Metric::Cost => row.cost.median_ns as f64,
+            Metric::Compliance => Some(row.compliance.rate),
+            Metric::Retention => Some(row.retention.mean),
+            Metric::Needles => Some(row.needles.survival),
+            Metric::Writes => Some(row.persistence.writes as f64),
+            Metric::Cost => row.cost.floor_ratio,
+            Metric::Time => Some(row.cost.median_ns as f64),
         }
     }
 
-    /// The tolerance used when none is given: ±0.005 for shares, ±5% for writes, ±200% for cost (machines are
-    /// noisy: only a slowdown of more than three times fails).
+    /// The tolerance used when none is given: ±0.005 for shares, ±5% for writes, ±100% for the cost ratio (only
+    /// a strategy that became more than twice as slow against the floor fails; measured, load moves it by less
+    /// than 1.6 times), and no check of the absolute time, which load alone moves by more than that.
     pub fn default_tolerance(self) -> Tolerance {
         match self.unit() {
             Unit::Share => Tolerance::Absolute(0.005),
             Unit::Count => Tolerance::Relative(0.05),
-            Unit::Nanos => Tolerance::Relative(2.0),
+            Unit::Ratio => Tolerance::Relative(1.0),
+            Unit::Nanos => Tolerance::Off,
         }
     }
 
-    /// A value as a reader wants it: shares as percentages with two decimals, counts whole, times in a unit.
+    /// A value as a reader wants it: shares as percentages with two decimals, counts whole, ratios with two
+    /// decimals and an `x`, times in a unit.
     pub fn format(self, value: f64) -> String {
         match self.unit() {
             Unit::Share => format!("{:.2}%", value * 100.0),
             Unit::Count => format!("{value:.0}"),
+            Unit::Ratio => format!("{value:.2}x"),
             Unit::Nanos => duration(value.max(0.0) as u64),
         }
     }
 
+    /// [`Metric::format`], or `-` for a value with nothing to measure it by.
+    pub fn format_opt(self, value: Option<f64>) -> String {
+        value.map_or_else(|| "-".to_string(), |v| self.format(v))
+    }
+
     /// The change from `from` to `to`: percentage points for shares, the difference and its relative size for
-    /// counts, the relative size for times.
+    /// counts, the relative size for ratios and times.
     pub fn format_change(self, from: f64, to: f64) -> String {
         let relative = || {
             if from == 0.0 {
@@ -141,7 +167,7 @@ impl Metric {
                     format!("{:+.0} ({rel})", to - from)
                 }
             }
-            Unit::Nanos => {
+            Unit::Ratio | Unit::Nanos => {
                 let rel = relative();
                 if rel.is_empty() {
                     format!("+{}", duration((to - from).max(0.0) as u64))
@@ -222,7 +248,7 @@ fn trim(x: f64) -> String {
 /// The tolerance of every tracked metric.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tolerances {
-    by_metric: [Tolerance; 5],
+    by_metric: [Tolerance; 6],
 }
 
 impl Default for Tolerances {
@@ -308,7 +334,7 @@ fn parse_value(metric: Metric, value: &str) -> std::result::Result<Tolerance, St
     let x = number(value)?;
     Ok(match metric.unit() {
         Unit::Share => Tolerance::Absolute(x),
-        Unit::Count | Unit::Nanos => Tolerance::Relative(x),
+        Unit::Count | Unit::Ratio | Unit::Nanos => Tolerance::Relative(x),
     })
 }
 
@@ -323,11 +349,12 @@ mod tests {
         assert_eq!(t.get(Metric::Needles), Tolerance::Absolute(0.005));
         assert_eq!(t.get(Metric::Compliance), Tolerance::Absolute(0.005));
         assert_eq!(t.get(Metric::Writes), Tolerance::Relative(0.05));
-        assert_eq!(t.get(Metric::Cost), Tolerance::Relative(2.0));
+        assert_eq!(t.get(Metric::Cost), Tolerance::Relative(1.0));
+        assert_eq!(t.get(Metric::Time), Tolerance::Off);
         assert_eq!(
             t.describe(),
             "compliance.rate ±0.005 (0.5 pp), retention.mean ±0.005 (0.5 pp), needles.survival ±0.005 (0.5 pp), \
-             persistence.writes ±5%, cost.medianNs ±200%"
+             persistence.writes ±5%, cost.floorRatio ±100%, cost.medianNs off"
         );
     }
 
@@ -338,8 +365,10 @@ mod tests {
             "writes=10%",
             "needles.survival=rel:0.1, persistence.writes=abs:3",
             "compliance=off",
+            "time=50%",
         ])
         .unwrap();
+        assert_eq!(t.get(Metric::Time), Tolerance::Relative(0.5));
         assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.01));
         assert_eq!(t.get(Metric::Cost), Tolerance::Relative(3.0));
         assert_eq!(t.get(Metric::Writes), Tolerance::Absolute(3.0));
@@ -393,7 +422,10 @@ mod tests {
         assert_eq!(Metric::Retention.format_change(0.8, 0.7957), "-0.43 pp");
         assert_eq!(Metric::Writes.format_change(40.0, 42.0), "+2 (+5.0%)");
         assert_eq!(Metric::Writes.format_change(0.0, 3.0), "+3");
-        assert_eq!(Metric::Cost.format(12_345.0), "12.3 µs");
-        assert_eq!(Metric::Cost.format_change(1000.0, 3500.0), "+250.0%");
+        assert_eq!(Metric::Time.format(12_345.0), "12.3 µs");
+        assert_eq!(Metric::Time.format_change(1000.0, 3500.0), "+250.0%");
+        assert_eq!(Metric::Cost.format(1.234), "1.23x");
+        assert_eq!(Metric::Cost.format_opt(None), "-");
+        assert_eq!(Metric::Cost.format_change(1.5, 4.5), "+200.0%");
     }
 }

@@ -124,14 +124,64 @@ impl IntegritySummary {
     }
 }
 
+/// What one turn cost, in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnCost {
+    /// The whole simulated turn (every boundary, the send guard included), without the floor's measurements.
+    pub turn_ns: u64,
+    /// The strategy's own finalizations in the turn.
+    pub strategy_ns: u64,
+    /// The floor on the input of each of those finalizations, each timed just before it.
+    pub floor_ns: u64,
+}
+
 /// Time per batch, measured in-process (the only figures that differ between runs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CostSummary {
-    /// Median nanoseconds per batch.
+    /// Median nanoseconds per batch (the whole simulated turn).
     pub median_ns: u64,
     /// 99th percentile nanoseconds per batch.
     pub p99_ns: u64,
+    /// Median nanoseconds per batch of the strategy's own finalizations.
+    pub strategy_median_ns: u64,
+    /// Median nanoseconds per batch of the floor, timed on the input of each of those finalizations.
+    pub floor_median_ns: u64,
+    /// The strategy's time over the floor's, batch by batch, averaged over the middle half of the batches (the
+    /// interquartile mean: the quarter of batches with the lowest ratios and the quarter with the highest are left
+    /// out, so that a few batches slowed by something else cannot move it). Load on the machine slows the floor
+    /// as much as the strategy, so it cancels out. `None` when no batch had a measurable floor.
+    pub floor_ratio: Option<f64>,
+}
+
+impl CostSummary {
+    /// Summarises the costs of a row's turns.
+    pub fn from_turns(costs: &[TurnCost]) -> CostSummary {
+        let turns: Vec<u64> = costs.iter().map(|c| c.turn_ns).collect();
+        let strategy: Vec<u64> = costs.iter().map(|c| c.strategy_ns).collect();
+        let floor: Vec<u64> = costs.iter().map(|c| c.floor_ns).collect();
+        let mut ratios: Vec<f64> = costs
+            .iter()
+            .filter(|c| c.floor_ns > 0)
+            .map(|c| c.strategy_ns as f64 / c.floor_ns as f64)
+            .collect();
+        ratios.sort_unstable_by(f64::total_cmp);
+        CostSummary {
+            median_ns: percentile(&turns, 50.0),
+            p99_ns: percentile(&turns, 99.0),
+            strategy_median_ns: percentile(&strategy, 50.0),
+            floor_median_ns: percentile(&floor, 50.0),
+            floor_ratio: interquartile_mean(&ratios),
+        }
+    }
+}
+
+/// The mean of sorted values without the lowest and the highest quarter (`n / 4` values each side); `None` for
+/// none.
+fn interquartile_mean(sorted: &[f64]) -> Option<f64> {
+    let cut = sorted.len() / 4;
+    let middle = &sorted[cut..sorted.len() - cut];
+    (!middle.is_empty()).then(|| middle.iter().sum::<f64>() / middle.len() as f64)
 }
 
 /// One row of results: a scenario run through one strategy in one mode at one budget.
@@ -212,8 +262,8 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 impl Aggregate {
-    /// Aggregates `metrics` (in batch order) and the matching per-batch costs in nanoseconds.
-    pub fn from_batches(key: RowKey, metrics: &[BatchMetrics], costs_ns: &[u64]) -> Aggregate {
+    /// Aggregates `metrics` (in batch order) and the matching per-batch costs.
+    pub fn from_batches(key: RowKey, metrics: &[BatchMetrics], costs: &[TurnCost]) -> Aggregate {
         let n = metrics.len() as u64;
         let overshoots: Vec<u64> = metrics.iter().map(|m| m.overshoot).collect();
         let mut boundaries = BTreeMap::new();
@@ -317,10 +367,7 @@ impl Aggregate {
                 non_budgeted_changed: sum(&|m| m.non_budgeted_changed),
                 records_differ: sum(&|m| u64::from(m.records_differ)),
             },
-            cost: CostSummary {
-                median_ns: percentile(costs_ns, 50.0),
-                p99_ns: percentile(costs_ns, 99.0),
-            },
+            cost: CostSummary::from_turns(costs),
         }
     }
 }
@@ -337,5 +384,33 @@ mod tests {
         assert_eq!(percentile(&v, 100.0), 100);
         assert_eq!(percentile(&[7], 99.0), 7);
         assert_eq!(percentile(&[], 99.0), 0);
+    }
+
+    #[test]
+    fn the_floor_ratio_is_the_interquartile_mean_of_the_turns_ratios() {
+        let turn = |strategy_ns, floor_ns| TurnCost {
+            turn_ns: 10 * strategy_ns,
+            strategy_ns,
+            floor_ns,
+        };
+        // One turn slowed a hundredfold by something else on the machine moves nothing.
+        let c = CostSummary::from_turns(&[
+            turn(300, 100),
+            turn(200, 100),
+            turn(90_000, 300),
+            turn(400, 200),
+        ]);
+        assert_eq!(c.floor_ratio, Some(2.5));
+        assert_eq!((c.strategy_median_ns, c.floor_median_ns), (300, 100));
+        assert_eq!((c.median_ns, c.p99_ns), (3_000, 900_000));
+        let c = CostSummary::from_turns(&[turn(300, 100), turn(1, 0), turn(500, 100)]);
+        assert_eq!(c.floor_ratio, Some(4.0));
+        // Ratios 1, 1, 1, 2, 3, 3, 3, 100: the middle half is 1, 2, 3, 3.
+        let ratios = [1, 1, 1, 2, 3, 3, 3, 100];
+        let c = CostSummary::from_turns(&ratios.map(|r| turn(r * 1000, 1000)));
+        assert_eq!(c.floor_ratio, Some(2.25));
+        // Nothing measured: no ratio, not a perfect one.
+        assert_eq!(CostSummary::from_turns(&[turn(5, 0)]).floor_ratio, None);
+        assert_eq!(CostSummary::from_turns(&[]).floor_ratio, None);
     }
 }

@@ -9,7 +9,7 @@ mod surrogates;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
-    NeedleSummary, PersistenceSummary, RetentionSummary, RowKey,
+    NeedleSummary, PersistenceSummary, RetentionSummary, RowKey, TurnCost,
 };
 pub use bound::needle_upper_bound;
 pub use retention::{first_line, jain_index, kept_units, last_line};

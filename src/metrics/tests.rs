@@ -582,13 +582,30 @@ fn four_batches() -> Vec<BatchMetrics> {
     vec![b0, b1, b2, b3]
 }
 
+/// Turn costs whose strategy time is the turn time and whose floor took `floors`.
+fn costs(turns: &[u64], floors: &[u64]) -> Vec<TurnCost> {
+    turns
+        .iter()
+        .zip(floors)
+        .map(|(&turn_ns, &floor_ns)| TurnCost {
+            turn_ns,
+            strategy_ns: turn_ns,
+            floor_ns,
+        })
+        .collect()
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-12
 }
 
 #[test]
 fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
-    let a = Aggregate::from_batches(key(), &four_batches(), &[40, 10, 30, 20]);
+    let a = Aggregate::from_batches(
+        key(),
+        &four_batches(),
+        &costs(&[40, 10, 30, 20], &[20, 10, 10, 0]),
+    );
     assert_eq!(a.batches, 4);
     let c = &a.compliance;
     // Two of four batches over budget.
@@ -663,6 +680,13 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
     assert_eq!(i.total(), 10);
     // Costs 10, 20, 30, 40: the nearest-rank median is the 2nd, the 99th percentile the 4th.
     assert_eq!((a.cost.median_ns, a.cost.p99_ns), (20, 40));
+    // Floors 20, 10, 10 and one too short to measure: ratios 2, 1, 3 (the unmeasured batch has none); the middle
+    // half of three sorted ratios (none cut) averages 2. Floor times 0, 10, 10, 20: the median is the 2nd.
+    assert_eq!(
+        (a.cost.strategy_median_ns, a.cost.floor_median_ns),
+        (20, 10)
+    );
+    assert_eq!(a.cost.floor_ratio, Some(2.0));
     assert_eq!(
         (
             a.scenario.as_str(),
@@ -678,14 +702,14 @@ fn compliance_rates_of_one_violation_in_n() {
     for n in [1usize, 2, 12, 60, 1000] {
         let mut batches: Vec<BatchMetrics> = (0..n).map(|i| quiet(i, 1)).collect();
         batches[n / 2] = over(quiet(n / 2, 1), 1, "send-guard");
-        let a = Aggregate::from_batches(key(), &batches, &vec![1; n]);
+        let a = Aggregate::from_batches(key(), &batches, &costs(&vec![1; n], &vec![1; n]));
         assert_eq!(a.compliance.violations, 1, "{n}");
         assert_eq!(a.compliance.rate, (n - 1) as f64 / n as f64, "{n}");
         assert_eq!(a.compliance.max_overshoot, 1);
         // The 99th percentile is the single overshoot only when a hundredth of the batches is at most one.
         assert_eq!(a.compliance.p99_overshoot, u64::from(n <= 100), "{n}");
     }
-    let all = Aggregate::from_batches(key(), &[quiet(0, 1), quiet(1, 1)], &[1, 1]);
+    let all = Aggregate::from_batches(key(), &[quiet(0, 1), quiet(1, 1)], &costs(&[1, 1], &[1, 1]));
     assert_eq!((all.compliance.rate, all.compliance.violations), (1.0, 0));
 }
 

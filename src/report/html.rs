@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
-use super::export::{duration, needles_cell, pct};
+use super::export::{duration, floor_ratio, needles_cell, pct};
 use crate::metrics::Aggregate;
 use crate::run::{RunResults, WorkloadInfo};
 
@@ -167,12 +167,12 @@ fn scenario_table(out: &mut String, scenarios: &[WorkloadInfo]) {
 /// The header cells of a row's figures (after the cells naming the row).
 const ROW_COLUMNS: &str = "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th>\
 <th>needles / possible</th><th>writes</th><th>duplicate writes</th><th>recoverable</th><th>integrity issues</th>\
-<th>median cost</th>";
+<th>median cost</th><th>cost / floor</th>";
 
 fn row_cells(r: &Aggregate) -> String {
     format!(
         "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>\
-<td{}>{}</td><td>{}</td>",
+<td{}>{}</td><td>{}</td><td>{}</td>",
         bad(r.compliance.rate < 1.0),
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
@@ -186,6 +186,7 @@ fn row_cells(r: &Aggregate) -> String {
         bad(r.integrity.total() > 0),
         r.integrity.total(),
         duration(r.cost.median_ns),
+        floor_ratio(r),
     )
 }
 
@@ -285,7 +286,9 @@ Max overshoot: the most any turn went over, in UTF-16 units. Kept per field: mea
 shown. Needles: planted exit lines, first errors, summary lines and JSON keys still visible, against the most any \
 allocation of the same budget could keep. Integrity issues: reordered or dropped parts, changed media or reminders, \
 broken surrogates and differing records; 0 for a correct finalizer. Median cost: the median of the rows' median time \
-per turn (the only figure that differs between runs).</p>\n");
+per turn (with cost / floor in the tables below, the only figures that differ between runs; cost / floor is the \
+strategy's own time over the floor's, the least work any exact finalizer must do on the same input, timed beside \
+it so that load on the machine cancels out, averaged over the middle half of the turns).</p>\n");
 
     out.push_str("<h2 id=\"charts\">Charts</h2>\n");
     if !per_turn {

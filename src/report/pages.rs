@@ -67,17 +67,14 @@ pub struct Redrawn {
     pub per_batch: bool,
 }
 
-/// Reads `batches.jsonl`, one record a line; errors name the line.
-fn read_records(path: &Path) -> Result<Vec<BatchRecord>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map_err(|e| Error::json(&format!("{}:{}", path.display(), i + 1), &e))
-        })
-        .collect()
+/// Reads the `batches.jsonl` of `dir`, checked against the sha256 `results` records, one record a line held to
+/// the schema's ranges; errors name the folder, or the line and the field.
+fn read_records(dir: &Path, results: &RunResults) -> Result<Vec<BatchRecord>> {
+    let path = dir.join(crate::run::BATCHES_JSONL);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    results.verify_batches(&bytes, &dir.display().to_string())?;
+    let records = crate::run::parse_records(&bytes, &path.display().to_string())?;
+    Ok(records.into_iter().map(|(_, r)| r).collect())
 }
 
 /// Redraws the charts and `index.html` of the report folder `dir` from its `results.json` (with
@@ -101,9 +98,9 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
         )
     } else {
         let results = RunResults::load(&results_path)?;
-        let batches = dir.join("batches.jsonl");
+        let batches = dir.join(crate::run::BATCHES_JSONL);
         let records = if batches.exists() {
-            read_records(&batches)?
+            read_records(dir, &results)?
         } else {
             Vec::new()
         };

@@ -3,14 +3,18 @@
 //! A shard's folder holds its `results.json` (whose inputs say which run and which shard it is) and its
 //! `batches.jsonl` (one record per batch). The shards must describe the same run (the same scenarios with the same
 //! digests, seeds, sizes and budgets, the same strategies, the same budgetlab version) and together hold every
-//! shard number `0..N` once; every record must belong to its shard and appear once. The records are then put in
+//! shard number `0..N` once; each shard's `batches.jsonl` must be the file its `results.json` records the sha256
+//! of, and every record must belong to its shard and appear once. The records are then put in
 //! the order the unsharded run writes them and aggregated by [`aggregate`], so the merged report equals the
 //! unsharded run's in everything but the `cost` figures.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{aggregate, BatchRecord, RunInputs, RunOutput, RunResults, ShardInfo, WorkloadInfo};
+use super::{
+    aggregate, BatchRecord, RunInputs, RunOutput, RunResults, ShardInfo, WorkloadInfo,
+    BATCHES_JSONL,
+};
 use crate::error::{Error, Result};
 
 /// One shard's report folder, as read back.
@@ -25,7 +29,7 @@ pub struct ShardReport {
 }
 
 impl ShardReport {
-    /// Reads `dir/results.json` and `dir/batches.jsonl`.
+    /// Reads `dir/results.json` and `dir/batches.jsonl`, checking the latter against the sha256 the former records.
     pub fn load(dir: &Path) -> Result<ShardReport> {
         if !dir.is_dir() {
             return Err(Error::report(
@@ -34,8 +38,9 @@ impl ShardReport {
             ));
         }
         let results = RunResults::load(&dir.join("results.json"))?;
-        let path = dir.join("batches.jsonl");
+        let path = dir.join(BATCHES_JSONL);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        results.verify_batches(&bytes, &dir.display().to_string())?;
         let records = parse_records(&bytes, &path.display().to_string())?;
         Ok(ShardReport {
             source: dir.display().to_string(),
@@ -53,7 +58,8 @@ impl ShardReport {
     }
 }
 
-/// Parses `batches.jsonl`: one [`BatchRecord`] a line, blank lines ignored. Errors name the line.
+/// Parses `batches.jsonl`: one [`BatchRecord`] a line, blank lines ignored, each held to the schema's ranges
+/// ([`BatchRecord::parse_line`]). Errors name the line and the field.
 pub fn parse_records(bytes: &[u8], source_name: &str) -> Result<Vec<(usize, BatchRecord)>> {
     let text = crate::model::jsonl_text(bytes).map_err(|(line, byte)| {
         Error::report(
@@ -64,24 +70,7 @@ pub fn parse_records(bytes: &[u8], source_name: &str) -> Result<Vec<(usize, Batc
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| {
-            serde_json::from_str(line).map(|r| (i + 1, r)).map_err(|e| {
-                match Error::json(source_name, &e) {
-                    Error::Json {
-                        source_name,
-                        column,
-                        message,
-                        ..
-                    } => Error::Json {
-                        source_name,
-                        line: i + 1,
-                        column,
-                        message,
-                    },
-                    other => other,
-                }
-            })
-        })
+        .map(|(i, line)| BatchRecord::parse_line(line, source_name, i + 1).map(|r| (i + 1, r)))
         .collect()
 }
 
@@ -267,6 +256,16 @@ impl<'a> RecordIndex<'a> {
                     r.budget_label, info.name
                 )
             })?;
+        let units = info.budgets[b].units;
+        if r.metrics.budget != Some(units) {
+            return Err(format!(
+                "record at budget {} with metrics.budget {}, but the budget is {units} units",
+                r.budget_label,
+                r.metrics
+                    .budget
+                    .map_or("null".to_string(), |b| b.to_string())
+            ));
+        }
         let &s = self.strategies.get(r.strategy.as_str()).ok_or_else(|| {
             format!(
                 "record of strategy {:?}, which the run does not have",
@@ -386,13 +385,10 @@ mod tests {
     /// A run's output with every cost figure zeroed.
     fn without_cost(mut out: RunOutput) -> RunOutput {
         for r in &mut out.records {
-            r.cost_ns = 0;
+            (r.cost_ns, r.strategy_ns, r.floor_ns) = (0, 0, 0);
         }
         for row in &mut out.results.rows {
-            row.cost = crate::metrics::CostSummary {
-                median_ns: 0,
-                p99_ns: 0,
-            };
+            row.cost = crate::metrics::CostSummary::from_turns(&[]);
         }
         out
     }
@@ -528,7 +524,7 @@ mod tests {
         let err = parse_records(b"{}\n{\"scenario\":", "b.jsonl")
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("b.jsonl: invalid JSON at line 1"), "{err}");
+        assert_eq!(err, "b.jsonl:1: missing field `scenario` (column 2)");
         let err = parse_records(b"\n{\"scenario\":", "b.jsonl")
             .unwrap_err()
             .to_string();

@@ -3,15 +3,21 @@
 //!
 //! Batches run in parallel (rayon), each generated from its own stream, and every result is put back in batch
 //! order before anything is summed, so a run gives the same results on any number of threads and in any
-//! sharding. Only the `cost` figures (wall-clock time per simulated turn) differ between runs.
+//! sharding. Only the `cost` figures (wall-clock time per simulated turn, and the strategy's time over the
+//! floor's, see [`cost`]) differ between runs.
 
+pub mod cost;
 mod merge;
 mod plan;
 mod results;
 
+pub use cost::{Measured, Slowdown};
 pub use merge::{merge, parse_records, shard_list, ShardReport};
 pub use plan::{check_threads, PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES, THREADS_PER_CORE};
-pub use results::{BatchRecord, RunInputs, RunResults, ShardInfo, WorkloadInfo, SCHEMA_VERSION};
+pub use results::{
+    sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
+    WorkloadInfo, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,
+};
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -22,7 +28,7 @@ use crate::budget::{Budget, BudgetContext};
 use crate::error::{Error, Result};
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
-use crate::metrics::{measure, Aggregate, RowKey};
+use crate::metrics::{measure, Aggregate, RowKey, TurnCost};
 use crate::model::{jsonl_text, parse_batch, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
 use crate::scenario::{Scenario, ScenarioBudget};
@@ -142,6 +148,8 @@ pub struct RunPlan {
     pub strategies: Vec<StrategyName>,
     /// The part of the batches to run.
     pub shard: Shard,
+    /// Test-only: strategies made to repeat their work (empty in every real run).
+    pub slowdown: Slowdown,
 }
 
 /// A finished run: the results and every per-batch record they were aggregated from.
@@ -169,14 +177,13 @@ impl RunPlan {
     pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> RunOutput {
         let mut records = Vec::new();
         for workload in &self.workloads {
-            let finalizers: Vec<(String, Box<dyn Finalizer>)> = self
+            let finalizers: Vec<Strategy> = self
                 .strategies
                 .iter()
-                .map(|s| {
-                    (
-                        s.as_str().into_owned(),
-                        s.build_with(&workload.strategy_config),
-                    )
+                .map(|&s| Strategy {
+                    name: s.as_str().into_owned(),
+                    finalizer: s.build_with(&workload.strategy_config),
+                    repeat: self.slowdown.factor(s),
                 })
                 .collect();
             let indices: Vec<u64> = self.shard.batches(workload.info.batches).collect();
@@ -222,25 +229,32 @@ impl RunPlan {
     }
 }
 
+/// A strategy of a run, built for a workload.
+struct Strategy {
+    name: String,
+    finalizer: Box<dyn Finalizer>,
+    /// How many times it does its work: 1 but under the test-only [`Slowdown`].
+    repeat: u32,
+}
+
 /// One batch of a workload through every (budget, strategy), in that order.
-fn evaluate(
-    workload: &Workload,
-    finalizers: &[(String, Box<dyn Finalizer>)],
-    index: u64,
-) -> Vec<BatchRecord> {
+fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<BatchRecord> {
     let generated = workload.batch(index);
     let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
     for budget in &workload.info.budgets {
         let mut ctx = BudgetContext::new(Budget::Units(budget.units as i64));
         ctx.context_window_tokens = budget.window_tokens;
-        for (name, finalizer) in finalizers {
+        for strategy in finalizers {
             let memory = MemoryStore::new("tool-results");
             let fault_seed = workload.info.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let mut store = FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed);
             let turn = generated.batch.clone();
+            let measured = Measured::new(strategy.finalizer.as_ref(), strategy.repeat);
             let start = Instant::now();
-            let record = simulate_turn(turn, finalizer.as_ref(), &ctx, &mut store, &workload.sim);
-            let cost_ns = start.elapsed().as_nanos() as u64;
+            let record = simulate_turn(turn, &measured, &ctx, &mut store, &workload.sim);
+            let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let (strategy_ns, floor_ns) = measured.totals();
+            let cost_ns = elapsed.saturating_sub(measured.overhead_ns());
             let metrics = measure(
                 index as usize,
                 &generated.batch,
@@ -251,9 +265,11 @@ fn evaluate(
             );
             out.push(BatchRecord {
                 scenario: workload.info.name.clone(),
-                strategy: name.clone(),
+                strategy: strategy.name.clone(),
                 budget_label: budget.label.clone(),
                 cost_ns,
+                strategy_ns,
+                floor_ns,
                 metrics,
             });
         }
@@ -286,7 +302,7 @@ pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
             group.sort_by_key(|r| r.metrics.batch);
             let info = &inputs.scenarios[w];
             let metrics: Vec<_> = group.iter().map(|r| r.metrics.clone()).collect();
-            let costs: Vec<u64> = group.iter().map(|r| r.cost_ns).collect();
+            let costs: Vec<TurnCost> = group.iter().map(|r| r.cost()).collect();
             let key = RowKey {
                 scenario: info.name.clone(),
                 strategy: inputs.strategies[s].clone(),
@@ -303,6 +319,7 @@ pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
         crate_version: env!("CARGO_PKG_VERSION").into(),
         seed: inputs.scenarios.first().map_or(0, |s| s.seed),
         inputs,
+        sha256: None,
         rows,
     }
 }

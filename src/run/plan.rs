@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{RunPlan, Workload};
+use super::{RunPlan, Slowdown, Workload};
 use crate::error::{Error, Result};
 use crate::finalize::StrategyName;
 use crate::generate::Shard;
@@ -68,6 +68,8 @@ pub struct PlanRequest {
     pub mode: Option<String>,
     /// Legacy form for recorded batches.
     pub legacy: bool,
+    /// Test-only: the value of `BUDGETLAB_TEST_SLOWDOWN` (see [`Slowdown`]); `None` in every real run.
+    pub slowdown: Option<String>,
 }
 
 impl PlanRequest {
@@ -115,10 +117,15 @@ impl PlanRequest {
                 "two scenarios have this name",
             ));
         }
+        let slowdown = match &self.slowdown {
+            Some(spec) => Slowdown::parse(spec)?,
+            None => Slowdown::default(),
+        };
         Ok(RunPlan {
             workloads,
             strategies,
             shard,
+            slowdown,
         })
     }
 

@@ -14,7 +14,7 @@ const HEADER: &str = "crate_version,seed,scenario_digest,scenario,strategy,budge
 violation_boundary,fields,shortened_fields,original_units,kept_units,mean_kept_share,min_kept_share,fairness,\
 needles_planted,needles_survived,needle_upper_bound,writes,bytes_written,duplicate_writes,failed_writes,\
 reused_paths,recoverable_fields,broken_surrogates,reordered,dropped,media_changed,reminders_changed,\
-non_budgeted_changed,records_differ,cost_ns";
+non_budgeted_changed,records_differ,cost_ns,strategy_ns,floor_ns";
 
 /// Quotes a CSV field when it needs it.
 fn field(s: &str) -> String {
@@ -27,7 +27,7 @@ fn field(s: &str) -> String {
 
 impl Exporter for BatchCsv {
     fn file_name(&self) -> &'static str {
-        "batches.csv"
+        crate::run::BATCHES_CSV
     }
 
     fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
@@ -48,7 +48,7 @@ impl Exporter for BatchCsv {
             let survived: u64 = m.needles.values().map(|c| c.survived).sum();
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 field(version),
                 seed,
                 digest,
@@ -86,6 +86,8 @@ impl Exporter for BatchCsv {
                 m.non_budgeted_changed,
                 m.records_differ,
                 r.cost_ns,
+                r.strategy_ns,
+                r.floor_ns,
             );
         }
         Ok(out.into_bytes())
@@ -105,6 +107,6 @@ mod tests {
 
     #[test]
     fn header_and_rows_have_the_same_width() {
-        assert_eq!(HEADER.split(',').count(), 37);
+        assert_eq!(HEADER.split(',').count(), 39);
     }
 }

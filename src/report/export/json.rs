@@ -1,11 +1,12 @@
 //! `results.json` (the versioned aggregate results) and `batches.jsonl` (one per-batch record a line, what
 //! `budgetlab merge` recombines shards from).
 
-use super::Exporter;
+use super::{BatchCsv, Exporter};
 use crate::error::Result;
-use crate::run::RunOutput;
+use crate::run::{sha256_hex_bytes, BatchFilesSha256, RunOutput, BATCHES_JSONL};
 
-/// `results.json`, pretty-printed.
+/// `results.json`, pretty-printed, with the sha256 of the `batches.jsonl` and `batches.csv` written beside it
+/// (serialized here too, since exporters are pure, so that the digests are of the very bytes written).
 pub struct ResultsJson;
 
 impl Exporter for ResultsJson {
@@ -14,7 +15,12 @@ impl Exporter for ResultsJson {
     }
 
     fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
-        let mut out = serde_json::to_vec_pretty(&run.results).expect("results serialize");
+        let mut results = run.results.clone();
+        results.sha256 = Some(BatchFilesSha256 {
+            batches_jsonl: sha256_hex_bytes(&BatchesJsonl.serialize(run)?),
+            batches_csv: sha256_hex_bytes(&BatchCsv.serialize(run)?),
+        });
+        let mut out = serde_json::to_vec_pretty(&results).expect("results serialize");
         out.push(b'\n');
         Ok(out)
     }
@@ -25,7 +31,7 @@ pub struct BatchesJsonl;
 
 impl Exporter for BatchesJsonl {
     fn file_name(&self) -> &'static str {
-        "batches.jsonl"
+        BATCHES_JSONL
     }
 
     fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {

@@ -40,7 +40,7 @@ pub fn needles_cell(r: &Aggregate) -> String {
 /// One table row of a strategy's aggregate.
 fn row(r: &Aggregate) -> String {
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         r.strategy,
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
@@ -52,7 +52,15 @@ fn row(r: &Aggregate) -> String {
         pct(r.persistence.recoverable),
         r.integrity.total(),
         duration(r.cost.median_ns),
+        floor_ratio(r),
     )
+}
+
+/// A row's cost over the floor's (`1.23x`), or `–` when nothing was measured.
+pub fn floor_ratio(r: &Aggregate) -> String {
+    r.cost
+        .floor_ratio
+        .map_or_else(|| "–".to_string(), |x| format!("{x:.2}x"))
 }
 
 /// The whole summary of `results`.
@@ -97,9 +105,9 @@ pub fn render(results: &RunResults) -> String {
                 &scenario.digest[..scenario.digest.len().min(16)],
             );
             out.push_str(
-                "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost |\n",
+                "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost | cost / floor |\n",
             );
-            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for r in rows {
                 out.push_str(&row(r));
                 out.push('\n');
@@ -112,7 +120,9 @@ pub fn render(results: &RunResults) -> String {
 original field still shown. Budget used: what over-budget turns use of the budget. Needles: planted exit lines, \
 first errors, summary lines and JSON keys still visible, against the most any allocation of the same budget could \
 keep. Integrity issues: reordered or dropped parts, changed media or reminders, broken surrogates, and differing \
-records; 0 for a correct finalizer.\n",
+records; 0 for a correct finalizer. Median cost: the median time of a turn. Cost / floor: the strategy's own \
+time over the floor's (the least work any exact finalizer must do on the same input, timed beside it), averaged \
+over the middle half of the turns; load on the machine does not move it, and the nightly gate checks it.\n",
     );
     out
 }

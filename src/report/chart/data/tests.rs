@@ -70,6 +70,8 @@ fn record(
         strategy: strategy.into(),
         budget_label: label.into(),
         cost_ns,
+        strategy_ns: cost_ns / 2,
+        floor_ns: cost_ns / 4,
         metrics: m,
     }
 }

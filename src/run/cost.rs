@@ -1,0 +1,241 @@
+//! The cost of a simulated turn, measured so that load on the machine cancels out: every finalization the
+//! strategy makes is timed right beside the [`floor`] of the same input (the least work any exact finalizer must
+//! do on it), in the same thread, so whatever slows one down slows the other too. The gate tracks the ratio of the
+//! two; the absolute times are kept beside it for people to read.
+//!
+//! It also holds the one test-only knob of a run, [`Slowdown`] (`BUDGETLAB_TEST_SLOWDOWN`), which makes chosen
+//! strategies repeat their work, so that tests can show the gate catching a real slowdown.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use crate::budget::BudgetContext;
+use crate::error::{Error, Result};
+use crate::finalize::{Finalizer, Outcome, StrategyName};
+use crate::floor::floor;
+use crate::model::{Batch, Entry};
+use crate::persist::{ArtifactStore, MemoryStore};
+
+/// The environment variable that sets [`Slowdown`]. For tests only: it makes the run's cost figures lie.
+pub const SLOWDOWN_VAR: &str = "BUDGETLAB_TEST_SLOWDOWN";
+
+/// The largest repetition factor [`Slowdown`] accepts.
+pub const MAX_SLOWDOWN: u32 = 10;
+
+/// Test-only: strategies that do their work several times over, `NAME:FACTOR[,NAME:FACTOR...]` (FACTOR a whole
+/// number from 1 to [`MAX_SLOWDOWN`]). A slowed strategy finalizes each input FACTOR times in a row, all but the
+/// last on a copy (made before the clock starts) with a throwaway store, so its results are unchanged and its
+/// measured time grows FACTOR times.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slowdown(BTreeMap<StrategyName, u32>);
+
+impl Slowdown {
+    /// Parses the knob's value; errors name [`SLOWDOWN_VAR`].
+    pub fn parse(spec: &str) -> Result<Slowdown> {
+        let mut out = BTreeMap::new();
+        for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let bad = |reason: String| Error::invalid(SLOWDOWN_VAR, item, reason);
+            let (name, factor) = item
+                .rsplit_once(':')
+                .ok_or_else(|| bad("expected STRATEGY:FACTOR, e.g. reference:3".into()))?;
+            let strategy: StrategyName = name.trim().parse()?;
+            let factor: u32 = factor
+                .trim()
+                .parse()
+                .ok()
+                .filter(|f| (1..=MAX_SLOWDOWN).contains(f))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "the factor is a whole number from 1 to {MAX_SLOWDOWN}"
+                    ))
+                })?;
+            out.insert(strategy, factor);
+        }
+        Ok(Slowdown(out))
+    }
+
+    /// How many times `strategy` does its work (1 when not slowed).
+    pub fn factor(&self, strategy: StrategyName) -> u32 {
+        self.0.get(&strategy).copied().unwrap_or(1)
+    }
+
+    /// Whether no strategy is slowed.
+    pub fn is_empty(&self) -> bool {
+        self.0.values().all(|&f| f == 1)
+    }
+
+    /// The slowed strategies, for a note: `reference x3, codex x2`.
+    pub fn describe(&self) -> String {
+        self.0
+            .iter()
+            .filter(|(_, &f)| f > 1)
+            .map(|(s, f)| format!("{s} x{f}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// How many times each finalization and its floor are timed; the fastest of each counts. Something else on the
+/// machine can only slow a measurement down, so the fastest of a few is the one it touched least.
+pub const SAMPLES: u32 = 3;
+
+/// A strategy under measurement: a [`Finalizer`] that, at every call, times the floor of its input and then the
+/// strategy on it, [`SAMPLES`] times in turn, and adds up the fastest of each. All but the last strategy sample
+/// run on a copy of the input with a throwaway store; the last one is the real finalization, whose outcome it
+/// returns, so results are the strategy's own.
+pub struct Measured<'a> {
+    inner: &'a dyn Finalizer,
+    repeat: u32,
+    strategy_ns: AtomicU64,
+    floor_ns: AtomicU64,
+    spent_ns: AtomicU64,
+}
+
+impl<'a> Measured<'a> {
+    /// Measures `inner`, which does its work `repeat` times (1 but under the test-only [`Slowdown`]).
+    pub fn new(inner: &'a dyn Finalizer, repeat: u32) -> Self {
+        Measured {
+            inner,
+            repeat: repeat.max(1),
+            strategy_ns: AtomicU64::new(0),
+            floor_ns: AtomicU64::new(0),
+            spent_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// The strategy's and the floor's nanoseconds so far (the sums of the fastest samples).
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.strategy_ns.load(Ordering::Relaxed),
+            self.floor_ns.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Nanoseconds spent inside [`Finalizer::finalize`] beyond the strategy's fastest samples: the floor, the
+    /// other samples and the copies they ran on. A turn's own time is its wall-clock time less this.
+    pub fn overhead_ns(&self) -> u64 {
+        self.spent_ns
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.strategy_ns.load(Ordering::Relaxed))
+    }
+
+    /// Runs the strategy `repeat` times on copies of `batch` and once on `batch` itself, timing only the
+    /// finalizations.
+    fn sample(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> (Outcome, u64) {
+        let copies: Vec<Batch> = (1..self.repeat).map(|_| batch.clone()).collect();
+        let mut scratch = MemoryStore::new("slowdown");
+        let start = Instant::now();
+        let thrown: Vec<Outcome> = copies
+            .into_iter()
+            .map(|copy| self.inner.finalize(copy, ctx, &mut scratch))
+            .collect();
+        let outcome = self.inner.finalize(batch, ctx, store);
+        let elapsed = nanos(start.elapsed());
+        drop(black_box(thrown));
+        (outcome, elapsed)
+    }
+}
+
+impl Finalizer for Measured<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let entered = Instant::now();
+        let budget = ctx.budget.limit().unwrap_or(u64::MAX);
+        let (mut best_floor, mut best_strategy) = (u64::MAX, u64::MAX);
+        for _ in 1..SAMPLES {
+            best_floor = best_floor.min(time_floor(&batch, budget));
+            let mut scratch = MemoryStore::new("sample");
+            let (thrown, ns) = self.sample(batch.clone(), ctx, &mut scratch);
+            drop(black_box(thrown));
+            best_strategy = best_strategy.min(ns);
+        }
+        best_floor = best_floor.min(time_floor(&batch, budget));
+        let (outcome, ns) = self.sample(batch, ctx, store);
+        best_strategy = best_strategy.min(ns);
+        self.floor_ns.fetch_add(best_floor, Ordering::Relaxed);
+        self.strategy_ns.fetch_add(best_strategy, Ordering::Relaxed);
+        self.spent_ns
+            .fetch_add(nanos(entered.elapsed()), Ordering::Relaxed);
+        outcome
+    }
+}
+
+/// Times the floor of `batch` at `budget`.
+fn time_floor(batch: &[Entry], budget: u64) -> u64 {
+    let start = Instant::now();
+    black_box(floor(black_box(batch), budget));
+    nanos(start.elapsed())
+}
+
+fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Budget;
+    use crate::model::{Entry, Part};
+
+    #[test]
+    fn slowdown_specs() {
+        let s = Slowdown::parse("reference:3, codex:1,head-tail-1/2:2").unwrap();
+        assert_eq!(s.factor(StrategyName::Reference), 3);
+        assert_eq!(s.factor(StrategyName::Codex), 1);
+        assert_eq!(s.factor(StrategyName::Greedy), 1);
+        assert_eq!(s.describe(), "reference x3, head-tail-0.5 x2");
+        assert!(Slowdown::parse("").unwrap().is_empty());
+        assert!(Slowdown::parse("codex:1").unwrap().is_empty());
+        for (spec, needle) in [
+            ("reference", "expected STRATEGY:FACTOR"),
+            ("reference:0", "from 1 to 10"),
+            ("reference:11", "from 1 to 10"),
+            ("reference:1.5", "from 1 to 10"),
+            ("fastest:2", "fastest"),
+        ] {
+            let err = Slowdown::parse(spec).unwrap_err().to_string();
+            assert!(err.contains(needle), "{spec}: {err}");
+        }
+        let err = Slowdown::parse("reference:x").unwrap_err().to_string();
+        assert!(err.starts_with("invalid BUDGETLAB_TEST_SLOWDOWN"), "{err}");
+    }
+
+    #[test]
+    fn a_measured_strategy_returns_what_the_strategy_returns_and_times_both() {
+        let output = "line\n".repeat(2_000);
+        let part = Part::function_response("a", "shell", Some(output.into()), None);
+        let batch = vec![Entry::new("a", "shell", vec![part])];
+        let ctx = BudgetContext::new(Budget::Units(500));
+        let reference = StrategyName::Reference.build();
+        let mut plain_store = MemoryStore::new("t");
+        let plain = reference.finalize(batch.clone(), &ctx, &mut plain_store);
+        for repeat in [1, 3] {
+            let measured = Measured::new(reference.as_ref(), repeat);
+            let mut store = MemoryStore::new("t");
+            let outcome = measured.finalize(batch.clone(), &ctx, &mut store);
+            assert_eq!(outcome, plain);
+            assert_eq!(
+                store.artifacts(),
+                plain_store.artifacts(),
+                "repeat {repeat}"
+            );
+            let (strategy, floor) = measured.totals();
+            assert!(strategy > 0 && floor > 0, "{strategy} {floor}");
+        }
+    }
+}

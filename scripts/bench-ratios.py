@@ -3,7 +3,8 @@
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
 (run `cargo bench -- --quick` first) and reports the reference finalizer's time as a ratio to the floor, the
-cost of doubling each shape, a batch of duplicate call ids against distinct ones, and utf16_len against memchr. Standard library only.
+cost of doubling each shape, a batch of duplicate call ids against distinct ones, utf16_len against memchr, and
+an external strategy (the reference behind `finalize --serve`) against the built-in one. Standard library only.
 
 Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
 """
@@ -131,6 +132,21 @@ def generate_table():
                 print(f"| {scenario} | {r[1]:,} | {ms(r[0])} | {gbps(r[1], r[0])} |")
 
 
+def external_table():
+    """The reference behind the protocol (`finalize --serve`) beside the built-in one."""
+    mixed = (load("external_mixed", "reference"), load("external_mixed", "serve"))
+    empty = (load("external_empty", "reference"), load("external_empty", "serve"))
+    if not all(mixed) or not all(empty):
+        return
+    turns = 64
+    print("| batches | built-in | external (`finalize --serve`) | external / built-in | overhead per turn |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| 64 of mixed-realistic, budget 20,000 | {ms(mixed[0][0])} | {ms(mixed[1][0])} "
+          f"| {ratio(mixed[1][0], mixed[0][0])} | {ms((mixed[1][0] - mixed[0][0]) / turns)} |")
+    print(f"| one empty batch | {empty[0][0]:.0f} ns | {ms(empty[1][0])} | {ratio(empty[1][0], empty[0][0])} "
+          f"| {ms(empty[1][0] - empty[0][0])} |")
+
+
 def main():
     if not os.path.isdir(ROOT):
         sys.exit(f"bench-ratios: {ROOT} not found; run `cargo bench -- --quick` first")
@@ -141,6 +157,7 @@ def main():
         ("Duplicate call ids against distinct ones", duplicate_ids_table),
         ("UTF-16 measurement against a memchr pass", text_table),
         ("Generation throughput", generate_table),
+        ("An external strategy against the built-in one", external_table),
     ]
     for title, table in sections:
         print(f"### {title}\n")

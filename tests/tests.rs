@@ -4,6 +4,7 @@ mod allocations;
 mod behaviours;
 mod cli;
 mod differential;
+mod external;
 mod gate;
 mod generate;
 mod import;

@@ -6,9 +6,9 @@
 //! which they unescape; outside quotes a backslash keeps the next character literally (a backslash-newline
 //! disappears). Quotes join with what touches them (`a'b c'd` is one word), and `''` is an empty word.
 //!
-//! Nothing is expanded, so anything a shell would treat specially outside quotes is refused rather than passed
-//! on with another meaning: the operators `| & ; < > ( )`, `$` and `` ` `` (expansions), `* ? [` (globs), and
-//! `#` or `~` at the start of a word (a comment, a home folder). Every command this accepts therefore gives the
+//! Nothing is expanded, so anything a shell would treat specially is refused rather than passed on with another
+//! meaning: outside quotes the operators `| & ; < > ( )`, `$` and `` ` `` (expansions), `* ? [` (globs), and `#`
+//! or `~` at the start of a word (a comment, a home folder); inside double quotes an unescaped `$` or `` ` ``. Every command this accepts therefore gives the
 //! program exactly the words a shell would give it; for pipes or variables, run a shell explicitly
 //! (`sh -c '...'`).
 
@@ -57,6 +57,13 @@ pub fn split_command(command: &str) -> Result<Vec<String>, String> {
                             }
                             _ => word.push('\\'),
                         },
+                        Some((j, ch @ ('$' | '`'))) => {
+                            return Err(refused(
+                                j + 1,
+                                ch,
+                                "a shell expansion, even inside double quotes",
+                            ));
+                        }
                         Some((_, ch)) => word.push(ch),
                         None => {
                             return Err(format!(
@@ -97,8 +104,18 @@ pub fn split_command(command: &str) -> Result<Vec<String>, String> {
 }
 
 fn refused(at: usize, c: char, what: &str) -> String {
+    let quoted = if what.contains("double quotes") {
+        ""
+    } else {
+        "unquoted "
+    };
+    let shown = if c == '`' {
+        "`` ` ``".to_string()
+    } else {
+        format!("`{c}`")
+    };
     format!(
-        "unquoted `{c}` at character {at} is {what}; no shell runs the command, so quote it, or run a shell \
+        "{quoted}{shown} at character {at} is {what}; no shell runs the command, so quote it, or run a shell \
          explicitly (sh -c '...')"
     )
 }
@@ -163,6 +180,8 @@ mod tests {
         assert!(err("ls *.txt").contains("`*` at character 4 is a shell glob"));
         assert!(err("a #c").contains("`#` at character 3 is a shell comment"));
         assert!(err("~/bin/f").contains("`~` at character 1 is a home-folder expansion"));
+        assert!(err("echo \"$HOME\"").contains("`$` at character 7 is a shell expansion, even inside double quotes"));
+        assert!(err("echo \"`x`\"").contains("at character 7 is a shell expansion, even inside double quotes"));
         for op in ["a&", "a;b", "a<b", "a>b", "(a)", "`a`", "a?", "a[b]"] {
             assert!(split_command(op).is_err(), "{op}");
         }

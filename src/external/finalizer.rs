@@ -94,7 +94,7 @@ impl ExternalFinalizer {
         if !self.faulted.load(Ordering::Acquire) {
             match self.checkout() {
                 Ok(worker) => self.checkin(worker),
-                Err(fault) => self.set_fault(fault),
+                Err(fault) => self.set_fault(*fault),
             }
         }
         self.check()
@@ -162,7 +162,7 @@ impl ExternalFinalizer {
         lock(&self.idle).push(worker);
     }
 
-    fn checkout(&self) -> Result<Worker, ExternalFault> {
+    fn checkout(&self) -> Result<Worker, Box<ExternalFault>> {
         if let Some(worker) = lock(&self.idle).pop() {
             return Ok(worker);
         }
@@ -182,7 +182,7 @@ impl ExternalFinalizer {
         }
     }
 
-    fn start_worker(&self) -> Result<Worker, ExternalFault> {
+    fn start_worker(&self) -> Result<Worker, Box<ExternalFault>> {
         let index = self.started.fetch_add(1, Ordering::Relaxed);
         let mut process = ChildProcess::spawn(
             &self.strategy.argv,
@@ -190,7 +190,7 @@ impl ExternalFinalizer {
             self.options.dir.clone(),
             format!("{}.{index}", self.strategy.name),
         )
-        .map_err(|e| self.fault_at(Problem::Channel(e), false))?;
+        .map_err(|e| Box::new(self.fault_at(Problem::Channel(e), false)))?;
         let mut hello = serde_json::to_vec(&Hello::current()).expect("the handshake serialises");
         hello.push(b'\n');
         let answer = process.exchange(hello.clone(), HELLO_LIMIT, self.options.timeout);
@@ -216,7 +216,7 @@ impl ExternalFinalizer {
                 process.kill();
                 let mut fault = self.fault_at(problem, true);
                 fault.log = process.log().path;
-                Err(fault)
+                Err(Box::new(fault))
             }
         }
     }
@@ -298,7 +298,7 @@ impl Finalizer for ExternalFinalizer {
         let mut worker = match self.checkout() {
             Ok(worker) => worker,
             Err(fault) => {
-                self.set_fault(fault);
+                self.set_fault(*fault);
                 return Outcome::unchanged(batch);
             }
         };

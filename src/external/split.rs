@@ -180,8 +180,10 @@ mod tests {
         assert!(err("ls *.txt").contains("`*` at character 4 is a shell glob"));
         assert!(err("a #c").contains("`#` at character 3 is a shell comment"));
         assert!(err("~/bin/f").contains("`~` at character 1 is a home-folder expansion"));
-        assert!(err("echo \"$HOME\"").contains("`$` at character 7 is a shell expansion, even inside double quotes"));
-        assert!(err("echo \"`x`\"").contains("at character 7 is a shell expansion, even inside double quotes"));
+        assert!(err("echo \"$HOME\"")
+            .contains("`$` at character 7 is a shell expansion, even inside double quotes"));
+        assert!(err("echo \"`x`\"")
+            .contains("at character 7 is a shell expansion, even inside double quotes"));
         for op in ["a&", "a;b", "a<b", "a>b", "(a)", "`a`", "a?", "a[b]"] {
             assert!(split_command(op).is_err(), "{op}");
         }

@@ -161,6 +161,15 @@ impl ExternalFault {
     /// The fault as the library's error: one line with the problem, the saved request and the replay command,
     /// and the stderr log.
     pub fn to_error(&self, saved: Option<&SavedRequest>) -> Error {
+        Error::External {
+            strategy: self.strategy.clone(),
+            at: self.at(),
+            problem: self.describe(saved),
+        }
+    }
+
+    /// The problem, where the request was saved with the command that replays it, and the stderr log.
+    pub fn describe(&self, saved: Option<&SavedRequest>) -> String {
         let mut problem = self.problem.to_string();
         if let Some(saved) = saved {
             problem.push_str(&format!(
@@ -179,11 +188,7 @@ impl ExternalFault {
         if let Some(log) = &self.log {
             problem.push_str(&format!("; its stderr is in {}", log.display()));
         }
-        Error::External {
-            strategy: self.strategy.clone(),
-            at: self.at(),
-            problem,
-        }
+        problem
     }
 }
 

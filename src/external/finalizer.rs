@@ -60,6 +60,8 @@ pub struct ExternalFinalizer {
     started: AtomicUsize,
     faulted: AtomicBool,
     fault: Mutex<Option<ExternalFault>>,
+    /// The fault's problem as [`ExternalFinalizer::check`] reported it, once its request was saved.
+    reported: Mutex<Option<String>>,
     lone_surrogates: AtomicU64,
 }
 
@@ -84,6 +86,7 @@ impl ExternalFinalizer {
             started: AtomicUsize::new(0),
             faulted: AtomicBool::new(false),
             fault: Mutex::new(None),
+            reported: Mutex::new(None),
             lone_surrogates: AtomicU64::new(0),
         }
     }
@@ -122,29 +125,25 @@ impl ExternalFinalizer {
     }
 
     /// `Ok` when no fault happened; otherwise the fault as one line, after saving its request in the options'
-    /// folder (a failure to save is said in the same line).
+    /// folder (a failure to save is said in the same line). The request is saved once, however often this is
+    /// called.
     pub fn check(&self) -> Result<(), Error> {
         let Some(fault) = self.fault() else {
             return Ok(());
         };
-        match fault.save(&self.options.dir) {
-            Ok(saved) => Err(fault.to_error(saved.as_ref())),
-            Err(e) => {
-                let Error::External {
-                    strategy,
-                    at,
-                    problem,
-                } = fault.to_error(None)
-                else {
-                    unreachable!("a fault is always an external error")
-                };
-                Err(Error::External {
-                    strategy,
-                    at,
-                    problem: format!("{problem}; the request could not be saved: {e}"),
-                })
-            }
-        }
+        let mut reported = lock(&self.reported);
+        let problem = reported.get_or_insert_with(|| match fault.save(&self.options.dir) {
+            Ok(saved) => fault.describe(saved.as_ref()),
+            Err(e) => format!(
+                "{}; the request could not be saved: {e}",
+                fault.describe(None)
+            ),
+        });
+        Err(Error::External {
+            strategy: fault.strategy.clone(),
+            at: fault.at(),
+            problem: problem.clone(),
+        })
     }
 
     /// Ends every idle child politely (end of input, a grace period, then a kill); dropping does the same.

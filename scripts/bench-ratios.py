@@ -3,7 +3,8 @@
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
 (run `cargo bench -- --quick` first) and reports the reference finalizer's time as a ratio to the floor, the
-cost of doubling each shape, a batch of duplicate call ids against distinct ones, and utf16_len against memchr. Standard library only.
+cost of doubling each shape, a batch of duplicate call ids against distinct ones, utf16_len against memchr, and
+an external strategy (the reference behind `finalize --serve`) against the built-in one. Standard library only.
 
 Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
 """
@@ -154,6 +155,19 @@ def tokens_table():
             r = load(g, impl, enc)
             cells.append(f"{r[1] / r[0] * 1e3:.1f} MB/s" if r and r[1] else "")
         print(f"| {g.removeprefix('tokens_')} | " + " | ".join(cells) + " |")
+def external_table():
+    """The reference behind the protocol (`finalize --serve`) beside the built-in one."""
+    mixed = (load("external_mixed", "reference"), load("external_mixed", "serve"))
+    empty = (load("external_empty", "reference"), load("external_empty", "serve"))
+    if not all(mixed) or not all(empty):
+        return
+    turns = 64
+    print("| batches | built-in | external (`finalize --serve`) | external / built-in | overhead per turn |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| 64 of mixed-realistic, budget 20,000 | {ms(mixed[0][0])} | {ms(mixed[1][0])} "
+          f"| {ratio(mixed[1][0], mixed[0][0])} | {ms((mixed[1][0] - mixed[0][0]) / turns)} |")
+    print(f"| one empty batch | {empty[0][0]:.0f} ns | {ms(empty[1][0])} | {ratio(empty[1][0], empty[0][0])} "
+          f"| {ms(empty[1][0] - empty[0][0])} |")
 
 
 def main():
@@ -167,6 +181,7 @@ def main():
         ("UTF-16 measurement against a memchr pass", text_table),
         ("Generation throughput", generate_table),
         ("Token counting, MB/s on one core", tokens_table),
+        ("An external strategy against the built-in one", external_table),
     ]
     for title, table in sections:
         # A section whose bench was not run prints nothing, not even its heading.

@@ -124,6 +124,9 @@ pub struct BudgetContext {
     pub context_window_tokens: Option<u64>,
     /// The lifecycle reminders exempt from the budget.
     pub reminders: PlanReminders,
+    /// The runtime boundary finalizing (`finalize` by default; a simulation names its boundaries). Built-in
+    /// strategies ignore it; an external strategy is told it.
+    pub boundary: &'static str,
 }
 
 impl BudgetContext {
@@ -133,6 +136,7 @@ impl BudgetContext {
             budget,
             context_window_tokens: None,
             reminders: PlanReminders::default(),
+            boundary: "finalize",
         }
     }
 }

@@ -245,15 +245,54 @@ pub struct ScenariosArgs {
     pub dir: Option<PathBuf>,
 }
 
+/// Flags registering external strategies (docs/protocol.md), for every command that runs strategies.
+#[derive(Debug, Args)]
+pub struct ExternalArgs {
+    /// Register strategy NAME (not a built-in name), run by COMMAND (split as a shell would; no shell runs it)
+    /// speaking docs/protocol.md (repeatable).
+    #[arg(
+        long = "external",
+        value_name = "NAME=COMMAND",
+        allow_hyphen_values = true
+    )]
+    pub external: Vec<String>,
+    /// Seconds one request to an external strategy may take, 0.001 to 86400.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "10",
+        allow_hyphen_values = true
+    )]
+    pub external_timeout: String,
+    /// Folder for the external strategies' stderr logs and the request of a fault.
+    #[arg(long, value_name = "DIR")]
+    pub external_log: Option<PathBuf>,
+}
+
 /// Flags of `budgetlab finalize`.
 #[derive(Debug, Args)]
 pub struct FinalizeArgs {
     /// Aggregate budget in UTF-16 units: a decimal integer (<= 0 disables) or `inf`.
-    #[arg(long, allow_hyphen_values = true, value_name = "N|inf")]
-    pub budget: String,
-    /// The strategy to run (see `budgetlab strategies`).
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        value_name = "N|inf",
+        required_unless_present = "serve"
+    )]
+    pub budget: Option<String>,
+    /// The strategy to run (see `budgetlab strategies`), or a NAME registered with --external.
     #[arg(long, default_value = "reference")]
     pub strategy: String,
+    /// Speak the external-strategy protocol (docs/protocol.md) on stdin and stdout with the built-in --strategy,
+    /// until the end of the input.
+    #[arg(long, conflicts_with_all = [
+        "budget", "input", "time", "pretty", "context_window", "plan_reminder_files", "fail_persist",
+        "artifact_dir", "external",
+    ])]
+    pub serve: bool,
+    /// External strategies.
+    #[command(flatten)]
+    pub externals: ExternalArgs,
     /// Directory that artifact paths are under (`DIR/<id>.txt`).
     #[arg(long, default_value = "tool-results", value_name = "DIR")]
     pub artifact_dir: String,

@@ -84,6 +84,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// An external strategy (a program speaking docs/protocol.md) failed: it could not be started, exited, broke
+    /// the protocol, answered the wrong request or took too long. The fault is the program's, never hidden.
+    #[error("external strategy {strategy}: {at}: {problem}")]
+    External {
+        /// The strategy's registered name.
+        strategy: String,
+        /// Where: `start`, `handshake` or `request N`.
+        at: String,
+        /// What went wrong, and where the request and the program's stderr were saved.
+        problem: String,
+    },
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

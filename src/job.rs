@@ -1,5 +1,6 @@
 //! A finalize job: one batch, one strategy, one backend and a budget, giving the report that
-//! `budgetlab finalize` prints. The CLI only converts its flags into a [`FinalizeJob`].
+//! `budgetlab finalize` prints. The CLI only converts its flags into a [`FinalizeJob`]. The strategy is a
+//! built-in one or an external program ([`JobStrategy`]); an external one's fault is the job's error.
 
 use std::time::Instant;
 
@@ -7,7 +8,8 @@ use serde::Serialize;
 
 use crate::budget::BudgetContext;
 use crate::error::{Error, Result};
-use crate::finalize::{PersistAttempt, StrategyConfig, StrategyName};
+use crate::external::{ExternalFinalizer, ExternalOptions, ExternalStrategies, ExternalStrategy};
+use crate::finalize::{Finalizer, PersistAttempt, StrategyConfig, StrategyName};
 use crate::model::{parse_batch, Batch};
 use crate::persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore};
 
@@ -21,12 +23,45 @@ pub enum Backend {
     Fs,
 }
 
+/// The strategy a finalize job runs.
+#[derive(Debug, Clone)]
+pub enum JobStrategy {
+    /// A built-in strategy, with the job's parameters.
+    Builtin(StrategyName),
+    /// A program speaking docs/protocol.md, run as [`ExternalFinalizer`] with these options.
+    External(ExternalStrategy, ExternalOptions),
+}
+
+impl JobStrategy {
+    /// The strategy `name` names: one of `externals` when registered there, else a built-in one.
+    pub fn resolve(
+        name: &str,
+        externals: &ExternalStrategies,
+        options: &ExternalOptions,
+    ) -> Result<JobStrategy> {
+        match externals.get(name) {
+            Some(external) => Ok(JobStrategy::External(external.clone(), options.clone())),
+            None => Ok(JobStrategy::Builtin(name.parse()?)),
+        }
+    }
+}
+
+impl Backend {
+    /// A fresh backend of this kind under `dir`.
+    pub fn store(self, dir: &str) -> Box<dyn ArtifactStore> {
+        match self {
+            Backend::Memory => Box::new(MemoryStore::new(dir)),
+            Backend::Fs => Box::new(FsStore::new(dir)),
+        }
+    }
+}
+
 /// A validated finalize job.
 #[derive(Debug, Clone)]
 pub struct FinalizeJob {
     /// The strategy to run.
-    pub strategy: StrategyName,
-    /// The strategy's parameters.
+    pub strategy: JobStrategy,
+    /// The built-in strategy's parameters.
     pub config: StrategyConfig,
     /// Budget, context window and lifecycle reminders.
     pub ctx: BudgetContext,
@@ -50,10 +85,7 @@ pub struct FinalizeReport {
 impl FinalizeJob {
     /// A fresh backend as configured.
     pub fn store(&self) -> Box<dyn ArtifactStore> {
-        let inner: Box<dyn ArtifactStore> = match self.backend {
-            Backend::Memory => Box::new(MemoryStore::new(self.artifact_dir.clone())),
-            Backend::Fs => Box::new(FsStore::new(self.artifact_dir.clone())),
-        };
+        let inner = self.backend.store(&self.artifact_dir);
         if self.fail_ids.is_empty() {
             inner
         } else {
@@ -91,9 +123,23 @@ impl FinalizeJob {
         Ok(self)
     }
 
-    /// Finalizes an already parsed batch.
-    pub fn run(&self, batch: Batch) -> FinalizeReport {
-        let finalizer = self.strategy.build_with(&self.config);
+    /// Finalizes an already parsed batch; an external strategy's fault is the error (its request saved).
+    pub fn run(&self, batch: Batch) -> Result<FinalizeReport> {
+        match &self.strategy {
+            JobStrategy::Builtin(name) => {
+                Ok(self.run_with(name.build_with(&self.config).as_ref(), batch))
+            }
+            JobStrategy::External(strategy, options) => {
+                let finalizer = ExternalFinalizer::new(strategy.clone(), options.clone());
+                let report = self.run_with(&finalizer, batch);
+                finalizer.check()?;
+                Ok(report)
+            }
+        }
+    }
+
+    /// Finalizes `batch` with `finalizer` and this job's context and backend.
+    pub fn run_with(&self, finalizer: &dyn Finalizer, batch: Batch) -> FinalizeReport {
         let mut store = self.store();
         let outcome = finalizer.finalize(batch, &self.ctx, store.as_mut());
         FinalizeReport {
@@ -103,9 +149,25 @@ impl FinalizeJob {
     }
 
     /// Finalizes `batch` `runs` times in-process, each time on a fresh copy and with a fresh backend, and
-    /// reports the wall-clock time of the finalization alone (copying and backend set-up are not timed).
-    pub fn time(&self, batch: &Batch, runs: usize) -> Timing {
-        let finalizer = self.strategy.build_with(&self.config);
+    /// reports the wall-clock time of the finalization alone (copying and backend set-up are not timed; an
+    /// external strategy's child is started before the first run).
+    pub fn time(&self, batch: &Batch, runs: usize) -> Result<Timing> {
+        match &self.strategy {
+            JobStrategy::Builtin(name) => {
+                Ok(self.time_with(name.build_with(&self.config).as_ref(), batch, runs))
+            }
+            JobStrategy::External(strategy, options) => {
+                let finalizer = ExternalFinalizer::new(strategy.clone(), options.clone());
+                finalizer.start()?;
+                let timing = self.time_with(&finalizer, batch, runs);
+                finalizer.check()?;
+                Ok(timing)
+            }
+        }
+    }
+
+    /// [`FinalizeJob::time`] with `finalizer`.
+    pub fn time_with(&self, finalizer: &dyn Finalizer, batch: &Batch, runs: usize) -> Timing {
         let mut samples: Vec<u128> = Vec::with_capacity(runs);
         for _ in 0..runs {
             let copy = batch.clone();
@@ -120,7 +182,7 @@ impl FinalizeJob {
 
     /// Parses `input` (named `source_name` in errors) and finalizes it.
     pub fn run_bytes(&self, input: &[u8], source_name: &str) -> Result<FinalizeReport> {
-        Ok(self.run(parse_batch(input, source_name)?))
+        self.run(parse_batch(input, source_name)?)
     }
 }
 

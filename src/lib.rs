@@ -12,6 +12,8 @@
 //!   would weigh, the legacy layers, the window-relative rule and six peer agents' policies sit beside them,
 //!   parameterised by a [`StrategyConfig`].
 //! - [`persist`]: the backends a finalizer writes complete outputs to.
+//! - [`external`]: any program speaking docs/protocol.md as a strategy ([`ExternalFinalizer`]), and
+//!   [`external::serve`], the protocol's child side for the built-in strategies (`finalize --serve`).
 //! - [`FinalizeJob`]: what `budgetlab finalize` runs.
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
 //!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
@@ -53,6 +55,7 @@ pub mod alloc;
 pub mod atomic;
 pub mod budget;
 pub mod error;
+pub mod external;
 pub mod finalize;
 pub mod floor;
 pub mod gate;
@@ -73,12 +76,13 @@ pub mod tokens;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
+pub use external::{ExternalFinalizer, ExternalOptions, ExternalStrategies, ExternalStrategy};
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
 pub use floor::{floor, FloorWork};
 pub use generate::{
     BenchShape, GenerateJob, GeneratedBatch, Generator, Kind, Needle, NeedleKind, Shard,
 };
-pub use job::{Backend, FinalizeJob, FinalizeReport, Timing};
+pub use job::{Backend, FinalizeJob, FinalizeReport, JobStrategy, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
 pub use rng::Seed;

@@ -10,10 +10,13 @@ use anyhow::Context;
 use clap::Parser;
 
 use budgetlab::scenario::check_batches;
-use budgetlab::{Backend, BudgetContext, FinalizeJob, PlanReminders, StrategyName};
+use budgetlab::{
+    Backend, BudgetContext, ExternalOptions, ExternalStrategies, FinalizeJob, JobStrategy,
+    PlanReminders, StrategyName,
+};
 use cli::{
-    BackendArg, CheckArgs, Cli, Command, CompareArgs, FinalizeArgs, GenerateArgs, MergeArgs,
-    ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs, TokensArgs,
+    BackendArg, CheckArgs, Cli, Command, CompareArgs, ExternalArgs, FinalizeArgs, GenerateArgs,
+    MergeArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs, TokensArgs,
 };
 
 fn main() -> ExitCode {
@@ -157,9 +160,48 @@ fn scenarios(args: ScenariosArgs) -> anyhow::Result<()> {
     emit(&out)
 }
 
-fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
-    let budget = args.budget.parse().context("--budget")?;
+/// The external strategies and their options, logs defaulting to `default_dir`.
+fn externals(
+    args: &ExternalArgs,
+    default_dir: &str,
+) -> anyhow::Result<(ExternalStrategies, ExternalOptions)> {
+    let strategies = ExternalStrategies::from_specs(&args.external)?;
+    let mut options =
+        ExternalOptions::new(args.external_log.as_deref().unwrap_or(default_dir.as_ref()));
+    options.timeout = budgetlab::external::parse_timeout(&args.external_timeout)?;
+    Ok((strategies, options))
+}
+
+fn backend(arg: BackendArg) -> Backend {
+    match arg {
+        BackendArg::Memory => Backend::Memory,
+        BackendArg::Fs => Backend::Fs,
+    }
+}
+
+/// `finalize --serve`: the protocol's child side for a built-in strategy.
+fn serve(args: FinalizeArgs) -> anyhow::Result<()> {
     let strategy: StrategyName = args.strategy.parse().context("--strategy")?;
+    let backend = backend(args.backend);
+    let out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    budgetlab::external::serve(
+        strategy.build().as_ref(),
+        &|dir| backend.store(dir),
+        io::stdin().lock(),
+        out,
+    )?;
+    Ok(())
+}
+
+fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
+    if args.serve {
+        return serve(args);
+    }
+    let budget = args.budget.as_deref().unwrap_or_default();
+    let budget = budget.parse().context("--budget")?;
+    let (externals, options) = externals(&args.externals, "budgetlab-external")?;
+    let strategy =
+        JobStrategy::resolve(&args.strategy, &externals, &options).context("--strategy")?;
     let mut ctx = BudgetContext::new(budget);
     ctx.context_window_tokens = args.context_window;
     if !args.plan_reminder_files.is_empty() {
@@ -175,10 +217,7 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
         config: Default::default(),
         ctx,
         artifact_dir: args.artifact_dir,
-        backend: match args.backend {
-            BackendArg::Memory => Backend::Memory,
-            BackendArg::Fs => Backend::Fs,
-        },
+        backend: backend(args.backend),
         fail_ids: args.fail_persist,
     }
     .resolve_artifact_dir()?;
@@ -198,9 +237,9 @@ fn finalize(args: FinalizeArgs) -> anyhow::Result<()> {
     let batch = budgetlab::parse_batch(&bytes, &source)?;
     drop(bytes); // the batch owns its text now; the input buffer is not needed any more
     if let Some(runs) = args.time {
-        eprintln!("finalize: {}", job.time(&batch, runs as usize));
+        eprintln!("finalize: {}", job.time(&batch, runs as usize)?);
     }
-    let report = job.run(batch);
+    let report = job.run(batch)?;
     // Nothing can fail from here on but stdout itself, so the report is streamed rather than buffered.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     if args.pretty {

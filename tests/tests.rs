@@ -5,6 +5,7 @@ mod behaviours;
 mod cli;
 mod differential;
 mod exports;
+mod external;
 mod features;
 mod gate;
 mod gate_rules;

@@ -1,11 +1,44 @@
 //! The fault-injecting backend: fails chosen ids, or a deterministic fraction of writes, and passes the rest to
-//! the backend it wraps. Which writes fail depends only on the id and the seed, never on call order.
+//! the backend it wraps. Which writes fail depends only on the id and the seed, never on call order, so the rule
+//! ([`InjectedFaults`]) can be handed to a writer outside the process (an external strategy) and give the same
+//! failures there.
 
 use std::collections::BTreeSet;
 
 use sha2::{Digest, Sha256};
 
 use super::{ArtifactStore, Content, PersistError, PersistStats};
+
+/// The failure rule of a [`FaultyStore`]: a write to `id` fails when `id` is one of `ids`, or when the first four
+/// bytes of sha256(`seed` as 8 little-endian bytes, then `id` as UTF-8), read as a little-endian u32, modulo
+/// 1,000,000 are below `rate_ppm`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InjectedFaults {
+    /// Ids that always fail, sorted.
+    pub ids: Vec<String>,
+    /// The share of other writes that fail, in parts per million (0 to 1,000,000).
+    pub rate_ppm: u32,
+    /// The seed of the hash that picks them.
+    pub seed: u64,
+}
+
+impl InjectedFaults {
+    /// Whether a write to `id` fails under this rule.
+    pub fn fails(&self, id: &str) -> bool {
+        if self.ids.binary_search_by(|i| i.as_str().cmp(id)).is_ok() {
+            return true;
+        }
+        if self.rate_ppm == 0 {
+            return false;
+        }
+        let mut h = Sha256::new();
+        h.update(self.seed.to_le_bytes());
+        h.update(id.as_bytes());
+        let d = h.finalize();
+        let draw = u32::from_le_bytes([d[0], d[1], d[2], d[3]]) % 1_000_000;
+        draw < self.rate_ppm
+    }
+}
 
 /// Wraps a backend and fails some of its writes.
 #[derive(Debug)]
@@ -37,9 +70,29 @@ impl<S: ArtifactStore> FaultyStore<S> {
         self
     }
 
+    /// Fails the writes `faults` names: the same rule, as an external writer is given it.
+    pub fn from_faults(inner: S, faults: &InjectedFaults) -> Self {
+        FaultyStore {
+            inner,
+            fail_ids: faults.ids.iter().cloned().collect(),
+            fail_ppm: faults.rate_ppm.min(1_000_000),
+            seed: faults.seed,
+            failures: 0,
+        }
+    }
+
     /// The wrapped backend.
     pub fn inner(&self) -> &S {
         &self.inner
+    }
+
+    /// The failure rule of this backend.
+    pub fn faults(&self) -> InjectedFaults {
+        InjectedFaults {
+            ids: self.fail_ids.iter().cloned().collect(),
+            rate_ppm: self.fail_ppm,
+            seed: self.seed,
+        }
     }
 
     fn fails(&self, id: &str) -> bool {
@@ -49,12 +102,12 @@ impl<S: ArtifactStore> FaultyStore<S> {
         if self.fail_ppm == 0 {
             return false;
         }
-        let mut h = Sha256::new();
-        h.update(self.seed.to_le_bytes());
-        h.update(id.as_bytes());
-        let d = h.finalize();
-        let draw = u32::from_le_bytes([d[0], d[1], d[2], d[3]]) % 1_000_000;
-        draw < self.fail_ppm
+        InjectedFaults {
+            ids: Vec::new(),
+            rate_ppm: self.fail_ppm,
+            seed: self.seed,
+        }
+        .fails(id)
     }
 }
 
@@ -76,6 +129,20 @@ impl<S: ArtifactStore> ArtifactStore for FaultyStore<S> {
         let mut s = self.inner.stats();
         s.failures += self.failures;
         s
+    }
+
+    fn artifact_dir(&self) -> &str {
+        self.inner.artifact_dir()
+    }
+
+    /// Passes the attempt to the wrapped backend: a failure the writer reports counts once, there.
+    fn record(&mut self, id: &str, tool_name: &str, content: &Content, path: Option<&str>) {
+        self.inner.record(id, tool_name, content, path)
+    }
+
+    fn injected_faults(&self) -> Option<InjectedFaults> {
+        let faults = self.faults();
+        (!faults.ids.is_empty() || faults.rate_ppm > 0).then_some(faults)
     }
 }
 
@@ -109,4 +176,42 @@ mod tests {
         let failed = a.iter().filter(|&&f| f).count();
         assert!((800..1200).contains(&failed), "{failed}");
     }
+
+    #[test]
+    fn the_rule_handed_out_fails_the_same_writes() {
+        let store = FaultyStore::new(MemoryStore::new("d"), ["z".to_string(), "b".to_string()])
+            .with_rate(0.25, 7);
+        let faults = store.injected_faults().unwrap();
+        assert_eq!(faults.ids, ["b", "z"]);
+        assert_eq!((faults.rate_ppm, faults.seed), (250_000, 7));
+        let mut copy = FaultyStore::from_faults(MemoryStore::new("d"), &faults);
+        assert_eq!(copy.faults(), faults);
+        for i in 0..2_000 {
+            let id = format!("id{i}");
+            assert_eq!(faults.fails(&id), store.fails(&id), "{id}");
+            assert_eq!(
+                copy.write(&id, "t", &"x".into()).is_err(),
+                faults.fails(&id)
+            );
+        }
+        assert!(faults.fails("b") && faults.fails("z"));
+        // A known draw, so an implementation in another language can check itself against it.
+        let pinned = InjectedFaults {
+            ids: vec![],
+            rate_ppm: 500_000,
+            seed: 42,
+        };
+        let picked: Vec<bool> = ["c1", "c2", "c3", "c4"]
+            .iter()
+            .map(|id| pinned.fails(id))
+            .collect();
+        assert_eq!(picked, PINNED_DRAWS);
+        assert_eq!(
+            FaultyStore::new(MemoryStore::new("d"), []).injected_faults(),
+            None
+        );
+    }
+
+    /// Which of `c1`..`c4` fail at 500,000 ppm with seed 42 (docs/protocol.md quotes them).
+    const PINNED_DRAWS: [bool; 4] = [false, false, false, true];
 }

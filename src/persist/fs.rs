@@ -81,6 +81,15 @@ impl ArtifactStore for FsStore {
     fn stats(&self) -> PersistStats {
         self.stats
     }
+
+    fn artifact_dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// Counts the attempt; the file, if any, is the writer's own and is never touched.
+    fn record(&mut self, id: &str, _tool_name: &str, content: &Content, path: Option<&str>) {
+        self.stats.record_reported(id, content, path);
+    }
 }
 
 #[cfg(test)]

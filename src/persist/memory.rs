@@ -63,6 +63,22 @@ impl ArtifactStore for MemoryStore {
     fn stats(&self) -> PersistStats {
         self.stats
     }
+
+    fn artifact_dir(&self) -> &str {
+        &self.dir
+    }
+
+    fn record(&mut self, id: &str, tool_name: &str, content: &Content, path: Option<&str>) {
+        self.stats.record_reported(id, content, path);
+        if let Some(path) = path {
+            self.artifacts.push(StoredArtifact {
+                id: id.to_string(),
+                tool_name: tool_name.to_string(),
+                content: content.clone(),
+                path: path.to_string(),
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -86,6 +102,27 @@ mod tests {
                 bytes: 6,
                 failures: 1
             }
+        );
+    }
+
+    #[test]
+    fn records_reported_attempts_as_writes_would_count_them() {
+        let mut store = MemoryStore::new("/tmp");
+        assert_eq!(store.artifact_dir(), "/tmp");
+        store.record("a", "shell", &"héllo".into(), Some("/elsewhere/a.txt"));
+        store.record("b", "shell", &"x".into(), None);
+        store.record("c/", "shell", &"x".into(), None);
+        assert_eq!(store.artifacts().len(), 1);
+        assert_eq!(store.artifacts()[0].path, "/elsewhere/a.txt");
+        assert_eq!(&*store.artifacts()[0].content, "héllo");
+        assert_eq!(
+            store.stats(),
+            PersistStats {
+                writes: 1,
+                bytes: 6,
+                failures: 1
+            },
+            "a refused id is no failed write, as for a built-in strategy"
         );
     }
 }

@@ -5,6 +5,12 @@
 //! (the default; records every write), [`FsStore`] (real files, atomic, 0600, confined to one directory) and
 //! [`FaultyStore`] (fails chosen ids or a fraction of writes, wrapping another backend). Every backend counts its
 //! writes, bytes and failures in [`PersistStats`].
+//!
+//! An external strategy (a child process, see `external`) writes its artifacts itself and reports them; the
+//! harness records each reported attempt in the backend with [`ArtifactStore::record`], so the backend's counts
+//! and the in-memory backend's artifacts are the same as a built-in strategy's writes would have made them, and
+//! tells the child the backend's directory ([`ArtifactStore::artifact_dir`]) and injected faults
+//! ([`ArtifactStore::injected_faults`]).
 
 mod content;
 mod faulty;
@@ -13,9 +19,9 @@ mod ids;
 mod memory;
 
 pub use content::Content;
-pub use faulty::FaultyStore;
+pub use faulty::{FaultyStore, InjectedFaults};
 pub use fs::FsStore;
-pub use ids::PersistenceIds;
+pub use ids::{normalise, PersistenceIds};
 pub use memory::{MemoryStore, StoredArtifact};
 
 use serde::Serialize;
@@ -73,6 +79,21 @@ pub trait ArtifactStore {
 
     /// Counts of writes, bytes and failures so far.
     fn stats(&self) -> PersistStats;
+
+    /// The directory artifact paths are under (`dir/<id>.txt`), as the backend was given it.
+    fn artifact_dir(&self) -> &str;
+
+    /// Records an attempt someone else made (an external strategy's reported write), counting it as
+    /// [`ArtifactStore::write`] would have: a `path` is a successful write of `content` (the in-memory backend
+    /// keeps it, under the reported path); no path with a valid `id` is a failed write; no path with an invalid
+    /// id is a write refused before any backend was asked, which no backend counts. Nothing is written.
+    fn record(&mut self, id: &str, tool_name: &str, content: &Content, path: Option<&str>);
+
+    /// The failures this backend injects, for a writer that cannot go through it (an external strategy is told
+    /// them); `None` when it injects none.
+    fn injected_faults(&self) -> Option<InjectedFaults> {
+        None
+    }
 }
 
 /// The path an artifact `id` gets under `dir`: `dir + "/" + id + ".txt"` (a trailing '/' of `dir` is not doubled).
@@ -106,6 +127,29 @@ impl<T: ArtifactStore + ?Sized> ArtifactStore for Box<T> {
 
     fn stats(&self) -> PersistStats {
         (**self).stats()
+    }
+
+    fn artifact_dir(&self) -> &str {
+        (**self).artifact_dir()
+    }
+
+    fn record(&mut self, id: &str, tool_name: &str, content: &Content, path: Option<&str>) {
+        (**self).record(id, tool_name, content, path)
+    }
+
+    fn injected_faults(&self) -> Option<InjectedFaults> {
+        (**self).injected_faults()
+    }
+}
+
+impl PersistStats {
+    /// Counts a reported attempt as [`ArtifactStore::record`] describes.
+    pub fn record_reported(&mut self, id: &str, content: &Content, path: Option<&str>) {
+        match path {
+            Some(_) => self.record_write(content.len()),
+            None if is_valid_id(id) => self.failures += 1,
+            None => {}
+        }
     }
 }
 

@@ -50,6 +50,7 @@
 pub mod alloc;
 pub mod atomic;
 pub mod budget;
+pub mod conform;
 pub mod error;
 pub mod finalize;
 pub mod floor;

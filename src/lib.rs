@@ -28,6 +28,9 @@
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
+//! - [`conform`]: the design's invariants as named [`conform::Check`]s, run on edge cases, the production vectors
+//!   and generated batches against any [`Finalizer`], with failing cases shrunk to small counterexamples
+//!   (`budgetlab conform`).
 //! - [`report`] writes the report folder (results, CSV, summary, the [`report::chart`]s and `index.html`);
 //!   [`sweep`] runs one scenario over many budgets, context windows or head shares for the curves that pick a
 //!   setting.

@@ -278,3 +278,56 @@ fn the_report_is_the_same_whatever_the_thread_count() {
     assert_eq!(junit(&one), junit(&two));
     assert_eq!(folder_files(&one), folder_files(&two));
 }
+
+/// `reference`, but the plan-mode reminders count against the budget: it cuts the other fields by the
+/// reminders' length (without touching the reminders themselves).
+struct CountsReminders;
+
+impl Finalizer for CountsReminders {
+    fn name(&self) -> &str {
+        "counts-reminders"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let reminders: u64 = batch
+            .iter()
+            .flat_map(|e| e.response_parts.iter().map(move |p| (e, p)))
+            .filter(|(e, p)| p.function_name(&e.tool_name) == Some(crate::budget::PLAN_MODE_TOOL))
+            .filter_map(|(_, p)| p.field(crate::Field::Output))
+            .map(|o| utf16_len(&o[..ctx.reminders.protected_prefix(o)]) as u64)
+            .sum();
+        let mut ctx = ctx.clone();
+        if let Some(limit) = ctx.budget.limit() {
+            ctx.budget = crate::Budget::Units(limit.saturating_sub(reminders).max(1) as i64);
+        }
+        crate::finalize::Reference::default().finalize(batch, &ctx, store)
+    }
+}
+
+#[test]
+fn a_finalizer_that_counts_the_reminder_fails_only_the_plan_reminder_check() {
+    let report = conform(&CountsReminders, "counts-reminders", 30, false);
+    assert_eq!(failing(&report), ["plan-reminder"]);
+    let x = result(&report, "plan-reminder")
+        .counterexample
+        .as_ref()
+        .unwrap();
+    assert_eq!((x.shrunk.entries, x.shrunk.parts), (1, 1), "{x:?}");
+    assert!(
+        x.message.starts_with("the reminder counts"),
+        "{}",
+        x.message
+    );
+    assert_eq!(
+        x.files.len(),
+        2,
+        "the batch and the batch without its reminder: {:?}",
+        x.files
+    );
+    assert!(x.commands[1].ends_with("counterexamples/plan-reminder.without-reminders.json"));
+}

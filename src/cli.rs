@@ -51,7 +51,7 @@ pub struct ConformArgs {
     /// The strategy to check (see `budgetlab strategies`).
     #[arg(long)]
     pub strategy: String,
-    /// Cases generated from the shipped scenarios, 0 to 100,000, besides the edge cases and vectors (default 1,000).
+    /// Cases generated from the shipped scenarios, 0 to 100,000, besides the edge cases and vectors (default 2,000).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub cases: Option<u64>,
     /// Seed of the generated cases (default 0).

@@ -41,7 +41,7 @@ use crate::finalize::Finalizer;
 use crate::rng::Seed;
 
 /// Generated cases a run makes unless told otherwise (`--cases`).
-pub const DEFAULT_CASES: u64 = 1_000;
+pub const DEFAULT_CASES: u64 = 2_000;
 
 /// The seed of the generated cases unless told otherwise (`--seed`).
 pub const DEFAULT_SEED: u64 = 0;

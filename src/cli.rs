@@ -43,6 +43,31 @@ pub enum Command {
     Import(ImportArgs),
     /// Count the tokens of batches: UTF-16 units, tokens and units per token by tool and by kind of output.
     Tokens(TokensArgs),
+    /// Check one finalizer against the design's contract; exit 1 with shrunk counterexamples when a check fails.
+    Conform(ConformArgs),
+}
+
+/// Flags of `budgetlab conform`.
+#[derive(Debug, Args)]
+pub struct ConformArgs {
+    /// The strategy to check (see `budgetlab strategies`).
+    #[arg(long)]
+    pub strategy: String,
+    /// Cases generated from the shipped scenarios, 0 to 100,000, besides the edge cases and vectors (default 2,000).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub cases: Option<u64>,
+    /// Seed of the generated cases (default 0).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+    /// Also hold the strategy to the built-in reference and the production vectors: `--as reference`.
+    #[arg(long = "as", value_name = "reference")]
+    pub as_target: Option<String>,
+    /// The report folder: conform.json, summary.md and the counterexamples' batch files.
+    #[arg(long, default_value = "reports/conform", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Also write the checks as JUnit XML to this file (`-`: standard output, instead of the table).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// Flags of `budgetlab import`.

@@ -32,6 +32,9 @@
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
 //!   tiktoken rank file) counts a text's tokens, and [`tokens::TokenTally`] is what `budgetlab tokens` reports.
+//! - [`conform`]: the design's invariants as named [`conform::Check`]s, run on edge cases, the production vectors
+//!   and generated batches against any [`Finalizer`], with failing cases shrunk to small counterexamples
+//!   (`budgetlab conform`).
 //! - [`report`] writes the report folder (results, CSV, summary, the [`report::chart`]s and `index.html`);
 //!   [`sweep`] runs one scenario over many budgets, context windows or head shares for the curves that pick a
 //!   setting.
@@ -54,6 +57,7 @@
 pub mod alloc;
 pub mod atomic;
 pub mod budget;
+pub mod conform;
 pub mod error;
 pub mod external;
 pub mod finalize;

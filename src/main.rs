@@ -15,8 +15,9 @@ use budgetlab::{
     PlanReminders, StrategyName,
 };
 use cli::{
-    BackendArg, CheckArgs, Cli, Command, CompareArgs, ExternalArgs, FinalizeArgs, GenerateArgs,
-    MergeArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs, TokensArgs,
+    BackendArg, CheckArgs, Cli, Command, CompareArgs, ConformArgs, ExternalArgs, FinalizeArgs,
+    GenerateArgs, MergeArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
+    TokensArgs,
 };
 
 fn main() -> ExitCode {
@@ -93,6 +94,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => return check(args),
+        Command::Conform(args) => return conform(args),
         Command::Finalize(args) => finalize(args),
         Command::Strategies => {
             let mut out = Vec::new();
@@ -300,7 +302,7 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
         );
     }
     set_threads(args.threads)?;
-    let bar = turn_progress(plan.turns());
+    let bar = progress(plan.turns(), "turns");
     let output = plan.run(&|n| bar.inc(n));
     bar.finish_and_clear();
     budgetlab::report::write_report(&args.out, &output)?;
@@ -353,7 +355,7 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     .plan()?;
     budgetlab::report::check_folder(&args.out).context("--out")?;
     set_threads(args.threads)?;
-    let bar = turn_progress(plan.turns());
+    let bar = progress(plan.turns(), "turns");
     let results = plan.run(&|n| bar.inc(n));
     bar.finish_and_clear();
     budgetlab::report::write_sweep(&args.out, &results)?;
@@ -456,6 +458,51 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `budgetlab conform`: exit 0 when every check holds, 1 when one fails. Both outputs are checked before the run
+/// and written before the table is printed.
+fn conform(args: ConformArgs) -> anyhow::Result<ExitCode> {
+    use budgetlab::conform;
+    let strategy: StrategyName = args.strategy.parse().context("--strategy")?;
+    let cases = conform::check_cases(args.cases.unwrap_or(conform::DEFAULT_CASES))?;
+    let as_reference = match &args.as_target {
+        Some(value) => conform::parse_as(value)?,
+        None => false,
+    };
+    budgetlab::report::check_folder(&args.out).context("--out")?;
+    if let Some(path) = &args.junit {
+        budgetlab::atomic::Destination::resolve(path).context("--junit")?;
+    }
+    let finalizer = strategy.build();
+    let job = conform::ConformJob {
+        finalizer: finalizer.as_ref(),
+        strategy: strategy.to_string(),
+        finalize_flags: Vec::new(),
+        cases,
+        seed: budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED)),
+        as_reference,
+        folder: args.out.display().to_string(),
+    };
+    let bar = progress(job.case_set().len(), "cases");
+    let report = job.run(&|n| bar.inc(n));
+    bar.finish_and_clear();
+    conform::write_folder(&args.out, &report)?;
+    if let Some(path) = &args.junit {
+        write_file(path, conform::junit(&report).as_bytes()).context("--junit")?;
+    }
+    if !args
+        .junit
+        .as_deref()
+        .is_some_and(budgetlab::atomic::is_stdout)
+    {
+        emit(conform::markdown(&report).as_bytes())?;
+    }
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
 fn compare(args: CompareArgs) -> anyhow::Result<()> {
     let job = budgetlab::gate::CompareJob {
         a: args.a,
@@ -509,13 +556,14 @@ fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A progress bar over simulated turns, drawn on stderr when it is a terminal and silent otherwise.
-fn turn_progress(turns: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(turns);
+/// A progress bar over `len` simulated turns (or other `units`), drawn on stderr when it is a terminal and silent
+/// otherwise.
+fn progress(len: u64, units: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} turns ({eta} left)",
-        )
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {units} ({{eta}} left)"
+        ))
         .expect("a valid template")
         .progress_chars("=> "),
     );

@@ -131,6 +131,18 @@ impl Part {
         }
     }
 
+    /// This part with its three budgeted string fields (text, output, error) emptied, for comparing everything a
+    /// finalizer must leave alone: media, non-string values, unknown keys, the function response's id and name.
+    pub fn without_budgeted_text(&self) -> Part {
+        let mut p = self.clone();
+        for field in Field::ALL {
+            if let Some(s) = p.field_mut(field) {
+                s.clear();
+            }
+        }
+        p
+    }
+
     /// Whether this part is a media part (`inlineData` or `fileData`), which no budget counts or touches.
     pub fn is_media(&self) -> bool {
         self.0.contains_key("inlineData") || self.0.contains_key("fileData")

@@ -2,7 +2,7 @@
 //! reuses paths), 5 (preserves order and non-text parts) and 7 (display independence is structural here: only
 //! slot texts change), plus surrogate safety of every cut, for the reference and the send guard.
 
-use budgetlab::finalize::conformance::{check_budget, check_integrity};
+use budgetlab::conform::{check_budget, check_integrity};
 use budgetlab::finalize::{collect_slots, SlotScope};
 use budgetlab::{
     Budget, BudgetContext, Entry, Field, MemoryStore, Part, PlanReminders, StrategyName,

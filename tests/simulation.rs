@@ -2,7 +2,7 @@
 //! turns of every shipped scenario in every mode, and the design's invariants hold at every boundary of random
 //! turns.
 
-use budgetlab::finalize::conformance::{check_budget, check_integrity};
+use budgetlab::conform::{check_budget, check_integrity};
 use budgetlab::finalize::{Reference, SlotScope};
 use budgetlab::simulate::{
     simulate_turn, simulate_turn_observed, Finalization, HookConfig, Mode, SimConfig,

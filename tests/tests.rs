@@ -3,6 +3,7 @@
 mod allocations;
 mod behaviours;
 mod cli;
+mod conform;
 mod differential;
 mod exports;
 mod external;

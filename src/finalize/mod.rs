@@ -32,8 +32,6 @@ mod waterfill;
 mod weighted;
 mod window_relative;
 
-pub mod conformance;
-
 pub use claude_code::ClaudeCode;
 pub use codex::Codex;
 pub use config::{

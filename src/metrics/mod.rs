@@ -20,7 +20,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
-use crate::finalize::conformance::strip_budgeted;
 use crate::finalize::{collect_slots, SlotScope};
 use crate::generate::{Needle, NeedleKind};
 use crate::model::{Entry, Field};
@@ -314,7 +313,7 @@ fn integrity(input: &[Entry], record: &TurnRecord, reminders: &PlanReminders) ->
         for (pa, pb) in before.response_parts.iter().zip(&entry.response_parts) {
             if pa.is_media() && pa != pb {
                 out.media_changed += 1;
-            } else if strip_budgeted(pa) != strip_budgeted(pb) {
+            } else if pa.without_budgeted_text() != pb.without_budgeted_text() {
                 out.non_budgeted_changed += 1;
             }
             if let (Some(a), Some(b)) = (pa.field(Field::Output), pb.field(Field::Output)) {

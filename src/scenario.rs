@@ -15,9 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::finalize::{window_relative_threshold, StrategyConfig};
-use crate::generate::{Kind, SizeKey, SizeModel, SizeOverride, MAX_SIZE};
 use crate::rng::Seed;
-use crate::simulate::{HookConfig, Mode};
+use crate::workload::{HookConfig, Kind, Mode, SizeKey, SizeModel, SizeOverride, MAX_SIZE};
 
 /// A workload: what to generate and the budgets and mode to run it at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -430,9 +429,7 @@ impl Scenario {
             .filter(|&key| match key {
                 SizeKey::Giant => self.shape.giant_rate > 0.0,
                 SizeKey::HookText => self.shape.hook_text_rate > 0.0,
-                _ => weights
-                    .iter()
-                    .any(|&(k, w)| SizeKey::from(k) == key && w > 0.0),
+                SizeKey::Kind(kind) => weights.iter().any(|&(k, w)| k == kind && w > 0.0),
             })
             .collect()
     }
@@ -449,9 +446,9 @@ impl Scenario {
         let body = max_of(
             &mut in_use
                 .iter()
-                .filter(|k| !matches!(k, SizeKey::Media | SizeKey::HookText)),
+                .filter(|k| !matches!(k, SizeKey::Kind(Kind::Media) | SizeKey::HookText)),
         );
-        let media = max_of(&mut in_use.iter().filter(|k| **k == SizeKey::Media));
+        let media = max_of(&mut in_use.iter().filter(|k| **k == SizeKey::Kind(Kind::Media)));
         let hook_text = max_of(&mut in_use.iter().filter(|k| **k == SizeKey::HookText));
         let entry = u128::from(body)
             + u128::from(media)
@@ -525,7 +522,7 @@ impl Scenario {
         }
         for key in SizeKey::ALL {
             if let Err((field, message)) = self.size_model(key).validate() {
-                let table = format!("sizes.{}", serde_name(&key));
+                let table = format!("sizes.{key}");
                 return err(&table, field, message);
             }
         }
@@ -653,14 +650,6 @@ impl Scenario {
         }
         Ok(())
     }
-}
-
-/// The snake_case name serde gives a unit enum variant.
-fn serde_name<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 fn join(table: &str, key: &str) -> String {
@@ -937,49 +926,6 @@ mod tests {
         let (l, f, m) = parse_err(&too_wide);
         assert_eq!((l, f.as_str()), (8, "batch_size.max"));
         assert!(m.contains("above the bound of 1073741824"), "{m}");
-    }
-
-    #[test]
-    fn a_generated_batch_stays_within_max_batch_units() {
-        // Every kind, hook text on every entry and every size pinned at its max: the batches come close to the
-        // computed bound and never pass it.
-        let mut src = format!(
-            "{MINIMAL}[batch_size]\nmedian = 6\nsigma = 0\nmin = 6\nmax = 6\n\
-             [shape]\nhook_text_rate = 1.0\ngiant_rate = 0.5\nduplicate_rate = 0.2\n[hook]\nappend_units = 10\n"
-        );
-        for key in SizeKey::ALL {
-            let size = if key == SizeKey::Giant {
-                60_000
-            } else {
-                20_000
-            };
-            src.push_str(&format!(
-                "[sizes.{}]\nmedian = {size}\nsigma = 0\nmin = {size}\nmax = {size}\n",
-                serde_name(&key)
-            ));
-        }
-        let s = Scenario::parse(&src, "t.toml").unwrap();
-        let bound = s.max_batch_units();
-        assert_eq!(
-            bound,
-            6 * (60_000 + 20_000 + 20_000 + 10 + ENTRY_OVERHEAD_UNITS)
-        );
-        let generator = crate::generate::Generator::new(&s);
-        let mut largest = 0;
-        for i in 0..40 {
-            let g = generator.batch(i);
-            let media: usize = g
-                .batch
-                .iter()
-                .flat_map(|e| &e.response_parts)
-                .filter(|p| p.is_media())
-                .map(|p| serde_json::to_string(p).unwrap().len())
-                .sum();
-            let units = g.result_sizes().iter().sum::<usize>() + media + 6 * 10;
-            assert!(units as u64 <= bound, "batch {i}: {units} > {bound}");
-            largest = largest.max(units);
-        }
-        assert!(largest as u64 > bound * 2 / 5, "{largest} of {bound}");
     }
 
     #[test]

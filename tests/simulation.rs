@@ -4,9 +4,8 @@
 
 use budgetlab::finalize::conformance::{check_budget, check_integrity};
 use budgetlab::finalize::{Reference, SlotScope};
-use budgetlab::simulate::{
-    simulate_turn, simulate_turn_observed, Finalization, HookConfig, Mode, SimConfig,
-};
+use budgetlab::simulate::{simulate_turn, simulate_turn_observed, Finalization, SimConfig};
+use budgetlab::workload::{HookConfig, Mode};
 use budgetlab::{
     Budget, BudgetContext, Entry, Generator, MemoryStore, Part, PlanReminders, Scenario,
 };

@@ -7,8 +7,9 @@ use crate::budget::{Budget, BudgetContext};
 use crate::finalize::{Finalizer, Reference, SendGuard};
 use crate::model::Part;
 use crate::persist::MemoryStore;
-use crate::simulate::{simulate_turn, Mode, SimConfig};
+use crate::simulate::{simulate_turn, SimConfig};
 use crate::text::utf16_len;
+use crate::workload::Mode;
 
 fn log(lines: usize, last: &str) -> String {
     let mut s = String::from("{\"total\": 3, \"items\": []}\n");

@@ -10,11 +10,10 @@
 
 mod hook;
 mod job;
-mod mode;
+mod origin;
 
-pub use hook::HookConfig;
 pub use job::{BoundaryTotal, SimulateJob, TurnSummary};
-pub use mode::{Mode, Origin};
+pub use origin::Origin;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +21,7 @@ use crate::budget::BudgetContext;
 use crate::finalize::{budgeted_total, Finalizer, Outcome, PersistAttempt, SendGuard, SlotScope};
 use crate::model::{Batch, Entry};
 use crate::persist::ArtifactStore;
+use crate::workload::{HookConfig, Mode};
 
 /// How a turn is simulated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,7 +200,7 @@ impl Run<'_, '_> {
     /// The core scheduler over one batch of executed calls: finalize, hook, finalize again.
     fn scheduler(&mut self, stage: Stage) -> Stage {
         let before = self.finalize("scheduler-pre-hook", stage);
-        let mut hooked = self.config.hook.apply(before.batch.clone());
+        let mut hooked = hook::apply(self.config.hook, before.batch.clone());
         if !self.config.legacy && self.config.hook.rebuild {
             // The runtime explicitly copies the persistence metadata onto responses the hook rebuilt.
             for (h, b) in hooked.iter_mut().zip(&before.batch) {

@@ -2,25 +2,23 @@
 //!
 //! A [`Generator`] is built from a [`Scenario`] and produces batch `i` as a pure function of
 //! (scenario, seed, i): each batch draws from its own [`Stream`], so a batch is the same
-//! whether it is generated alone, in a shard, in parallel or in sequence. One file per kind of tool output
-//! (`shell`, `mcp`, `surrogate`, `plan`, and `turn` for the rest of a real turn), `producer` for the previews
-//! the runtime's producers make of large outputs, `call_ids` for the call ids of a batch, `sizes` for the size
-//! models, `needles` for what is planted and `shapes` for the fixed batch shapes the benches measure. Text is
+//! whether it is generated alone, in a shard, in parallel or in sequence. `kinds` holds one file per kind of tool
+//! output (the workload's [`Kind`]s), `hook_text` the text parts hooks add, `producer` the previews the runtime's
+//! producers make of large outputs, `call_ids` the call ids of a batch, `needles` what is planted, `cjk` and
+//! `vocab` the Chinese and English text the kinds share, and `shapes` the fixed batch shapes the benches measure.
+//! The size models and kinds themselves are the workload vocabulary ([`crate::workload`]). Text is
 //! built by appending template fragments to a pre-sized buffer (`buf`), never one random character at a time, so
 //! generation runs at hundreds of MB/s.
 
 mod buf;
 mod call_ids;
 mod cjk;
+mod hook_text;
 mod job;
-mod mcp;
+mod kinds;
 mod needles;
-mod plan;
 mod producer;
 mod shapes;
-mod shell;
-mod surrogate;
-mod turn;
 mod vocab;
 
 pub use job::{GenerateJob, GenerateStats, Shard, MAX_SHARDS};
@@ -234,11 +232,11 @@ impl Generator {
             };
             let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
             let mut draft =
-                write_kind(&mut c, kind, target, self.model(SizeKey::Kind(Kind::Media)));
+                kinds::write(&mut c, kind, target, self.model(SizeKey::Kind(Kind::Media)));
             producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
             let hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
                 let size = self.model(SizeKey::HookText).sample(&mut c.rng);
-                turn::hook_text(&mut c.rng, size)
+                hook_text::write(&mut c.rng, size)
             });
             let (entry, placed) = assemble(e, call_id, draft, hook);
             batch.push(entry);
@@ -261,26 +259,6 @@ impl Generator {
         }
         sizes.truncate(count);
         sizes
-    }
-}
-
-fn write_kind(c: &mut Ctx, kind: Kind, target: usize, media: &SizeModel) -> Draft {
-    match kind {
-        Kind::Shell => shell::write(c, target),
-        Kind::Mcp => mcp::write(c, target),
-        Kind::Surrogate => surrogate::write(c, target),
-        Kind::PlanMode => plan::write(c, target),
-        Kind::FileRead => turn::file_read(c, target),
-        Kind::Search => turn::search(c, target),
-        Kind::Listing => turn::listing(c, target),
-        Kind::ShortSuccess => turn::short_success(c, target),
-        Kind::Empty => turn::empty(c),
-        Kind::ErrorTrace => turn::error_trace(c, target),
-        Kind::Cancelled => turn::cancelled(c),
-        Kind::Media => {
-            let bytes = media.sample(&mut c.rng);
-            turn::media(c, bytes)
-        }
     }
 }
 

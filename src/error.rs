@@ -37,13 +37,14 @@ pub enum Error {
         reason: String,
     },
     /// A scenario file is malformed or holds an invalid value.
-    #[error("{path}:{line}: field `{field}`: {message}")]
+    #[error("{path}:{line}: {}{message}", in_field(.field))]
     Scenario {
         /// The scenario file.
         path: String,
         /// 1-based line of the offending field.
         line: usize,
-        /// The dotted field name, e.g. `sizes.shell.median`.
+        /// The dotted field name, e.g. `sizes.shell.median`; empty for a syntax error outside any field the
+        /// parser could read (an unclosed header, a duplicate key), which the message then names alone.
         field: String,
         /// What is wrong.
         message: String,
@@ -171,6 +172,14 @@ impl Error {
             column: err.column(),
             message,
         }
+    }
+}
+
+fn in_field(field: &str) -> String {
+    if field.is_empty() {
+        String::new()
+    } else {
+        format!("field `{field}`: ")
     }
 }
 

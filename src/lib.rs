@@ -15,10 +15,12 @@
 //! - [`external`]: any program speaking docs/protocol.md as a strategy ([`ExternalFinalizer`]), and
 //!   [`external::serve`], the protocol's child side for the built-in strategies (`finalize --serve`).
 //! - [`FinalizeJob`]: what `budgetlab finalize` runs.
+//! - [`workload`]: the vocabulary a workload is described in ([`Kind`]s of output, size models, the runtime
+//!   [`workload::Mode`], the hook), below the scenario, the generator and the simulation that share it.
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
 //!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
 //!   `budgetlab generate` runs.
-//! - [`simulate`]: one turn through the runtime boundaries of a [`simulate::Mode`] (producers, scheduler before
+//! - [`simulate`]: one turn through the runtime boundaries of a [`workload::Mode`] (producers, scheduler before
 //!   and after the PostToolBatch hook, the runtime's aggregation and outer finalization, the send guard, the
 //!   model request), with a strategy at every boundary, in the new or the legacy form.
 //! - [`metrics`]: what a simulated turn did (compliance, retention, needle survival against its upper bound,
@@ -77,15 +79,14 @@ pub mod simulate;
 pub mod sweep;
 pub mod text;
 pub mod tokens;
+pub mod workload;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
 pub use external::{ExternalFinalizer, ExternalOptions, ExternalStrategies, ExternalStrategy};
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
 pub use floor::{floor, FloorWork};
-pub use generate::{
-    BenchShape, GenerateJob, GeneratedBatch, Generator, Kind, Needle, NeedleKind, Shard,
-};
+pub use generate::{BenchShape, GenerateJob, GeneratedBatch, Generator, Needle, NeedleKind, Shard};
 pub use job::{Backend, FinalizeJob, FinalizeReport, JobStrategy, Timing};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
@@ -93,3 +94,4 @@ pub use rng::Seed;
 pub use scenario::Scenario;
 pub use text::utf16_len;
 pub use tokens::Tokenizer;
+pub use workload::Kind;

@@ -4,7 +4,9 @@
 
 use budgetlab::generate::Shard;
 use budgetlab::run::{RunPlan, Workload};
+use budgetlab::scenario::ENTRY_OVERHEAD_UNITS;
 use budgetlab::simulate::SimulateJob;
+use budgetlab::workload::SizeKey;
 use budgetlab::{Error, Generator, Scenario, StrategyName};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
@@ -292,7 +294,7 @@ fn scenario_file() -> impl Strategy<Value = String> {
 /// be, of entries at a high quantile (three sigmas) of the sizes it draws, stays under 2^25 units. (What any batch
 /// may hold is bounded when the file loads, and the unit tests generate at those bounds.)
 fn cheap(s: &Scenario) -> bool {
-    let high = |&key: &budgetlab::generate::SizeKey| {
+    let high = |&key: &SizeKey| {
         let m = s.size_model(key);
         let body = m.median * (3.0 * m.sigma).exp();
         let tail = if m.tail_share > 0.0 {
@@ -404,4 +406,40 @@ fn drawn_scenario_files_load_or_are_refused_and_never_panic() {
     assert!(refused >= 100, "{refused} refused, {loaded} loaded");
     assert!(loaded >= 60, "{refused} refused, {loaded} loaded");
     assert!(exercised >= loaded / 2, "{exercised} of {loaded} exercised");
+}
+
+#[test]
+fn a_generated_batch_stays_within_max_batch_units() {
+    // Every kind, hook text on every entry and every size pinned at its max: the batches come close to the
+    // computed bound and never pass it.
+    let mut src = String::from(
+        "name = \"t\"\ndescription = \"d\"\nseed = 7\nbatches = 3\n\
+         [batch_size]\nmedian = 6\nsigma = 0\nmin = 6\nmax = 6\n\
+         [shape]\nhook_text_rate = 1.0\ngiant_rate = 0.5\nduplicate_rate = 0.2\n[hook]\nappend_units = 10\n",
+    );
+    for key in SizeKey::ALL {
+        let size = if key == SizeKey::Giant {
+            60_000
+        } else {
+            20_000
+        };
+        src.push_str(&format!(
+            "[sizes.{key}]\nmedian = {size}\nsigma = 0\nmin = {size}\nmax = {size}\n"
+        ));
+    }
+    let s = Scenario::parse(&src, "t.toml").unwrap();
+    let bound = s.max_batch_units();
+    assert_eq!(
+        bound,
+        6 * (60_000 + 20_000 + 20_000 + 10 + ENTRY_OVERHEAD_UNITS)
+    );
+    let generator = Generator::new(&s);
+    let mut largest = 0;
+    for i in 0..40 {
+        // The appended hook context is not in the generated batch: 10 units for each of the 6 entries.
+        let units = batch_units(&generator.batch(i)) + 6 * 10;
+        assert!(units <= bound, "batch {i}: {units} > {bound}");
+        largest = largest.max(units);
+    }
+    assert!(largest > bound * 2 / 5, "{largest} of {bound}");
 }

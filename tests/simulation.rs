@@ -4,9 +4,8 @@
 
 use budgetlab::conform::{check_budget, check_integrity};
 use budgetlab::finalize::{Reference, SlotScope};
-use budgetlab::simulate::{
-    simulate_turn, simulate_turn_observed, Finalization, HookConfig, Mode, SimConfig,
-};
+use budgetlab::simulate::{simulate_turn, simulate_turn_observed, Finalization, SimConfig};
+use budgetlab::workload::{HookConfig, Mode};
 use budgetlab::{
     Budget, BudgetContext, Entry, Generator, MemoryStore, Part, PlanReminders, Scenario,
 };
@@ -124,7 +123,7 @@ proptest! {
         let record = simulate_turn_observed(turn.clone(), &Reference::default(), &ctx, &mut store, &config, Some(&mut observe));
         prop_assert!(failures.is_empty(), "{:?}", failures);
         // 1: the last boundary before the request is a finalization.
-        let names: Vec<&str> = record.boundaries.iter().map(|b| b.name).collect();
+        let names: Vec<&str> = record.boundaries.iter().map(|b| b.boundary.as_str()).collect();
         prop_assert_eq!(names[names.len() - 2], "send-guard");
         // 2: the request fits the budget.
         prop_assert!(record.within_budget);

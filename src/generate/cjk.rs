@@ -4,8 +4,8 @@
 //! at the default of zero [`chosen`] draws nothing from the stream, so every other scenario keeps its bytes.
 
 use super::buf::TextBuf;
+use super::kinds::shell::Exit;
 use super::needles::NeedleKind;
-use super::shell::Exit;
 use super::vocab::{self, MODULES, PROJECTS};
 use crate::rng::Stream;
 

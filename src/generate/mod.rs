@@ -2,218 +2,37 @@
 //!
 //! A [`Generator`] is built from a [`Scenario`] and produces batch `i` as a pure function of
 //! (scenario, seed, i): each batch draws from its own [`Stream`], so a batch is the same
-//! whether it is generated alone, in a shard, in parallel or in sequence. One file per kind of tool output
-//! (`shell`, `mcp`, `surrogate`, `plan`, and `turn` for the rest of a real turn), `producer` for the previews
-//! the runtime's producers make of large outputs, `call_ids` for the call ids of a batch, `sizes` for the size
-//! models, `needles` for what is planted and `shapes` for the fixed batch shapes the benches measure. Text is
+//! whether it is generated alone, in a shard, in parallel or in sequence. `kinds` holds one file per kind of tool
+//! output (the workload's [`Kind`]s), `hook_text` the text parts hooks add, `producer` the previews the runtime's
+//! producers make of large outputs, `call_ids` the call ids of a batch, `needles` what is planted, `cjk` and
+//! `vocab` the Chinese and English text the kinds share, and `shapes` the fixed batch shapes the benches measure.
+//! The size models and kinds themselves are the workload vocabulary ([`crate::workload`]). Text is
 //! built by appending template fragments to a pre-sized buffer (`buf`), never one random character at a time, so
 //! generation runs at hundreds of MB/s.
 
 mod buf;
 mod call_ids;
 mod cjk;
+mod hook_text;
 mod job;
-mod mcp;
+mod kinds;
 mod needles;
-mod plan;
 mod producer;
 mod shapes;
-mod shell;
-mod sizes;
-mod surrogate;
-mod turn;
 mod vocab;
 
 pub use job::{GenerateJob, GenerateStats, Shard, MAX_SHARDS};
 pub use needles::{Needle, NeedleKind};
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
-pub use sizes::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_SIZE};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::budget::PlanReminders;
 use crate::model::{Batch, Entry, Field, Part};
 use crate::rng::{Seed, Stream};
 use crate::scenario::Scenario;
+use crate::workload::{Kind, SizeKey, SizeModel};
 use buf::Written;
-
-/// A kind of tool output, each with its own generator and size model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// Shell command logs (builds, tests, installs, git), ending with the exit information.
-    Shell,
-    /// MCP tool results: nested JSON, pretty or compact, sometimes a non-string object.
-    Mcp,
-    /// Text dense in surrogate pairs: emoji sequences, mathematical alphanumerics, CJK extension B.
-    Surrogate,
-    /// `enter_plan_mode` responses: the lifecycle reminder, reminder plus hook context, failures, other text.
-    PlanMode,
-    /// File reads: source code, configuration, documentation.
-    FileRead,
-    /// Grep/search results.
-    Search,
-    /// Directory listings.
-    Listing,
-    /// Short success messages of edits, writes and the like.
-    ShortSuccess,
-    /// Empty output and empty error strings.
-    Empty,
-    /// Error fields with stack traces.
-    ErrorTrace,
-    /// Synthetic, skipped and cancelled responses: short error texts.
-    Cancelled,
-    /// Media: an inlineData (base64) or fileData part beside a short output.
-    Media,
-}
-
-impl Kind {
-    /// Every kind, in a fixed order.
-    pub const ALL: [Kind; 12] = [
-        Kind::Shell,
-        Kind::Mcp,
-        Kind::Surrogate,
-        Kind::PlanMode,
-        Kind::FileRead,
-        Kind::Search,
-        Kind::Listing,
-        Kind::ShortSuccess,
-        Kind::Empty,
-        Kind::ErrorTrace,
-        Kind::Cancelled,
-        Kind::Media,
-    ];
-
-    /// The kind's name as scenario files spell it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Shell => "shell",
-            Kind::Mcp => "mcp",
-            Kind::Surrogate => "surrogate",
-            Kind::PlanMode => "plan_mode",
-            Kind::FileRead => "file_read",
-            Kind::Search => "search",
-            Kind::Listing => "listing",
-            Kind::ShortSuccess => "short_success",
-            Kind::Empty => "empty",
-            Kind::ErrorTrace => "error_trace",
-            Kind::Cancelled => "cancelled",
-            Kind::Media => "media",
-        }
-    }
-
-    /// The weight of the kind in the mixed-realistic workload (used when a scenario names no weights).
-    pub fn default_weight(self) -> f64 {
-        match self {
-            Kind::Shell => 27.0,
-            Kind::Mcp => 9.0,
-            Kind::Surrogate => 1.5,
-            Kind::PlanMode => 0.5,
-            Kind::FileRead => 22.0,
-            Kind::Search => 10.0,
-            Kind::Listing => 6.0,
-            Kind::ShortSuccess => 14.0,
-            Kind::Empty => 2.5,
-            Kind::ErrorTrace => 4.0,
-            Kind::Cancelled => 1.5,
-            Kind::Media => 2.0,
-        }
-    }
-}
-
-/// What a size model is for: a kind's main text, or one of the shapes that are not kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SizeKey {
-    /// See [`Kind::Shell`].
-    Shell,
-    /// See [`Kind::Mcp`].
-    Mcp,
-    /// See [`Kind::Surrogate`].
-    Surrogate,
-    /// The hook context after a plan-mode reminder, or other plan-mode text.
-    PlanMode,
-    /// See [`Kind::FileRead`].
-    FileRead,
-    /// See [`Kind::Search`].
-    Search,
-    /// See [`Kind::Listing`].
-    Listing,
-    /// See [`Kind::ShortSuccess`].
-    ShortSuccess,
-    /// See [`Kind::Empty`] (its texts are empty; the model is unused).
-    Empty,
-    /// See [`Kind::ErrorTrace`].
-    ErrorTrace,
-    /// See [`Kind::Cancelled`].
-    Cancelled,
-    /// The base64 data of a media part, in bytes (not counted by any budget).
-    Media,
-    /// Top-level text parts (hook context) added to entries.
-    HookText,
-    /// The one giant output of a batch that has one.
-    Giant,
-}
-
-impl From<Kind> for SizeKey {
-    fn from(kind: Kind) -> SizeKey {
-        match kind {
-            Kind::Shell => SizeKey::Shell,
-            Kind::Mcp => SizeKey::Mcp,
-            Kind::Surrogate => SizeKey::Surrogate,
-            Kind::PlanMode => SizeKey::PlanMode,
-            Kind::FileRead => SizeKey::FileRead,
-            Kind::Search => SizeKey::Search,
-            Kind::Listing => SizeKey::Listing,
-            Kind::ShortSuccess => SizeKey::ShortSuccess,
-            Kind::Empty => SizeKey::Empty,
-            Kind::ErrorTrace => SizeKey::ErrorTrace,
-            Kind::Cancelled => SizeKey::Cancelled,
-            Kind::Media => SizeKey::Media,
-        }
-    }
-}
-
-impl SizeKey {
-    /// Every size key, in a fixed order.
-    pub const ALL: [SizeKey; 14] = [
-        SizeKey::Shell,
-        SizeKey::Mcp,
-        SizeKey::Surrogate,
-        SizeKey::PlanMode,
-        SizeKey::FileRead,
-        SizeKey::Search,
-        SizeKey::Listing,
-        SizeKey::ShortSuccess,
-        SizeKey::Empty,
-        SizeKey::ErrorTrace,
-        SizeKey::Cancelled,
-        SizeKey::Media,
-        SizeKey::HookText,
-        SizeKey::Giant,
-    ];
-
-    /// The built-in size model, calibrated for the mixed-realistic workload.
-    pub fn default_model(self) -> SizeModel {
-        match self {
-            SizeKey::Shell => SizeModel::body(650.0, 1.45).with_tail(0.045, 52_000.0, 0.42),
-            SizeKey::Mcp => SizeModel::body(1_400.0, 1.2).with_tail(0.05, 43_000.0, 0.45),
-            SizeKey::Surrogate => SizeModel::body(1_200.0, 1.1).with_tail(0.03, 31_000.0, 0.45),
-            SizeKey::PlanMode => SizeModel::body(300.0, 1.0),
-            SizeKey::FileRead => SizeModel::body(2_600.0, 1.0).with_tail(0.04, 48_000.0, 0.4),
-            SizeKey::Search => SizeModel::body(1_100.0, 1.3).with_tail(0.03, 41_000.0, 0.45),
-            SizeKey::Listing => SizeModel::body(600.0, 1.0),
-            SizeKey::ShortSuccess => SizeModel::body(70.0, 0.4),
-            SizeKey::Empty => SizeModel::body(1.0, 0.0).clamped(0, 0),
-            SizeKey::ErrorTrace => SizeModel::body(600.0, 0.8),
-            SizeKey::Cancelled => SizeModel::body(60.0, 0.3),
-            SizeKey::Media => SizeModel::body(6_000.0, 0.9).clamped(64, 400_000),
-            SizeKey::HookText => SizeModel::body(250.0, 0.9),
-            SizeKey::Giant => SizeModel::body(350_000.0, 0.5).clamped(120_000, DEFAULT_MAX),
-        }
-    }
-}
 
 /// The per-scenario switches the kinds' generators read.
 #[derive(Debug, Clone)]
@@ -412,11 +231,12 @@ impl Generator {
                 (kind, self.model(kind.into()).sample(&mut c.rng))
             };
             let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
-            let mut draft = write_kind(&mut c, kind, target, self.model(SizeKey::Media));
+            let mut draft =
+                kinds::write(&mut c, kind, target, self.model(SizeKey::Kind(Kind::Media)));
             producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
             let hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
                 let size = self.model(SizeKey::HookText).sample(&mut c.rng);
-                turn::hook_text(&mut c.rng, size)
+                hook_text::write(&mut c.rng, size)
             });
             let (entry, placed) = assemble(e, call_id, draft, hook);
             batch.push(entry);
@@ -439,26 +259,6 @@ impl Generator {
         }
         sizes.truncate(count);
         sizes
-    }
-}
-
-fn write_kind(c: &mut Ctx, kind: Kind, target: usize, media: &SizeModel) -> Draft {
-    match kind {
-        Kind::Shell => shell::write(c, target),
-        Kind::Mcp => mcp::write(c, target),
-        Kind::Surrogate => surrogate::write(c, target),
-        Kind::PlanMode => plan::write(c, target),
-        Kind::FileRead => turn::file_read(c, target),
-        Kind::Search => turn::search(c, target),
-        Kind::Listing => turn::listing(c, target),
-        Kind::ShortSuccess => turn::short_success(c, target),
-        Kind::Empty => turn::empty(c),
-        Kind::ErrorTrace => turn::error_trace(c, target),
-        Kind::Cancelled => turn::cancelled(c),
-        Kind::Media => {
-            let bytes = media.sample(&mut c.rng);
-            turn::media(c, bytes)
-        }
     }
 }
 

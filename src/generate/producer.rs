@@ -6,7 +6,8 @@
 //! move to their new offsets.
 
 use super::buf::{TextBuf, Written};
-use super::{shell, Body, Draft};
+use super::kinds::shell;
+use super::{Body, Draft};
 use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::text;

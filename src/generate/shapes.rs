@@ -13,7 +13,8 @@
 use serde_json::Value;
 
 use super::buf::TextBuf;
-use super::{shell, Body, Ctx, Knobs};
+use super::kinds::shell;
+use super::{Body, Ctx, Knobs};
 use crate::budget::PlanReminders;
 use crate::model::{Batch, Entry, Part};
 use crate::rng::{Seed, Stream};

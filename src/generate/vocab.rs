@@ -214,6 +214,19 @@ pub(crate) fn project_root(b: &mut TextBuf, project: &str) {
     b.ascii(project);
 }
 
+/// A `snake_case` name in PascalCase (`ledger_entry` -> `LedgerEntry`), for type names made from the nouns.
+pub(crate) fn pascal_case(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for part in s.split('_') {
+        let mut chars = part.chars();
+        if let Some(f) = chars.next() {
+            out.push(f.to_ascii_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}
+
 /// The third-person singular of a verb of [`VERBS`] (`apply` -> `applies`, `fetch` -> `fetches`).
 pub(crate) fn third_person(verb: &str) -> String {
     if verb.ends_with("sh") || verb.ends_with("ch") || verb.ends_with('x') || verb.ends_with('s') {

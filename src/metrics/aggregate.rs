@@ -267,10 +267,7 @@ impl Aggregate {
         let n = metrics.len() as u64;
         let overshoots: Vec<u64> = metrics.iter().map(|m| m.overshoot).collect();
         let mut boundaries = BTreeMap::new();
-        for b in metrics
-            .iter()
-            .filter_map(|m| m.violation_boundary.as_deref())
-        {
+        for b in metrics.iter().filter_map(|m| m.violation_boundary) {
             *boundaries.entry(b.to_string()).or_insert(0) += 1;
         }
         let violations = metrics.iter().filter(|m| !m.within_budget).count() as u64;

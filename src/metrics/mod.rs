@@ -23,7 +23,7 @@ use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
 use crate::finalize::{collect_slots, SlotScope};
 use crate::generate::{Needle, NeedleKind};
 use crate::model::{Entry, Field};
-use crate::simulate::TurnRecord;
+use crate::simulate::{Boundary, TurnRecord};
 
 /// Planted and surviving needles of one kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,7 +51,7 @@ pub struct BatchMetrics {
     /// Units over the budget (0 when within).
     pub overshoot: u64,
     /// The boundary from which the turn stayed over budget up to the model request.
-    pub violation_boundary: Option<String>,
+    pub violation_boundary: Option<Boundary>,
     /// Budgeted fields of the producers' output.
     pub fields: u64,
     /// Fields the model request shows shortened.
@@ -145,8 +145,8 @@ pub fn measure(
             .boundaries
             .iter()
             .skip(record.boundaries.len() - trailing)
-            .find(|b| b.name != "producers")
-            .map(|b| b.name.to_string())
+            .find(|b| b.boundary != Boundary::Producers)
+            .map(|b| b.boundary)
     } else {
         None
     };

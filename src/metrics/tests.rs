@@ -7,8 +7,9 @@ use crate::budget::{Budget, BudgetContext};
 use crate::finalize::{Finalizer, Reference, SendGuard};
 use crate::model::Part;
 use crate::persist::MemoryStore;
-use crate::simulate::{simulate_turn, Mode, SimConfig};
+use crate::simulate::{simulate_turn, Boundary, SimConfig};
 use crate::text::utf16_len;
+use crate::workload::Mode;
 
 fn log(lines: usize, last: &str) -> String {
     let mut s = String::from("{\"total\": 3, \"items\": []}\n");
@@ -129,7 +130,10 @@ fn legacy_headless_violations_are_attributed_to_the_concatenation() {
     let m = run(&turn, &[], &Reference::default(), 6000, cfg);
     assert!(!m.within_budget);
     assert_eq!(m.overshoot, 9000);
-    assert_eq!(m.violation_boundary.as_deref(), Some("headless-turn"));
+    assert_eq!(
+        m.violation_boundary,
+        Some(Boundary::Aggregation(Mode::Headless))
+    );
     assert_eq!(m.budget_used, Some(2.5));
 }
 
@@ -189,7 +193,7 @@ fn write(
 ) -> crate::simulate::TurnWrite {
     crate::simulate::TurnWrite {
         ordinal,
-        boundary: "scheduler-pre-hook",
+        boundary: Boundary::SchedulerPreHook,
         attempt: crate::finalize::PersistAttempt {
             call_id: id.into(),
             tool_name: "shell".into(),
@@ -204,14 +208,14 @@ fn write(
 /// given totals, the last one being the model request's.
 fn hand_record(
     request: Vec<Entry>,
-    totals: &[(&'static str, u64)],
+    totals: &[(Boundary, u64)],
     writes: Vec<crate::simulate::TurnWrite>,
 ) -> TurnRecord {
     TurnRecord {
         boundaries: totals
             .iter()
-            .map(|&(name, total)| crate::simulate::BoundaryRecord {
-                name,
+            .map(|&(boundary, total)| crate::simulate::BoundaryRecord {
+                boundary,
                 total,
                 parts: None,
             })
@@ -229,7 +233,7 @@ fn hand_record(
 
 /// The hand-built turn as the model sees it: the long field shortened to [`LONG_SHOWN`] naming `/a`, the short
 /// one whole; the long output written twice (once a duplicate) and the short one's write failed.
-fn shortened_record(totals: &[(&'static str, u64)]) -> TurnRecord {
+fn shortened_record(totals: &[(Boundary, u64)]) -> TurnRecord {
     let mut shown = entry("a", LONG_SHOWN);
     shown.persisted_output_files = Some(vec!["/a".into()]);
     hand_record(
@@ -243,10 +247,10 @@ fn shortened_record(totals: &[(&'static str, u64)]) -> TurnRecord {
     )
 }
 
-const FITS: &[(&str, u64)] = &[
-    ("producers", 28),
-    ("scheduler-pre-hook", 19),
-    ("model-request", 19),
+const FITS: &[(Boundary, u64)] = &[
+    (Boundary::Producers, 28),
+    (Boundary::SchedulerPreHook, 19),
+    (Boundary::ModelRequest, 19),
 ];
 
 #[test]
@@ -308,31 +312,28 @@ fn compliance_exactly_at_and_one_unit_over_the_budget() {
     let r = PlanReminders::default();
     let at = measure(0, &turn, &needles, &shortened_record(FITS), Some(19), &r);
     assert!(at.within_budget);
-    assert_eq!((at.overshoot, at.violation_boundary.as_deref()), (0, None));
+    assert_eq!((at.overshoot, at.violation_boundary), (0, None));
     assert_eq!(at.budget_used, Some(1.0));
 
     let over = measure(0, &turn, &needles, &shortened_record(FITS), Some(18), &r);
     assert!(!over.within_budget);
     assert_eq!(over.overshoot, 1);
     // Every boundary after the producers was over 18: the first of them let the violation through.
-    assert_eq!(
-        over.violation_boundary.as_deref(),
-        Some("scheduler-pre-hook")
-    );
+    assert_eq!(over.violation_boundary, Some(Boundary::SchedulerPreHook));
     assert_eq!(over.budget_used, Some(19.0 / 18.0));
 
     // The scheduler fitted the turn; the outer finalization went over again and nothing after it fixed that.
     let late = shortened_record(&[
-        ("producers", 28),
-        ("scheduler-pre-hook", 18),
-        ("interactive-outer-finalize", 19),
-        ("send-guard", 19),
-        ("model-request", 19),
+        (Boundary::Producers, 28),
+        (Boundary::SchedulerPreHook, 18),
+        (Boundary::OuterFinalize(Mode::Interactive), 19),
+        (Boundary::SendGuard, 19),
+        (Boundary::ModelRequest, 19),
     ]);
     let m = measure(0, &turn, &needles, &late, Some(18), &r);
     assert_eq!(
-        m.violation_boundary.as_deref(),
-        Some("interactive-outer-finalize")
+        m.violation_boundary,
+        Some(Boundary::OuterFinalize(Mode::Interactive))
     );
 
     // The producers' output already fits: the share of the budget used is not measured.
@@ -509,11 +510,11 @@ fn quiet(batch: usize, fields: u64) -> BatchMetrics {
     }
 }
 
-fn over(mut m: BatchMetrics, overshoot: u64, boundary: &str) -> BatchMetrics {
+fn over(mut m: BatchMetrics, overshoot: u64, boundary: Boundary) -> BatchMetrics {
     m.within_budget = false;
     m.overshoot = overshoot;
     m.final_total = 100 + overshoot;
-    m.violation_boundary = Some(boundary.into());
+    m.violation_boundary = Some(boundary);
     m
 }
 
@@ -563,11 +564,11 @@ fn four_batches() -> Vec<BatchMetrics> {
     b1.records_differ = true;
 
     // No fields at all: its share of 1 must not weigh in the mean per field.
-    let mut b2 = over(quiet(2, 0), 5, "headless-turn");
+    let mut b2 = over(quiet(2, 0), 5, Boundary::Aggregation(Mode::Headless));
     b2.budget_used = Some(1.25);
     b2.media_changed = 1;
 
-    let mut b3 = over(quiet(3, 1), 100, "headless-turn");
+    let mut b3 = over(quiet(3, 1), 100, Boundary::Aggregation(Mode::Headless));
     b3.shortened_fields = 1;
     (b3.original_units, b3.kept_units) = (30, 0);
     (b3.mean_kept_share, b3.min_kept_share) = (0.0, 0.0);
@@ -701,7 +702,7 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
 fn compliance_rates_of_one_violation_in_n() {
     for n in [1usize, 2, 12, 60, 1000] {
         let mut batches: Vec<BatchMetrics> = (0..n).map(|i| quiet(i, 1)).collect();
-        batches[n / 2] = over(quiet(n / 2, 1), 1, "send-guard");
+        batches[n / 2] = over(quiet(n / 2, 1), 1, Boundary::SendGuard);
         let a = Aggregate::from_batches(key(), &batches, &costs(&vec![1; n], &vec![1; n]));
         assert_eq!(a.compliance.violations, 1, "{n}");
         assert_eq!(a.compliance.rate, (n - 1) as f64 / n as f64, "{n}");
@@ -772,7 +773,7 @@ fn integrity_counts_each_kind_of_change() {
             emptied,
             with_media("renamed", "BBBB"),
         ],
-        &[("producers", 100), ("model-request", 50)],
+        &[(Boundary::Producers, 100), (Boundary::ModelRequest, 50)],
         Vec::new(),
     );
     record.ordinals = vec![0, 3, 1];
@@ -795,7 +796,7 @@ fn integrity_counts_each_kind_of_change() {
         (1, 2, 1, 1, 1)
     );
     // The same turn, untouched.
-    let same = hand_record(input.clone(), &[("model-request", 50)], Vec::new());
+    let same = hand_record(input.clone(), &[(Boundary::ModelRequest, 50)], Vec::new());
     let m = measure(0, &input, &[], &same, Some(1000), &PlanReminders::default());
     assert_eq!(
         (

@@ -9,7 +9,8 @@ use crate::finalize::StrategyName;
 use crate::generate::Shard;
 use crate::rng::Seed;
 use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
-use crate::simulate::{Mode, SimConfig};
+use crate::simulate::SimConfig;
+use crate::workload::Mode;
 
 /// Batches per scenario of a `--quick` run.
 pub const QUICK_BATCHES: u64 = 12;

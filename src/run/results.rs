@@ -283,7 +283,7 @@ impl RunResults {
                     info.digest
                 )));
             }
-            if info.mode.parse::<crate::simulate::Mode>().is_err() {
+            if info.mode.parse::<crate::workload::Mode>().is_err() {
                 return Err(at(format!("mode: {:?} is not a runtime mode", info.mode)));
             }
         }

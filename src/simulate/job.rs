@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{simulate_turn, SimConfig};
+use super::{simulate_turn, Boundary, SimConfig};
 use crate::budget::{Budget, BudgetContext};
 use crate::finalize::{StrategyConfig, StrategyName};
 use crate::generate::Generator;
@@ -30,8 +30,8 @@ pub struct SimulateJob {
 /// One boundary's budgeted total.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BoundaryTotal {
-    /// The boundary.
-    pub name: &'static str,
+    /// The boundary (serialized as its name).
+    pub name: Boundary,
     /// The model-facing budgeted total leaving it, in UTF-16 units.
     pub total: u64,
 }
@@ -105,7 +105,7 @@ impl SimulateJob {
                     .boundaries
                     .iter()
                     .map(|b| BoundaryTotal {
-                        name: b.name,
+                        name: b.boundary,
                         total: b.total,
                     })
                     .collect(),
@@ -169,8 +169,8 @@ mod tests {
         assert_eq!(turns.len(), 3);
         for t in &turns {
             assert!(t.within_budget && t.records_identical);
-            assert_eq!(t.boundaries.first().unwrap().name, "producers");
-            assert_eq!(t.boundaries.last().unwrap().name, "model-request");
+            assert_eq!(t.boundaries.first().unwrap().name, Boundary::Producers);
+            assert_eq!(t.boundaries.last().unwrap().name, Boundary::ModelRequest);
             assert!(t.boundaries.last().unwrap().total <= t.budget);
         }
         let table = turns[0].table();

@@ -8,13 +8,14 @@
 //! them; interactive appends duplicate and synthetic responses after scheduler finalization; ACP, agent and
 //! speculative aggregate without finalizing again. Legacy runs have no send guard.
 
+mod boundary;
 mod hook;
 mod job;
-mod mode;
+mod origin;
 
-pub use hook::HookConfig;
+pub use boundary::Boundary;
 pub use job::{BoundaryTotal, SimulateJob, TurnSummary};
-pub use mode::{Mode, Origin};
+pub use origin::Origin;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,7 @@ use crate::budget::BudgetContext;
 use crate::finalize::{budgeted_total, Finalizer, Outcome, PersistAttempt, SendGuard, SlotScope};
 use crate::model::{Batch, Entry};
 use crate::persist::ArtifactStore;
+use crate::workload::{HookConfig, Mode};
 
 /// How a turn is simulated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,8 +56,9 @@ impl Default for SimConfig {
 /// One boundary a turn passed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BoundaryRecord {
-    /// The boundary's name, e.g. `scheduler-pre-hook`.
-    pub name: &'static str,
+    /// The boundary (serialized as its name, e.g. `scheduler-pre-hook`).
+    #[serde(rename = "name")]
+    pub boundary: Boundary,
     /// The model-facing budgeted total of the parts leaving this boundary (a protected plan-mode prefix is not
     /// counted), in UTF-16 units.
     pub total: u64,
@@ -70,7 +73,7 @@ pub struct TurnWrite {
     /// The entry's position in the producers' turn.
     pub ordinal: usize,
     /// The boundary that made the attempt.
-    pub boundary: &'static str,
+    pub boundary: Boundary,
     /// The attempt itself.
     pub attempt: PersistAttempt,
 }
@@ -130,8 +133,9 @@ impl Stage {
     }
 }
 
-/// Carries a turn's state from boundary to boundary.
-struct Run<'a, 'o> {
+/// One turn on its way through the boundaries: the strategy and budget it runs with, and what it has recorded so
+/// far.
+struct Turn<'a, 'o> {
     finalizer: &'a dyn Finalizer,
     ctx: &'a BudgetContext,
     store: &'a mut dyn ArtifactStore,
@@ -144,8 +148,8 @@ struct Run<'a, 'o> {
 /// One finalization along a turn, as an observer of [`simulate_turn_observed`] sees it.
 #[derive(Debug)]
 pub struct Finalization<'a> {
-    /// The boundary's name.
-    pub boundary: &'static str,
+    /// The boundary.
+    pub boundary: Boundary,
     /// Whether the finalizer was the send guard rather than the simulated strategy.
     pub send_guard: bool,
     /// The batch the finalizer was given.
@@ -154,10 +158,10 @@ pub struct Finalization<'a> {
     pub outcome: &'a Outcome,
 }
 
-impl Run<'_, '_> {
-    fn mark(&mut self, name: &'static str, batch: &[Entry]) {
+impl Turn<'_, '_> {
+    fn mark(&mut self, boundary: Boundary, batch: &[Entry]) {
         self.boundaries.push(BoundaryRecord {
-            name,
+            boundary,
             total: budgeted_total(batch, &self.ctx.reminders, SlotScope::ALL),
             parts: self.config.keep_parts.then(|| batch.to_vec()),
         });
@@ -166,15 +170,15 @@ impl Run<'_, '_> {
     fn finalize_with(
         &mut self,
         finalizer: &dyn Finalizer,
-        name: &'static str,
+        boundary: Boundary,
         stage: Stage,
     ) -> Stage {
         let input = self.observer.is_some().then(|| stage.batch.clone());
         let outcome = finalizer.finalize(stage.batch, self.ctx, self.store);
         if let (Some(observe), Some(input)) = (self.observer.as_mut(), input) {
             observe(&Finalization {
-                boundary: name,
-                send_guard: name == "send-guard",
+                boundary,
+                send_guard: boundary == Boundary::SendGuard,
                 input: &input,
                 outcome: &outcome,
             });
@@ -182,25 +186,25 @@ impl Run<'_, '_> {
         self.writes
             .extend(outcome.persisted.into_iter().map(|attempt| TurnWrite {
                 ordinal: stage.ordinals[attempt.entry],
-                boundary: name,
+                boundary,
                 attempt,
             }));
-        self.mark(name, &outcome.batch);
+        self.mark(boundary, &outcome.batch);
         Stage {
             ordinals: stage.ordinals,
             batch: outcome.batch,
         }
     }
 
-    fn finalize(&mut self, name: &'static str, stage: Stage) -> Stage {
+    fn finalize(&mut self, boundary: Boundary, stage: Stage) -> Stage {
         let finalizer = self.finalizer;
-        self.finalize_with(finalizer, name, stage)
+        self.finalize_with(finalizer, boundary, stage)
     }
 
     /// The core scheduler over one batch of executed calls: finalize, hook, finalize again.
     fn scheduler(&mut self, stage: Stage) -> Stage {
-        let before = self.finalize("scheduler-pre-hook", stage);
-        let mut hooked = self.config.hook.apply(before.batch.clone());
+        let before = self.finalize(Boundary::SchedulerPreHook, stage);
+        let mut hooked = hook::apply(self.config.hook, before.batch.clone());
         if !self.config.legacy && self.config.hook.rebuild {
             // The runtime explicitly copies the persistence metadata onto responses the hook rebuilt.
             for (h, b) in hooked.iter_mut().zip(&before.batch) {
@@ -210,9 +214,9 @@ impl Run<'_, '_> {
                 }
             }
         }
-        self.mark("post-tool-batch-hook", &hooked);
+        self.mark(Boundary::PostToolBatchHook, &hooked);
         self.finalize(
-            "scheduler-post-hook",
+            Boundary::SchedulerPostHook,
             Stage {
                 ordinals: before.ordinals,
                 batch: hooked,
@@ -221,30 +225,30 @@ impl Run<'_, '_> {
     }
 }
 
-/// Simulates one turn: `turn` holds the producers' responses in original ordinal order.
+/// Simulates one turn: `responses` holds the producers' responses in original ordinal order.
 pub fn simulate_turn(
-    turn: Batch,
+    responses: Batch,
     finalizer: &dyn Finalizer,
     ctx: &BudgetContext,
     store: &mut dyn ArtifactStore,
     config: &SimConfig,
 ) -> TurnRecord {
-    simulate_turn_observed(turn, finalizer, ctx, store, config, None)
+    simulate_turn_observed(responses, finalizer, ctx, store, config, None)
 }
 
 /// [`simulate_turn`], calling `observer` after every finalization with what went in and what came out (each
 /// finalization's input is copied for it, so this is for tests and diagnostics, not for timed runs).
 pub fn simulate_turn_observed(
-    turn: Batch,
+    responses: Batch,
     finalizer: &dyn Finalizer,
     ctx: &BudgetContext,
     store: &mut dyn ArtifactStore,
     config: &SimConfig,
     observer: Option<&mut dyn FnMut(&Finalization<'_>)>,
 ) -> TurnRecord {
-    let origins = Origin::of_turn(&turn);
-    let display = turn.clone();
-    let mut run = Run {
+    let origins = Origin::of_turn(&responses);
+    let display = responses.clone();
+    let mut turn = Turn {
         finalizer,
         ctx,
         store,
@@ -253,9 +257,9 @@ pub fn simulate_turn_observed(
         writes: Vec::new(),
         observer,
     };
-    run.mark("producers", &turn);
+    turn.mark(Boundary::Producers, &responses);
     let (mut executed, mut others) = (Stage::default(), Stage::default());
-    for (i, (entry, origin)) in turn.into_iter().zip(&origins).enumerate() {
+    for (i, (entry, origin)) in responses.into_iter().zip(&origins).enumerate() {
         match origin {
             Origin::Executed => executed.push(i, entry),
             _ => others.push(i, entry),
@@ -266,14 +270,14 @@ pub fn simulate_turn_observed(
     let scheduled = if config.mode == Mode::Headless {
         let mut out = Stage::default();
         for (i, e) in executed.ordinals.into_iter().zip(executed.batch) {
-            out.extend(run.scheduler(Stage {
+            out.extend(turn.scheduler(Stage {
                 ordinals: vec![i],
                 batch: vec![e],
             }));
         }
         out
     } else {
-        run.scheduler(executed)
+        turn.scheduler(executed)
     };
 
     let (records, request) = if config.legacy {
@@ -287,57 +291,37 @@ pub fn simulate_turn_observed(
             }
             _ => scheduled.merged_in_order(others),
         };
-        run.mark(aggregation_name(config.mode), &merged.batch);
+        turn.mark(Boundary::Aggregation(config.mode), &merged.batch);
         (merged.batch.clone(), merged)
     } else {
         let merged = scheduled.merged_in_order(others);
-        run.mark(aggregation_name(config.mode), &merged.batch);
-        let finalized = run.finalize(outer_name(config.mode), merged);
+        turn.mark(Boundary::Aggregation(config.mode), &merged.batch);
+        let finalized = turn.finalize(Boundary::OuterFinalize(config.mode), merged);
         let records = finalized.batch.clone();
         let request = if config.send_guard {
-            run.finalize_with(&SendGuard::default(), "send-guard", finalized)
+            turn.finalize_with(&SendGuard::default(), Boundary::SendGuard, finalized)
         } else {
             finalized
         };
         (records, request)
     };
-    run.mark("model-request", &request.batch);
+    turn.mark(Boundary::ModelRequest, &request.batch);
     let within_budget = match ctx.budget.limit() {
-        Some(limit) => run.boundaries.last().map_or(0, |b| b.total) <= limit,
+        Some(limit) => turn.boundaries.last().map_or(0, |b| b.total) <= limit,
         None => true,
     };
     // The transcript and the tool-result record are both taken from the same finalized parts.
     let records_identical = request.batch == records;
     TurnRecord {
-        boundaries: run.boundaries,
+        boundaries: turn.boundaries,
         model_request: request.batch,
         ordinals: request.ordinals,
         transcript: records.clone(),
         tool_results: records,
         display,
-        writes: run.writes,
+        writes: turn.writes,
         within_budget,
         records_identical,
-    }
-}
-
-fn aggregation_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Interactive => "interactive-merge",
-        Mode::Headless => "headless-turn",
-        Mode::Acp => "acp-turn",
-        Mode::Agent => "agent-aggregate",
-        Mode::Speculative => "speculative-aggregate",
-    }
-}
-
-fn outer_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Interactive => "interactive-outer-finalize",
-        Mode::Headless => "headless-finalize",
-        Mode::Acp => "acp-finalize",
-        Mode::Agent => "agent-finalize",
-        Mode::Speculative => "speculative-finalize",
     }
 }
 

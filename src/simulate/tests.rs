@@ -38,7 +38,11 @@ fn config(mode: Mode, legacy: bool) -> SimConfig {
 }
 
 fn names(record: &TurnRecord) -> Vec<&'static str> {
-    record.boundaries.iter().map(|b| b.name).collect()
+    record
+        .boundaries
+        .iter()
+        .map(|b| b.boundary.as_str())
+        .collect()
 }
 
 fn turn() -> Batch {
@@ -57,7 +61,10 @@ fn reference_keeps_the_budget_in_every_mode() {
         let (record, store) = simulate(turn(), 6000, config(mode, false));
         assert!(record.within_budget, "{mode}");
         assert!(record.records_identical, "{mode}");
-        assert_eq!(record.boundaries.last().unwrap().name, "model-request");
+        assert_eq!(
+            record.boundaries.last().unwrap().boundary,
+            Boundary::ModelRequest
+        );
         assert!(record.boundaries.last().unwrap().total <= 6000, "{mode}");
         // Order is the original ordinal order.
         let ids: Vec<&str> = record
@@ -139,7 +146,7 @@ fn a_hook_rebuild_keeps_metadata_in_the_new_runtime_only() {
         record
             .writes
             .iter()
-            .map(|w| (w.ordinal, w.boundary))
+            .map(|w| (w.ordinal, w.boundary.as_str()))
             .collect::<Vec<_>>()
     };
     // New runtime: metadata copied back, so each output is persisted exactly once.

@@ -22,9 +22,9 @@ use super::Tokenizer;
 use crate::budget::PLAN_MODE_TOOL;
 use crate::error::{Error, Result};
 use crate::finalize::DEFAULT_SHELL_TOOLS;
-use crate::generate::Kind;
 use crate::model::{batch_from_value, Batch, Entry, Field};
 use crate::text::utf16_len;
+use crate::workload::Kind;
 
 /// The kind of one text field, as far as the batch tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -61,7 +61,7 @@ impl Exporter for BatchCsv {
                 m.final_total,
                 m.within_budget,
                 m.overshoot,
-                m.violation_boundary.as_deref().unwrap_or(""),
+                m.violation_boundary.map_or("", |b| b.as_str()),
                 m.fields,
                 m.shortened_fields,
                 m.original_units,

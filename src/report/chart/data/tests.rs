@@ -17,7 +17,7 @@ fn turn(batch: usize, budget: u64, input: u64, over: u64, kept: f64) -> BatchMet
         final_total: budget.min(input) + over,
         within_budget: over == 0,
         overshoot: over,
-        violation_boundary: (over > 0).then(|| "model-request".to_string()),
+        violation_boundary: (over > 0).then_some(crate::simulate::Boundary::ModelRequest),
         fields: 2,
         shortened_fields: u64::from(input > budget),
         original_units: input,

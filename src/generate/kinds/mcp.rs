@@ -5,11 +5,11 @@
 
 use serde_json::json;
 
-use super::buf::TextBuf;
-use super::cjk;
-use super::needles::NeedleKind;
-use super::vocab::{self, MODULES, NOUNS, PEOPLE, PROJECTS};
-use super::{Body, Ctx, Draft};
+use crate::generate::buf::TextBuf;
+use crate::generate::cjk;
+use crate::generate::needles::NeedleKind;
+use crate::generate::vocab::{self, MODULES, NOUNS, PEOPLE, PROJECTS};
+use crate::generate::{Body, Ctx, Draft};
 use crate::rng::Stream;
 
 /// A JSON writer over a [`TextBuf`]. Values written with [`Json::str`] must not need escaping (the vocabulary
@@ -375,7 +375,7 @@ fn hits(rng: &mut Stream, j: &mut Json, target: usize, zh: f64) {
     j.str_with(|b| {
         b.ascii(rng.pick(NOUNS));
         b.ascii(" ");
-        b.ascii(rng.pick(super::vocab::VERBS));
+        b.ascii(rng.pick(vocab::VERBS));
     });
     j.key("took_ms");
     j.num(rng.range(1, 300));

@@ -3,11 +3,11 @@
 //! Cyrillic, Greek, Arabic and Devanagari. Over a third of the UTF-16 units are surrogate halves, so a random
 //! cut point lands inside a pair often.
 
-use super::buf::TextBuf;
-use super::needles::NeedleKind;
 use super::shell::{exit_info, Exit};
-use super::vocab::PEOPLE;
-use super::{Body, Ctx, Draft};
+use crate::generate::buf::TextBuf;
+use crate::generate::needles::NeedleKind;
+use crate::generate::vocab::PEOPLE;
+use crate::generate::{Body, Ctx, Draft};
 use crate::rng::Stream;
 
 /// Emoji, including ZWJ sequences, skin-tone modifiers, flags and keycaps.
@@ -170,7 +170,7 @@ fn locale(rng: &mut Stream, b: &mut TextBuf, target: usize) {
         b.ascii("  \"");
         b.ascii(rng.pick(KEYS));
         b.ascii(".");
-        b.ascii(rng.pick(super::vocab::NOUNS));
+        b.ascii(rng.pick(crate::generate::vocab::NOUNS));
         b.ascii("_");
         b.num(rng.below(100));
         b.ascii("\": \"");

@@ -1,0 +1,48 @@
+//! Empty output and empty error strings: a field that is there and holds nothing.
+
+use crate::generate::buf::Written;
+use crate::generate::{Body, Ctx, Draft};
+
+/// An empty output, an empty error, or both.
+pub(crate) fn write(c: &mut Ctx) -> Draft {
+    let tool = c.rng.pick(&[
+        "run_shell_command",
+        "read_file",
+        "mcp__tracker__add_comment",
+        "write_todos",
+    ]);
+    let empty = || Written::plain(String::new());
+    match c.rng.below(3) {
+        0 => Draft::output(tool, Body::Text(empty())),
+        1 => Draft::error(tool, empty()),
+        _ => {
+            let mut d = Draft::output(tool, Body::Text(empty()));
+            d.error = Some(empty());
+            d
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::test_ctx;
+
+    #[test]
+    fn empty_kind_has_empty_strings() {
+        let mut c = test_ctx(23);
+        for _ in 0..20 {
+            let d = write(&mut c);
+            let texts: Vec<&str> = d
+                .error
+                .iter()
+                .map(|w| w.text.as_str())
+                .chain(match &d.output {
+                    Some(Body::Text(w)) => Some(w.text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert!(!texts.is_empty() && texts.iter().all(|t| t.is_empty()));
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! File reads: source code (Rust, TypeScript, Python), YAML configuration and Markdown documentation, sometimes
+//! with line numbers; comments, docstrings and documentation are written in Chinese at the scenario's
+//! `cjk_share`.
+
+use crate::generate::buf::{TextBuf, Written};
+use crate::generate::cjk;
+use crate::generate::vocab::{self, MODULES, NOUNS, VERBS};
+use crate::generate::{Body, Ctx, Draft};
+use crate::rng::Stream;
+
+/// Writes a file read of about `target` units.
+pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
+    let zh = c.knobs.cjk_share;
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 256);
+    let numbered = rng.below(3) == 0;
+    let mut line_no = 1u64;
+    // A Chinese-speaking team's files are documentation more often than English ones in this workload: half of
+    // the Chinese share reads a Markdown file outright (no draw at all when the share is zero).
+    let lang = if cjk::chosen(rng, zh / 2.0) {
+        4
+    } else {
+        rng.below(5)
+    };
+    let mut lines = TextBuf::with_capacity(512);
+    while b.units() + 40 < target {
+        lines = TextBuf::with_capacity(lines.as_str().len().max(256));
+        match lang {
+            0 => rust_block(rng, &mut lines, zh),
+            1 => ts_block(rng, &mut lines, zh),
+            2 => py_block(rng, &mut lines, zh),
+            3 => yaml_block(rng, &mut lines),
+            _ => md_block(rng, &mut lines, zh),
+        }
+        if numbered {
+            for line in lines.as_str().split_inclusive('\n') {
+                b.num_right(line_no, 6);
+                b.ascii("\t");
+                b.push(line);
+                line_no += 1;
+            }
+        } else {
+            b.append(Written {
+                text: lines.as_str().to_string(),
+                units: lines.units(),
+                needles: Vec::new(),
+            });
+        }
+    }
+    Draft::output("read_file", Body::Text(b.finish()))
+}
+
+/// A Rust function with its doc comment, written in Chinese with probability `zh` (the scenario's `cjk_share`).
+fn rust_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    let zh = cjk::chosen(rng, zh);
+    let noun = rng.pick(NOUNS);
+    let ty = vocab::pascal_case(rng.pick(NOUNS));
+    b.ascii("/// ");
+    if zh {
+        cjk::comment(b, rng);
+    } else {
+        b.ascii(&vocab::pascal_case(&vocab::third_person(rng.pick(VERBS))));
+        b.ascii(" the ");
+        b.ascii(noun);
+        b.ascii(rng.pick(&[
+            " before it is posted.",
+            " and returns the updated copy.",
+            ", skipping entries that were already applied.",
+            " for the current tenant.",
+        ]));
+    }
+    b.ascii("\npub fn ");
+    vocab::ident(b, rng);
+    b.ascii("(&self, ");
+    b.ascii(noun);
+    b.ascii(": &");
+    b.ascii(&ty);
+    b.ascii(") -> Result<");
+    b.ascii(&ty);
+    b.ascii(", Error> {\n    let ");
+    b.ascii(noun);
+    b.ascii(" = self.");
+    vocab::ident(b, rng);
+    b.ascii("(");
+    b.ascii(noun);
+    b.ascii(")?;\n    if ");
+    b.ascii(noun);
+    b.ascii(".is_empty() {\n        return Err(Error::");
+    b.ascii(&ty);
+    b.ascii("Missing);\n    }\n");
+    if zh {
+        b.ascii("    // ");
+        cjk::comment(b, rng);
+        b.nl();
+    }
+    b.ascii("    for item in ");
+    b.ascii(noun);
+    b.ascii(".iter().filter(|i| i.");
+    b.ascii(rng.pick(NOUNS));
+    b.ascii(" > 0) {\n        self.");
+    b.ascii(rng.pick(NOUNS));
+    b.ascii("s.push(item.clone());\n    }\n    Ok(");
+    b.ascii(noun);
+    b.ascii(")\n}\n\n");
+}
+
+/// A TypeScript function whose warning message is Chinese with probability `zh`.
+fn ts_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    let zh = cjk::chosen(rng, zh);
+    let ty = vocab::pascal_case(rng.pick(NOUNS));
+    b.ascii("export async function ");
+    b.ascii(rng.pick(VERBS));
+    b.ascii(&ty);
+    b.ascii("(id: string, opts: ");
+    b.ascii(&ty);
+    b.ascii("Options = {}): Promise<");
+    b.ascii(&ty);
+    b.ascii(" | undefined> {\n  const res = await client.get(`/api/");
+    b.ascii(rng.pick(MODULES));
+    b.ascii("/${id}`, { signal: opts.signal });\n");
+    if zh {
+        b.ascii("  // ");
+        cjk::comment(b, rng);
+        b.nl();
+    }
+    b.ascii("  if (!res.ok) {\n    logger.warn('");
+    if zh {
+        cjk::sentence(b, rng, 5);
+    } else {
+        vocab::sentence(b, rng, 5);
+    }
+    b.ascii("', { id, status: res.status });\n    return undefined;\n  }\n  return parse");
+    b.ascii(&ty);
+    b.ascii("(await res.json());\n}\n\n");
+}
+
+/// A Python method whose docstring is Chinese with probability `zh`.
+fn py_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    let zh = cjk::chosen(rng, zh);
+    b.ascii("def ");
+    vocab::ident(b, rng);
+    b.ascii("(self, ");
+    let noun = rng.pick(NOUNS);
+    b.ascii(noun);
+    b.ascii(", *, strict: bool = False):\n    \"\"\"");
+    if zh {
+        cjk::comment(b, rng);
+    } else {
+        b.ascii(&vocab::pascal_case(&vocab::third_person(rng.pick(VERBS))));
+        b.ascii(" the ");
+        b.ascii(noun);
+        b.ascii(" entries and returns them sorted.");
+    }
+    b.ascii("\"\"\"\n    if not ");
+    b.ascii(noun);
+    b.ascii(":\n        raise ValueError(\"");
+    b.ascii(noun);
+    b.ascii(" is required\")\n");
+    if zh {
+        b.ascii("    # ");
+        cjk::comment(b, rng);
+        b.nl();
+    }
+    b.ascii("    result = [x for x in ");
+    b.ascii(noun);
+    b.ascii(" if x.");
+    b.ascii(rng.pick(NOUNS));
+    b.ascii(" is not None]\n    return sorted(result, key=lambda x: x.");
+    b.ascii(rng.pick(NOUNS));
+    b.ascii(")\n\n");
+}
+
+fn yaml_block(rng: &mut Stream, b: &mut TextBuf) {
+    b.ascii(rng.pick(MODULES));
+    b.ascii(":\n  enabled: ");
+    b.ascii(if rng.below(2) == 0 { "true" } else { "false" });
+    b.ascii("\n  ");
+    b.ascii(rng.pick(NOUNS));
+    b.ascii("_limit: ");
+    b.num(rng.range(1, 10_000));
+    b.ascii("\n  retry:\n    attempts: ");
+    b.num(rng.range(1, 9));
+    b.ascii("\n    backoff_ms: ");
+    b.num(rng.range(50, 5000));
+    b.ascii("\n  endpoints:\n    - https://");
+    b.ascii(rng.pick(MODULES));
+    b.ascii(".internal.example.dev:");
+    b.num(rng.range(3000, 9999));
+    b.ascii("\n");
+}
+
+/// A block of Markdown documentation, in Chinese with probability `zh`.
+fn md_block(rng: &mut Stream, b: &mut TextBuf, zh: f64) {
+    if cjk::chosen(rng, zh) {
+        cjk::md_block(rng, b);
+        return;
+    }
+    b.ascii("## ");
+    b.ascii(&vocab::pascal_case(rng.pick(MODULES)));
+    b.ascii("\n\n");
+    vocab::sentence(b, rng, 18);
+    b.ascii(". ");
+    vocab::sentence(b, rng, 14);
+    b.ascii(".\n\n- `");
+    vocab::ident(b, rng);
+    b.ascii("`: ");
+    vocab::sentence(b, rng, 9);
+    b.ascii("\n- `");
+    vocab::ident(b, rng);
+    b.ascii("`: ");
+    vocab::sentence(b, rng, 7);
+    b.ascii("\n\n");
+}

@@ -1,0 +1,17 @@
+//! The workload vocabulary: the words a scenario describes a workload in and the generator and the simulation
+//! act on. The [`Kind`]s of tool output and their weights, the [`SizeKey`]s and [`SizeModel`]s (with a
+//! scenario's [`SizeOverride`]s) that say how long each text is, the runtime [`Mode`] a turn runs in and the
+//! [`HookConfig`] of the simulated PostToolBatch hook.
+//!
+//! This is a leaf of the crate's layers: it names nothing above it (no scenario, generator or simulation), so
+//! `scenario`, `generate` and `simulate` can all depend on it without depending on each other in a cycle.
+
+mod hook;
+mod kind;
+mod mode;
+mod size;
+
+pub use hook::HookConfig;
+pub use kind::{Kind, SizeKey};
+pub use mode::Mode;
+pub use size::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_SIZE};

@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::tolerance::{Metric, Tolerance, Tolerances};
 use crate::error::{Error, Result};
-use crate::finalize::StrategyName;
-use crate::metrics::Aggregate;
+use crate::metrics::{Aggregate, RowKey, StrategyKey};
 use crate::run::RunResults;
+use crate::scenario::BudgetLabel;
 
 /// What a check tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,9 +43,9 @@ pub struct CheckCase {
     /// The scenario.
     pub scenario: String,
     /// The budget label; `None` for a scenario-wide check.
-    pub budget_label: Option<String>,
+    pub budget_label: Option<BudgetLabel>,
     /// The strategy; `None` for a scenario-wide check.
-    pub strategy: Option<String>,
+    pub strategy: Option<StrategyKey>,
     /// What is checked.
     pub kind: CheckKind,
     /// Why it failed; `None` when it passed.
@@ -116,12 +116,6 @@ pub fn comparable(
     ))
 }
 
-type RowId<'a> = (&'a str, &'a str, &'a str);
-
-fn id(row: &Aggregate) -> RowId<'_> {
-    (&row.scenario, &row.budget_label, &row.strategy)
-}
-
 /// Checks `current` against `baseline` with `tolerances`. `baseline_name` and `current_name` say where they came
 /// from, for the report.
 pub fn check(
@@ -131,11 +125,10 @@ pub fn check(
     baseline_name: &str,
     current_name: &str,
 ) -> Verdict {
-    let reference = StrategyName::Reference.as_str();
     let mut cases = Vec::new();
     let case = |row: &Aggregate, kind: CheckKind, failure: Option<String>| CheckCase {
         scenario: row.scenario.clone(),
-        budget_label: Some(row.budget_label.clone()),
+        budget_label: Some(row.budget_label),
         strategy: Some(row.strategy.clone()),
         kind,
         failure,
@@ -170,11 +163,12 @@ pub fn check(
         }
     }
 
-    let base_rows: BTreeMap<RowId, &Aggregate> = baseline.rows.iter().map(|r| (id(r), r)).collect();
-    let current_ids: BTreeMap<RowId, ()> = current.rows.iter().map(|r| (id(r), ())).collect();
+    let base_rows: BTreeMap<RowKey, &Aggregate> =
+        baseline.rows.iter().map(|r| (r.key(), r)).collect();
+    let current_keys: BTreeSet<RowKey> = current.rows.iter().map(Aggregate::key).collect();
     let mut matched = 0;
     for row in &current.rows {
-        if row.strategy == reference {
+        if row.strategy.is_reference() {
             let c = &row.compliance;
             cases.push(case(
                 row,
@@ -192,7 +186,7 @@ pub fn check(
             ));
             cases.push(case(row, CheckKind::Integrity, integrity_failure(row)));
         }
-        let Some(base) = base_rows.get(&id(row)) else {
+        let Some(base) = base_rows.get(&row.key()) else {
             cases.push(case(
                 row,
                 CheckKind::Present,
@@ -235,7 +229,7 @@ pub fn check(
     for row in baseline
         .rows
         .iter()
-        .filter(|r| !current_ids.contains_key(&id(r)))
+        .filter(|r| !current_keys.contains(&r.key()))
     {
         baseline_only += 1;
         cases.push(case(

@@ -102,7 +102,7 @@ mod tests {
     fn case(scenario: &str, kind: CheckKind, failure: Option<&str>) -> CheckCase {
         CheckCase {
             scenario: scenario.into(),
-            budget_label: Some("abs-20000".into()),
+            budget_label: Some(crate::scenario::BudgetLabel::Absolute(20_000)),
             strategy: Some("reference".into()),
             kind,
             failure: failure.map(String::from),

@@ -15,7 +15,8 @@ pub use check::{check, comparable, CheckCase, CheckKind, Verdict};
 pub use compare::{compare, Comparison, MetricChange, RowChange};
 pub use junit::JUnitXml;
 pub use markdown::VerdictMarkdown;
-pub use tolerance::{Metric, Tolerance, Tolerances, Unit};
+pub use crate::metrics::{Metric, Unit};
+pub use tolerance::{default_tolerance, Tolerance, Tolerances};
 
 use std::path::{Path, PathBuf};
 

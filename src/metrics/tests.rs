@@ -7,6 +7,7 @@ use crate::budget::{Budget, BudgetContext};
 use crate::finalize::{Finalizer, Reference, SendGuard};
 use crate::model::Part;
 use crate::persist::MemoryStore;
+use crate::scenario::BudgetLabel;
 use crate::simulate::{simulate_turn, Boundary, SimConfig};
 use crate::text::utf16_len;
 use crate::workload::Mode;
@@ -518,15 +519,15 @@ fn over(mut m: BatchMetrics, overshoot: u64, boundary: Boundary) -> BatchMetrics
     m
 }
 
-fn key() -> RowKey {
-    RowKey {
-        scenario: "s".into(),
-        strategy: "t".into(),
-        mode: "interactive".into(),
-        legacy: false,
-        budget: Some(100),
-        budget_label: "abs-100".into(),
-    }
+/// The row of `metrics` and `costs` for strategy `t` of scenario `s` at 100 units.
+fn aggregate(metrics: &[BatchMetrics], costs: &[TurnCost]) -> Aggregate {
+    let strategy = StrategyKey::from("t");
+    let key = RowKey {
+        scenario: "s",
+        budget: BudgetLabel::Absolute(100),
+        strategy: &strategy,
+    };
+    Aggregate::from_batches(key, Mode::Interactive, false, 100, metrics, costs)
 }
 
 fn planted(m: &mut BatchMetrics, kind: NeedleKind, planted: u64, survived: u64) {
@@ -602,8 +603,7 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
-    let a = Aggregate::from_batches(
-        key(),
+    let a = aggregate(
         &four_batches(),
         &costs(&[40, 10, 30, 20], &[20, 10, 10, 0]),
     );
@@ -703,14 +703,14 @@ fn compliance_rates_of_one_violation_in_n() {
     for n in [1usize, 2, 12, 60, 1000] {
         let mut batches: Vec<BatchMetrics> = (0..n).map(|i| quiet(i, 1)).collect();
         batches[n / 2] = over(quiet(n / 2, 1), 1, Boundary::SendGuard);
-        let a = Aggregate::from_batches(key(), &batches, &costs(&vec![1; n], &vec![1; n]));
+        let a = aggregate(&batches, &costs(&vec![1; n], &vec![1; n]));
         assert_eq!(a.compliance.violations, 1, "{n}");
         assert_eq!(a.compliance.rate, (n - 1) as f64 / n as f64, "{n}");
         assert_eq!(a.compliance.max_overshoot, 1);
         // The 99th percentile is the single overshoot only when a hundredth of the batches is at most one.
         assert_eq!(a.compliance.p99_overshoot, u64::from(n <= 100), "{n}");
     }
-    let all = Aggregate::from_batches(key(), &[quiet(0, 1), quiet(1, 1)], &costs(&[1, 1], &[1, 1]));
+    let all = aggregate(&[quiet(0, 1), quiet(1, 1)], &costs(&[1, 1], &[1, 1]));
     assert_eq!((all.compliance.rate, all.compliance.violations), (1.0, 0));
 }
 

@@ -11,8 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::metrics::{Aggregate, BatchMetrics, TurnCost};
-use crate::scenario::ScenarioBudget;
+use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TurnCost};
+use crate::scenario::{BudgetLabel, ScenarioBudget};
+use crate::workload::Mode;
 
 /// The version of the results schema; `check`, `compare`, `merge` and `report` refuse any other. Version 2 added
 /// the strategy's and the floor's time to every record and row, and the sha256 of the per-batch files.
@@ -31,18 +32,44 @@ pub struct WorkloadInfo {
     pub name: String,
     /// SHA-256 of the scenario as parsed (or of the recorded batches file).
     pub digest: String,
-    /// Where the batches came from: `generated` or `recorded`.
-    pub source: String,
+    /// Where the batches came from.
+    pub source: WorkloadSource,
     /// The seed of the generated batches.
     pub seed: u64,
     /// Batches in the whole (unsharded) run.
     pub batches: u64,
     /// The runtime mode simulated.
-    pub mode: String,
+    pub mode: Mode,
     /// Whether the mode ran in its legacy form.
     pub legacy: bool,
     /// The budgets run at.
     pub budgets: Vec<ScenarioBudget>,
+}
+
+/// Where a workload's batches came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadSource {
+    /// Generated from a scenario.
+    Generated,
+    /// Recorded batches (a JSON Lines file), without needles.
+    Recorded,
+}
+
+impl WorkloadSource {
+    /// The name `results.json` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadSource::Generated => "generated",
+            WorkloadSource::Recorded => "recorded",
+        }
+    }
+}
+
+impl std::fmt::Display for WorkloadSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Which part of the run a results file holds.
@@ -61,7 +88,7 @@ pub struct RunInputs {
     /// The workloads, in run order.
     pub scenarios: Vec<WorkloadInfo>,
     /// The strategies, in run order.
-    pub strategies: Vec<String>,
+    pub strategies: Vec<StrategyKey>,
     /// The shard, when the run was one.
     pub shard: Option<ShardInfo>,
 }
@@ -102,10 +129,10 @@ pub struct BatchFilesSha256 {
 pub struct BatchRecord {
     /// Scenario name.
     pub scenario: String,
-    /// Strategy name.
-    pub strategy: String,
+    /// The strategy.
+    pub strategy: StrategyKey,
     /// The budget's label (`abs-20000`, `window-16000`).
-    pub budget_label: String,
+    pub budget_label: BudgetLabel,
     /// Nanoseconds the simulated turn took, counting the fastest sample of each of the strategy's finalizations
     /// and nothing of the measuring (this and the next two are the only figures that differ between runs).
     pub cost_ns: u64,
@@ -161,6 +188,15 @@ impl BatchRecord {
         validate_metrics(&record.metrics)
             .map_err(|m| Error::report(at(), format!("metrics.{m}")))?;
         Ok(record)
+    }
+
+    /// The row the record belongs to.
+    pub fn key(&self) -> RowKey<'_> {
+        RowKey {
+            scenario: &self.scenario,
+            budget: self.budget_label,
+            strategy: &self.strategy,
+        }
     }
 
     /// What the turn cost.
@@ -257,7 +293,7 @@ impl RunResults {
         if inputs.strategies.is_empty() {
             return Err("inputs.strategies: no strategy".into());
         }
-        if let Some(name) = first_repeat(inputs.strategies.iter().map(String::as_str)) {
+        if let Some(name) = first_repeat(inputs.strategies.iter().map(StrategyKey::as_str)) {
             return Err(format!("inputs.strategies: {name} is listed twice"));
         }
         if let Some(name) = first_repeat(inputs.scenarios.iter().map(|s| s.name.as_str())) {
@@ -271,7 +307,7 @@ impl RunResults {
             if info.budgets.is_empty() {
                 return Err(at("budgets: no budget".into()));
             }
-            if let Some(label) = first_repeat(info.budgets.iter().map(|b| b.label.as_str())) {
+            if let Some(label) = first_repeat(info.budgets.iter().map(|b| b.label)) {
                 return Err(at(format!("budgets: {label} is listed twice")));
             }
             if let Some(b) = info.budgets.iter().find(|b| b.units == 0) {
@@ -282,9 +318,6 @@ impl RunResults {
                     "digest: {:?} is not a sha256 (64 hex digits)",
                     info.digest
                 )));
-            }
-            if info.mode.parse::<crate::workload::Mode>().is_err() {
-                return Err(at(format!("mode: {:?} is not a runtime mode", info.mode)));
             }
         }
         let mut seen = std::collections::BTreeMap::new();
@@ -298,7 +331,7 @@ impl RunResults {
                     row.strategy
                 )
             };
-            if let Some(first) = seen.insert((&row.scenario, &row.budget_label, &row.strategy), i) {
+            if let Some(first) = seen.insert(row.key(), i) {
                 return Err(at(format!(
                     "the row is there twice (also row {}); a run has one row per scenario, budget and strategy",
                     first + 1
@@ -362,11 +395,9 @@ impl RunResults {
         Ok(())
     }
 
-    /// The row for (scenario, strategy, budget label), if present.
-    pub fn row(&self, scenario: &str, strategy: &str, budget_label: &str) -> Option<&Aggregate> {
-        self.rows.iter().find(|r| {
-            r.scenario == scenario && r.strategy == strategy && r.budget_label == budget_label
-        })
+    /// The row `key`, if present.
+    pub fn row(&self, key: RowKey<'_>) -> Option<&Aggregate> {
+        self.rows.iter().find(|r| r.key() == key)
     }
 }
 
@@ -619,7 +650,7 @@ fn kind_name(kind: &crate::generate::NeedleKind) -> String {
 }
 
 /// The first item that occurs twice.
-fn first_repeat<'a>(items: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+fn first_repeat<T: Ord + Copy>(items: impl Iterator<Item = T>) -> Option<T> {
     let mut seen = std::collections::BTreeSet::new();
     items.into_iter().find(|&i| !seen.insert(i))
 }

@@ -393,11 +393,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
             )
             .into());
         }
-        job.budget = budgetlab::scenario::ScenarioBudget {
-            label: format!("abs-{units}"),
-            units,
-            window_tokens: None,
-        };
+        job.budget = budgetlab::scenario::ScenarioBudget::absolute(units);
     }
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {

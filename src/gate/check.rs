@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::tolerance::{Metric, Tolerance, Tolerances};
+use super::tolerance::{Tolerance, Tolerances};
 use crate::error::{Error, Result};
+use crate::metrics::Metric;
 use crate::metrics::{Aggregate, RowKey, StrategyKey};
 use crate::run::RunResults;
 use crate::scenario::BudgetLabel;
@@ -295,7 +296,10 @@ mod tests {
         v.failures()
             .map(|c| {
                 (
-                    c.strategy.clone().unwrap_or_default(),
+                    c.strategy
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
                     c.kind.name(),
                     c.failure.clone().unwrap(),
                 )
@@ -333,7 +337,7 @@ mod tests {
         r.compliance.max_overshoot = 17;
         r.integrity.broken_surrogates = 2;
         r.integrity.records_differ = 1;
-        r.budget_label = "abs-1".into();
+        r.budget_label = BudgetLabel::Absolute(1);
         let v = verdict(&base, &cur);
         let f = failures(&v);
         assert_eq!(f[0].1, "within-budget");

@@ -6,8 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::markdown::cell;
-use super::tolerance::Metric;
-use crate::metrics::{Aggregate, RowKey, StrategyKey};
+use crate::metrics::{Aggregate, Metric, RowKey, StrategyKey};
 use crate::run::RunResults;
 use crate::scenario::BudgetLabel;
 
@@ -231,7 +230,7 @@ mod tests {
         assert_eq!(c.rows.len(), 1);
         let metrics: Vec<Metric> = c.rows[0].changes.iter().map(|m| m.metric).collect();
         assert_eq!(metrics, [Metric::Retention, Metric::Writes]);
-        assert_eq!(c.only_a, [label(&gone)]);
+        assert_eq!(c.only_a, [gone.key().to_string()]);
         let text = render(&c);
         assert!(text.contains("1 of "), "{text}");
         assert!(text.contains("| retention.mean |"), "{text}");

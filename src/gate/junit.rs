@@ -96,8 +96,9 @@ impl VerdictExporter for JUnitXml {
 #[cfg(test)]
 mod tests {
     use super::super::check::CheckKind;
-    use super::super::tolerance::{Metric, Tolerances};
+    use super::super::tolerance::Tolerances;
     use super::*;
+    use crate::metrics::Metric;
 
     fn case(scenario: &str, kind: CheckKind, failure: Option<&str>) -> CheckCase {
         CheckCase {

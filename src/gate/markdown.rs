@@ -101,8 +101,9 @@ impl VerdictExporter for VerdictMarkdown {
 #[cfg(test)]
 mod tests {
     use super::super::check::CheckKind;
-    use super::super::tolerance::{Metric, Tolerances};
+    use super::super::tolerance::Tolerances;
     use super::*;
+    use crate::metrics::Metric;
 
     fn verdict(cases: Vec<CheckCase>) -> Verdict {
         Verdict {

@@ -18,7 +18,6 @@
 //! A change passes when it is at most the tolerance, in either direction; a relative tolerance of a baseline of
 //! 0 allows no change.
 
-
 use crate::error::{Error, Result};
 use crate::metrics::{Metric, Unit};
 

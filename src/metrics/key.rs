@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(serde_json::to_string(&reference).unwrap(), "\"reference\"");
         let greedy: StrategyKey = serde_json::from_str("\"greedy\"").unwrap();
         assert!(!greedy.is_reference());
-        assert_eq!(greedy.name().map(|n| n.as_str().into_owned()).as_deref(), Some("greedy"));
+        assert_eq!(
+            greedy.name().map(|n| n.as_str().into_owned()).as_deref(),
+            Some("greedy")
+        );
         let other = StrategyKey::from("someone-elses");
         assert_eq!(other.name().map(|n| n.as_str().into_owned()), None);
         assert!(!other.is_reference());

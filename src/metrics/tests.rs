@@ -603,10 +603,7 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
-    let a = aggregate(
-        &four_batches(),
-        &costs(&[40, 10, 30, 20], &[20, 10, 10, 0]),
-    );
+    let a = aggregate(&four_batches(), &costs(&[40, 10, 30, 20], &[20, 10, 10, 0]));
     assert_eq!(a.batches, 4);
     let c = &a.compliance;
     // Two of four batches over budget.
@@ -689,12 +686,8 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
     );
     assert_eq!(a.cost.floor_ratio, Some(2.0));
     assert_eq!(
-        (
-            a.scenario.as_str(),
-            a.strategy.as_str(),
-            a.budget_label.as_str()
-        ),
-        ("s", "t", "abs-100")
+        (a.scenario.as_str(), a.strategy.as_str(), a.budget_label),
+        ("s", "t", BudgetLabel::Absolute(100))
     );
 }
 

@@ -152,13 +152,26 @@ mod tests {
         assert_eq!(BudgetLabel::Absolute(7).to_string(), "abs-7");
         assert_eq!(BudgetLabel::Window(8_000).to_string(), "window-8000");
         for bad in [
-            "", "abs-", "abs-07", "abs--1", "abs-+1", "abs-1.5", "Abs-1", "window", "win-9", "abs-1 ",
+            "",
+            "abs-",
+            "abs-07",
+            "abs--1",
+            "abs-+1",
+            "abs-1.5",
+            "Abs-1",
+            "window",
+            "win-9",
+            "abs-1 ",
             "abs-99999999999999999999",
         ] {
             assert!(bad.parse::<BudgetLabel>().is_err(), "{bad:?}");
         }
         let err = serde_json::from_str::<BudgetLabel>("\"fast\"").unwrap_err();
-        assert!(err.to_string().starts_with("\"fast\" is not a budget label"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("\"fast\" is not a budget label"),
+            "{err}"
+        );
         assert!(BudgetLabel::Absolute(1000) == "abs-1000");
         assert!(BudgetLabel::Absolute(1000) != "window-1000");
     }

@@ -54,7 +54,7 @@ impl Exporter for BatchCsv {
                 digest,
                 field(&r.scenario),
                 field(&r.strategy),
-                field(&r.budget_label),
+                field(&r.budget_label.to_string()),
                 m.budget.map_or(String::new(), |b| b.to_string()),
                 m.batch,
                 m.input_total,

@@ -17,7 +17,6 @@ pub fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-
 /// Needle survival against its upper bound, or "–" when the batches had no planted needles (recorded ones).
 pub fn needles_cell(r: &Aggregate) -> String {
     if r.needles.by_kind.values().all(|k| k.planted == 0) {

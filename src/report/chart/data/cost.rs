@@ -21,7 +21,9 @@ pub fn cost_curves(results: &RunResults, records: &[BatchRecord]) -> Option<Cost
     let mut bins: BTreeMap<(&str, u32), Vec<u64>> = BTreeMap::new();
     for r in records {
         let bin = r.metrics.input_total.max(1).ilog2();
-        bins.entry((r.strategy.as_str(), bin)).or_default().push(r.cost_ns);
+        bins.entry((r.strategy.as_str(), bin))
+            .or_default()
+            .push(r.cost_ns);
     }
     let line = |strategy: &str| -> Vec<(f64, f64)> {
         bins.range((strategy, 0)..=(strategy, u32::MAX))

@@ -16,8 +16,8 @@ mod retention;
 pub use compliance::{compliance_grid, ComplianceGrid};
 pub use cost::{cost_curves, CostCurves};
 pub use curves::{
-    budget_curves, curve_panels, curve_scenario, CurvePoint, Curves, Lines, SWEEP_METRICS,
-    PREFERRED_CURVE_SCENARIO,
+    budget_curves, curve_panels, curve_scenario, CurvePoint, Curves, Lines,
+    PREFERRED_CURVE_SCENARIO, SWEEP_METRICS,
 };
 pub use groups::{strategy_groups, StrategyGroup, MAX_SERIES_PER_PANEL};
 pub use needles::{needle_survival, NeedleRow, NeedleSurvival};

@@ -26,6 +26,8 @@
 //!   stored baseline (the nightly CI gate) or compares two runs.
 //! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
+//! - [`digest`]: the SHA-256 that names a full output in a shortened field's header, a scenario's hash and a
+//!   recorded workload's.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
@@ -52,6 +54,7 @@
 pub mod alloc;
 pub mod atomic;
 pub mod budget;
+pub mod digest;
 pub mod error;
 pub mod finalize;
 pub mod floor;

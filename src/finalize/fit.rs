@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use serde::de::{self, Deserialize, Deserializer};
 use serde::{Serialize, Serializer};
-use sha2::{Digest, Sha256};
 
+use crate::digest::sha256_hex;
 use crate::error::Error;
 use crate::text::{head, tail, utf16_len};
 
@@ -195,18 +195,6 @@ impl<'de> Deserialize<'de> for HeadShare {
         }
         deserializer.deserialize_any(Visitor)
     }
-}
-
-/// Lowercase hex sha256 of `text`'s UTF-8 bytes.
-pub fn sha256_hex(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(text.as_bytes());
-    let mut hex = String::with_capacity(64);
-    for &b in digest.iter() {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
-    hex
 }
 
 /// The header of a shortened field: the truncation notice, the full text's sha256 and the artifact paths.

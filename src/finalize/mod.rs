@@ -40,7 +40,7 @@ pub use config::{
     ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
-pub use fit::{fit, header, sha256_hex, HeadShare};
+pub use fit::{fit, header, HeadShare};
 pub use gemini_cli::{gemini_threshold, GeminiCli};
 pub use greedy::{greedy_allocation, Greedy};
 pub use head_tail::HeadTail;

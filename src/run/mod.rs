@@ -99,7 +99,7 @@ impl Workload {
         Ok(Workload {
             info: WorkloadInfo {
                 name: name.into(),
-                digest: crate::finalize::sha256_hex(text),
+                digest: crate::digest::sha256_hex(text),
                 source: "recorded".into(),
                 seed: 0,
                 batches: batches.len() as u64,

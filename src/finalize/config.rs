@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use crate::error::Error;
 use crate::model::Field;
 

@@ -2,7 +2,7 @@
 //! left, down to nothing. The first large field can therefore starve every field after it, including the short
 //! error at the end of a batch. Persistence and the fit are the reference's.
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::slots::Slot;
 use super::waterfill::{slot_lengths, CappedAllocation};
 

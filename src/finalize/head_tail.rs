@@ -2,7 +2,7 @@
 //! preview: `head-tail-0` keeps only the tail, `head-tail-1` only the head, `head-tail-0.5` halves. The ratio is
 //! an exact rational parsed from the name, so the comparison with the reference's 1/5 shows what that split buys.
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::waterfill::WaterFill;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;

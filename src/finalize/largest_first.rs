@@ -7,7 +7,8 @@
 //! (stubs by their head, other fields by the reference fit), so the batch always fits.
 
 use super::artifacts::{slots_of_entry, EntryWriter};
-use super::fit::{fit, header, HeadShare};
+use super::fit::{fit, header};
+use super::head_share::HeadShare;
 use super::slots::{collect_slots, SlotScope};
 use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;

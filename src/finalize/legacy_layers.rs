@@ -18,7 +18,7 @@
 
 use super::artifacts::{slots_of_entry, EntryWriter};
 use super::config::{LegacyLayersConfig, StrategyConfig};
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::per_result::{join_paths, slot_tool};
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Finalizer, Outcome};

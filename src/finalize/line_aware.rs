@@ -7,7 +7,8 @@
 //! tail's share; this is where exit codes and test summaries live. A part that cannot hold one whole line falls
 //! back to the reference's cut by units (surrogate-safe), so a single long line still gets a preview.
 
-use super::fit::{fit, HeadShare};
+use super::fit::fit;
+use super::head_share::HeadShare;
 use super::slots::Slot;
 use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::water_fill;

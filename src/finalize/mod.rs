@@ -13,6 +13,7 @@ mod config;
 mod fit;
 mod gemini_cli;
 mod greedy;
+mod head_share;
 mod head_tail;
 mod largest_first;
 mod legacy_layers;
@@ -40,9 +41,10 @@ pub use config::{
     ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
-pub use fit::{fit, header, HeadShare};
+pub use fit::{fit, header};
 pub use gemini_cli::{gemini_threshold, GeminiCli};
 pub use greedy::{greedy_allocation, Greedy};
+pub use head_share::HeadShare;
 pub use head_tail::HeadTail;
 pub use largest_first::LargestFirst;
 pub use legacy_layers::{marked_preview, LegacyLayers, LEGACY_MARKER};

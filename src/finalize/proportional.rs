@@ -5,7 +5,7 @@
 //! Compared with the max-min water-fill, a small field is cut as hard as a large one: a 100-unit error beside a
 //! 10,000-unit log at a tenth of the total keeps 10 units, not all 100.
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::slots::Slot;
 use super::waterfill::{slot_lengths, CappedAllocation};
 

@@ -3,7 +3,7 @@
 //! fields is cut harder than it has to be and part of the budget stays unused. Persistence and the fit are the
 //! reference's.
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::slots::Slot;
 use super::waterfill::{slot_lengths, CappedAllocation};
 

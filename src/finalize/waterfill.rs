@@ -4,7 +4,8 @@
 //! reference fit); [`allocate_and_fit`] takes the allocation and the fit as parameters.
 
 use super::artifacts::EntryWriter;
-use super::fit::{fit, header, HeadShare};
+use super::fit::{fit, header};
+use super::head_share::HeadShare;
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;

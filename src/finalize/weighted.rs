@@ -3,7 +3,7 @@
 //! [`FieldWeights`]); small fields still keep their whole content. Persistence and the fit are the reference's.
 
 use super::config::FieldWeights;
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::slots::Slot;
 use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::weighted_water_fill;

@@ -8,7 +8,8 @@
 //! threshold can exceed any budget together.
 
 use super::config::WindowRelativeConfig;
-use super::fit::{fit, header, HeadShare};
+use super::fit::{fit, header};
+use super::head_share::HeadShare;
 use super::per_result::{apply_rule, ResultRule};
 use super::slots::SlotScope;
 use super::{Finalizer, Outcome};

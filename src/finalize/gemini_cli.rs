@@ -10,11 +10,9 @@
 //! - No batch-level cap. Applies to each `functionResponse` output and error; top-level text is left alone.
 
 use super::config::GeminiCliConfig;
-use super::per_result::{apply_rule, join_paths, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{join_paths, PerResultPolicy, ResultRule};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::{head, tail, utf16_len};
 
 /// The upper bound of the threshold, in characters.
@@ -67,27 +65,20 @@ impl ResultRule for Rule {
     }
 }
 
-impl Finalizer for GeminiCli {
-    fn name(&self) -> &str {
-        "gemini-cli"
-    }
+impl PerResultPolicy for GeminiCli {
+    const NAME: &'static str = "gemini-cli";
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let rule = Rule {
+    fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_ {
+        Rule {
             threshold: gemini_threshold(ctx.context_window_tokens, self.config.prompt_tokens),
-        };
-        apply_rule(&rule, batch, &ctx.reminders, store)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
@@ -109,7 +100,7 @@ mod tests {
             },
         };
         let (out, store) = run(
-            &policy,
+            &PerResult(policy),
             vec![output_entry("g", "shell", &text)],
             -1,
             Some(8_000),
@@ -130,7 +121,7 @@ mod tests {
         // 20,001 emoji are 40,002 units: over the 40,000 threshold. Head 8,000 units (4,000 emoji), tail 32,000.
         let emoji = "😀".repeat(20_001);
         let (out, _) = run(
-            &GeminiCli::default(),
+            &PerResult(GeminiCli::default()),
             vec![output_entry("e", "shell", &emoji)],
             -1,
             None,

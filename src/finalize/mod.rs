@@ -71,6 +71,7 @@ use crate::budget::BudgetContext;
 use crate::error::Error;
 use crate::model::Batch;
 use crate::persist::{ArtifactStore, Content};
+use per_result::PerResult;
 
 /// One attempt to persist an entry's complete output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -275,18 +276,18 @@ impl StrategyName {
             StrategyName::LineAware => Box::new(LineAware { head_share: share }),
             StrategyName::HeadTail(ratio) => Box::new(HeadTail::new(ratio)),
             StrategyName::LegacyLayers => Box::new(LegacyLayers::from_config(config)),
-            StrategyName::WindowRelative => Box::new(WindowRelative {
+            StrategyName::WindowRelative => Box::new(PerResult(WindowRelative {
                 config: config.window_relative,
                 head_share: share,
-            }),
-            StrategyName::Codex => Box::new(Codex),
-            StrategyName::GeminiCli => Box::new(GeminiCli {
+            })),
+            StrategyName::Codex => Box::new(PerResult(Codex)),
+            StrategyName::GeminiCli => Box::new(PerResult(GeminiCli {
                 config: config.gemini_cli,
-            }),
+            })),
             StrategyName::ClaudeCode => Box::new(ClaudeCode::from_config(config)),
-            StrategyName::OpenHands => Box::new(OpenHands),
-            StrategyName::OpenCode => Box::new(OpenCode),
-            StrategyName::SweAgent => Box::new(SweAgent),
+            StrategyName::OpenHands => Box::new(PerResult(OpenHands)),
+            StrategyName::OpenCode => Box::new(PerResult(OpenCode)),
+            StrategyName::SweAgent => Box::new(PerResult(SweAgent)),
         }
     }
 

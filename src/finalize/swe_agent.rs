@@ -7,11 +7,9 @@
 //!   many characters were elided.
 //! - No persistence and no batch-level cap.
 
-use super::per_result::{apply_rule, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{PerResultPolicy, ResultRule};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::head_chars;
 
 /// The per-result limit in characters.
@@ -33,31 +31,25 @@ impl ResultRule for SweAgent {
     }
 }
 
-impl Finalizer for SweAgent {
-    fn name(&self) -> &str {
-        "swe-agent"
-    }
+impl PerResultPolicy for SweAgent {
+    const NAME: &'static str = "swe-agent";
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        apply_rule(self, batch, &ctx.reminders, store)
+    fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
     fn keeps_the_first_100000_characters() {
         let text = format!("{}{}", "😀".repeat(99_999), "tail of the log");
         let (out, store) = run(
-            &SweAgent,
+            &PerResult(SweAgent),
             vec![output_entry("s", "shell", &text)],
             1_000,
             None,
@@ -72,7 +64,7 @@ mod tests {
         assert!(store.artifacts().is_empty());
         let exact = "x".repeat(100_000);
         let (out, _) = run(
-            &SweAgent,
+            &PerResult(SweAgent),
             vec![output_entry("x", "shell", &exact)],
             1_000,
             None,

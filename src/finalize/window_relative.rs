@@ -10,12 +10,10 @@
 use super::config::WindowRelativeConfig;
 use super::fit::{fit, header};
 use super::head_share::HeadShare;
-use super::per_result::{apply_rule, ResultRule};
+use super::per_result::{PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
-use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::utf16_len;
 
 /// The floor of the threshold, in UTF-16 units.
@@ -73,32 +71,25 @@ impl ResultRule for Rule {
     }
 }
 
-impl Finalizer for WindowRelative {
-    fn name(&self) -> &str {
-        "window-relative"
-    }
+impl PerResultPolicy for WindowRelative {
+    const NAME: &'static str = "window-relative";
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let rule = Rule {
+    fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_ {
+        Rule {
             threshold: window_relative_threshold(
                 self.config.configured_chars,
                 ctx.context_window_tokens,
             ),
             preview: self.config.preview_chars,
             share: self.head_share,
-        };
-        apply_rule(&rule, batch, &ctx.reminders, store)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
@@ -119,7 +110,7 @@ mod tests {
             output_entry("over", "shell", &"o".repeat(4_801)),
             output_entry("big", "shell", &"b".repeat(60_001)),
         ];
-        let policy = WindowRelative::default();
+        let policy = PerResult(WindowRelative::default());
         let (small, store) = run(&policy, batch.clone(), -1, Some(16_000));
         assert_eq!(output_of(&small, 0), "a".repeat(4_800));
         assert_eq!(utf16_len(output_of(&small, 1)), 2_000);
@@ -138,7 +129,7 @@ mod tests {
     #[test]
     fn without_a_window_the_configured_chars_apply() {
         let batch = vec![output_entry("c", "shell", &"c".repeat(60_001))];
-        let (out, _) = run(&WindowRelative::default(), batch, -1, None);
+        let (out, _) = run(&PerResult(WindowRelative::default()), batch, -1, None);
         assert_eq!(output_of(&out, 0), "c".repeat(60_001));
     }
 }

@@ -46,7 +46,7 @@
 //! let batch = parse_batch(input.as_bytes(), "example").unwrap();
 //! let mut store = MemoryStore::new("tool-results");
 //! let ctx = BudgetContext::new(Budget::Units(300));
-//! let outcome = StrategyName::Reference.build().finalize(batch, &ctx, &mut store);
+//! let outcome = StrategyName::REFERENCE.build().finalize(batch, &ctx, &mut store);
 //! assert_eq!(outcome.persisted[0].path.as_deref(), Some("tool-results/c1.txt"));
 //! assert!(budgetlab::utf16_len(outcome.batch[0].response_parts[0].field(budgetlab::Field::Output).unwrap()) <= 300);
 //! ```

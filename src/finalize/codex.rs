@@ -8,10 +8,20 @@
 //!   were removed. The marker is not counted against the 10,000.
 //! - No persistence (the removed middle is gone) and no batch-level cap.
 
-use super::per_result::{PerResultPolicy, ResultRule};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
 use crate::model::Field;
 use crate::text::{head_bytes, tail_bytes};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "codex",
+    description: "Codex CLI: 10,000 UTF-8 bytes per result, half head half tail; nothing saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(Codex))),
+};
 
 /// The per-result limit in UTF-8 bytes.
 pub const MAX_RESULT_BYTES: usize = 10_000;
@@ -34,7 +44,7 @@ impl ResultRule for Codex {
 }
 
 impl PerResultPolicy for Codex {
-    const NAME: &'static str = "codex";
+    const NAME: &'static str = SPEC.name;
 
     fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
         self

@@ -10,10 +10,24 @@
 //! - No batch-level cap. Applies to each `functionResponse` output and error; top-level text is left alone.
 
 use super::config::GeminiCliConfig;
-use super::per_result::{join_paths, PerResultPolicy, ResultRule};
+use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
 use crate::model::Field;
 use crate::text::{head, tail, utf16_len};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "gemini-cli",
+    description: "Gemini CLI: over min(4 x free window tokens, 40,000) chars, 1/5 head 4/5 tail; full output saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| {
+        Box::new(PerResult(GeminiCli {
+            config: config.gemini_cli,
+        }))
+    }),
+};
 
 /// The upper bound of the threshold, in characters.
 pub const MAX_THRESHOLD_CHARS: u64 = 40_000;
@@ -66,7 +80,7 @@ impl ResultRule for Rule {
 }
 
 impl PerResultPolicy for GeminiCli {
-    const NAME: &'static str = "gemini-cli";
+    const NAME: &'static str = SPEC.name;
 
     fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_ {
         Rule {

@@ -21,11 +21,21 @@ use super::config::{LegacyLayersConfig, StrategyConfig};
 use super::head_share::HeadShare;
 use super::per_result::{join_paths, slot_tool};
 use super::slots::{collect_slots, Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
 use crate::persist::ArtifactStore;
 use crate::text::{head, tail, utf16_len};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "legacy-layers",
+    description: "replaced behaviour: producer previews (shell 30,000, others 2,000); the scheduler skips marked results",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| Box::new(LegacyLayers::from_config(config))),
+};
 
 /// One stage of the legacy layers over a batch.
 type Stage =
@@ -212,7 +222,7 @@ pub fn marked_preview(text: &str, units: u64, paths: &[String]) -> String {
 
 impl Finalizer for LegacyLayers {
     fn name(&self) -> &str {
-        "legacy-layers"
+        SPEC.name
     }
 
     fn finalize(

@@ -9,10 +9,24 @@
 
 use super::fit::fit;
 use super::head_share::HeadShare;
-use super::slots::Slot;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::water_fill;
 use crate::text::{head, tail, utf16_len};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "line-aware",
+    description: "reference allocation; previews cut at line boundaries, keeping the last non-empty line when it fits",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(LineAware {
+            head_share: config.head_share,
+        })
+    }),
+};
 
 /// The line-aware finalizer.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +36,7 @@ pub struct LineAware {
 }
 
 impl CappedAllocation for LineAware {
-    const NAME: &'static str = "line-aware";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share

@@ -9,9 +9,19 @@
 //! - Every cut result is written to a file in full (once per entry, existing paths reused), so nothing is
 //!   lost. No batch-level cap.
 
-use super::per_result::{join_paths, PerResultPolicy, ResultRule};
+use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
 use crate::model::Field;
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "opencode",
+    description: "opencode: head only, 2,000 lines or 50 KiB of whole lines; full output saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(OpenCode))),
+};
 
 /// The most lines a result keeps.
 pub const MAX_LINES: usize = 2_000;
@@ -65,7 +75,7 @@ impl ResultRule for OpenCode {
 }
 
 impl PerResultPolicy for OpenCode {
-    const NAME: &'static str = "opencode";
+    const NAME: &'static str = SPEC.name;
 
     fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
         self

@@ -7,10 +7,20 @@
 //!   saying how many were clipped.
 //! - No persistence and no batch-level cap.
 
-use super::per_result::{PerResultPolicy, ResultRule};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
 use crate::model::Field;
 use crate::text::{head_chars, tail_chars};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "openhands",
+    description: "OpenHands: 30,000 characters per result, half head half tail; nothing saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(OpenHands))),
+};
 
 /// The per-result limit in characters.
 pub const MAX_RESULT_CHARS: usize = 30_000;
@@ -33,7 +43,7 @@ impl ResultRule for OpenHands {
 }
 
 impl PerResultPolicy for OpenHands {
-    const NAME: &'static str = "openhands";
+    const NAME: &'static str = SPEC.name;
 
     fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
         self

@@ -6,8 +6,22 @@
 //! 10,000-unit log at a tenth of the total keeps 10 units, not all 100.
 
 use super::head_share::HeadShare;
-use super::slots::Slot;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "proportional",
+    description: "shares proportional to length; small fields are cut as hard as large ones",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(Proportional {
+            head_share: config.head_share,
+        })
+    }),
+};
 
 /// The proportional finalizer.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +55,7 @@ pub fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
 }
 
 impl CappedAllocation for Proportional {
-    const NAME: &'static str = "proportional";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share

@@ -7,10 +7,20 @@
 //!   many characters were elided.
 //! - No persistence and no batch-level cap.
 
-use super::per_result::{PerResultPolicy, ResultRule};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
 use crate::model::Field;
 use crate::text::head_chars;
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "swe-agent",
+    description: "SWE-agent: head only, the first 100,000 characters and an elision note",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(SweAgent))),
+};
 
 /// The per-result limit in characters.
 pub const MAX_RESULT_CHARS: usize = 100_000;
@@ -32,7 +42,7 @@ impl ResultRule for SweAgent {
 }
 
 impl PerResultPolicy for SweAgent {
-    const NAME: &'static str = "swe-agent";
+    const NAME: &'static str = SPEC.name;
 
     fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
         self

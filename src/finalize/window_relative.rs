@@ -10,11 +10,26 @@
 use super::config::WindowRelativeConfig;
 use super::fit::{fit, header};
 use super::head_share::HeadShare;
-use super::per_result::{PerResultPolicy, ResultRule};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
 use crate::model::Field;
 use crate::text::utf16_len;
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "window-relative",
+    description: "per result: trim over min(configured chars, 10% of the window x 3), floored at 2,000; no batch cap",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| {
+        Box::new(PerResult(WindowRelative {
+            config: config.window_relative,
+            head_share: config.head_share,
+        }))
+    }),
+};
 
 /// The floor of the threshold, in UTF-16 units.
 pub const MIN_THRESHOLD_CHARS: u64 = 2_000;
@@ -72,7 +87,7 @@ impl ResultRule for Rule {
 }
 
 impl PerResultPolicy for WindowRelative {
-    const NAME: &'static str = "window-relative";
+    const NAME: &'static str = SPEC.name;
 
     fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_ {
         Rule {

@@ -75,33 +75,20 @@ register! {
 
 pub mod conformance;
 
-pub use claude_code::ClaudeCode;
-pub use codex::Codex;
+// What code outside `finalize` uses; the strategies themselves are reached through `StrategyName`.
 pub use config::{
     ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
-pub use fit::{fit, header};
-pub use gemini_cli::{gemini_threshold, GeminiCli};
-pub use greedy::{greedy_allocation, Greedy};
+pub use fit::header;
 pub use head_share::HeadShare;
-pub use head_tail::HeadTail;
-pub use largest_first::LargestFirst;
-pub use legacy_layers::{marked_preview, LegacyLayers, LEGACY_MARKER};
-pub use line_aware::{fit_lines, LineAware};
+pub use legacy_layers::LegacyLayers;
 pub use name::{Builtin, StrategyName};
-pub use opencode::OpenCode;
-pub use openhands::OpenHands;
-pub use proportional::{proportional_allocation, Proportional};
 pub use reference::Reference;
 pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};
 pub use spec::{Build, Family, StrategySpec};
-pub use swe_agent::SweAgent;
-pub use uniform::{uniform_allocation, Uniform};
-pub use waterfill::{CappedAllocation, WaterFill};
-pub use weighted::Weighted;
-pub use window_relative::{window_relative_threshold, WindowRelative};
+pub use window_relative::window_relative_threshold;
 
 use serde::Serialize;
 

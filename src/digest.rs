@@ -9,11 +9,11 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
-/// Lowercase hex SHA-256 of `text`'s UTF-8 bytes.
-pub fn sha256_hex(text: &str) -> String {
+/// Lowercase hex SHA-256 of `data` (a text's UTF-8 bytes, or any bytes).
+pub fn sha256_hex(data: impl AsRef<[u8]>) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(64);
-    for b in sha256(text.as_bytes()) {
+    for b in sha256(data.as_ref()) {
         hex.push(char::from(HEX[usize::from(b >> 4)]));
         hex.push(char::from(HEX[usize::from(b & 0xf)]));
     }
@@ -39,6 +39,7 @@ mod tests {
             sha256_hex("é😀"),
             "1184d1f608158eea09d297565575892231550c403aaa913008d867a97cfd5c76"
         );
+        assert_eq!(sha256_hex(b"abc"), sha256_hex("abc"));
         assert_eq!(sha256(b"abc")[..4], [0xba, 0x78, 0x16, 0xbf]);
     }
 }

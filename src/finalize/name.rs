@@ -67,9 +67,10 @@ impl fmt::Debug for Builtin {
 }
 
 /// Why a `head-tail-` name was rejected.
-const HEAD_TAIL_FORMS: &str =
-    "the head-tail ratio must be between 0 and 1, as a decimal (head-tail-0.5) or a \
-                               fraction (head-tail-1/3)";
+const HEAD_TAIL_FORMS: &str = concat!(
+    "the head-tail ratio must be between 0 and 1, ",
+    "as a decimal (head-tail-0.5) or a fraction (head-tail-1/3)"
+);
 
 impl StrategyName {
     /// The production finalizer.
@@ -91,8 +92,9 @@ impl StrategyName {
         all
     }
 
-    /// The registered spec: the strategy's own, or the head-share family's.
-    pub fn spec(&self) -> &'static StrategySpec {
+    /// The registered spec: the strategy's own, or the head-share family's. (Private, so that a strategy
+    /// without a spec in the registry can become a name too.)
+    fn spec(&self) -> &'static StrategySpec {
         match self {
             StrategyName::Builtin(builtin) => builtin.spec,
             StrategyName::HeadTail(_) => &head_tail::SPEC,

@@ -32,13 +32,13 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// Shell output longer than this is cut in the middle.
-pub const SHELL_MAX_CHARS: u64 = 30_000;
+pub(crate) const SHELL_MAX_CHARS: u64 = 30_000;
 /// The preview a result moved out of the message keeps.
-pub const PREVIEW_CHARS: u64 = 2_000;
+pub(crate) const PREVIEW_CHARS: u64 = 2_000;
 
 /// The Claude Code policy.
 #[derive(Debug, Clone)]
-pub struct ClaudeCode {
+pub(crate) struct ClaudeCode {
     /// The message-level cap.
     pub config: ClaudeCodeConfig,
     /// Tool names whose output is shell output.
@@ -53,7 +53,7 @@ impl Default for ClaudeCode {
 
 impl ClaudeCode {
     /// The policy as `config` sets it.
-    pub fn from_config(config: &StrategyConfig) -> Self {
+    pub(crate) fn from_config(config: &StrategyConfig) -> Self {
         ClaudeCode {
             config: config.claude_code,
             shell_tools: config.shell_tools.clone(),

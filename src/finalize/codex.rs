@@ -24,11 +24,11 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// The per-result limit in UTF-8 bytes.
-pub const MAX_RESULT_BYTES: usize = 10_000;
+pub(crate) const MAX_RESULT_BYTES: usize = 10_000;
 
 /// The Codex policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Codex;
+pub(crate) struct Codex;
 
 impl ResultRule for Codex {
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {

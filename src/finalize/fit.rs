@@ -36,7 +36,7 @@ pub fn header(full_text: &str, paths: &[String]) -> String {
 /// gives the header cut to `A`; else `preview = A - H - 2`, and `preview <= 5` gives header, blank line and the
 /// first `preview` units; otherwise `content = preview - 5` is split into head and tail by `share` and the fit
 /// is header, blank line, head, `\n...\n`, tail.
-pub fn fit(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
+pub(crate) fn fit(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
     if allocation == 0 {
         return String::new();
     }

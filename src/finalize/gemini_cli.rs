@@ -30,12 +30,12 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// The upper bound of the threshold, in characters.
-pub const MAX_THRESHOLD_CHARS: u64 = 40_000;
+pub(crate) const MAX_THRESHOLD_CHARS: u64 = 40_000;
 /// Characters per remaining token of the window.
-pub const CHARS_PER_TOKEN: u64 = 4;
+pub(crate) const CHARS_PER_TOKEN: u64 = 4;
 
 /// The threshold for a window of `window_tokens` with `prompt_tokens` already used.
-pub fn gemini_threshold(window_tokens: Option<u64>, prompt_tokens: u64) -> u64 {
+pub(crate) fn gemini_threshold(window_tokens: Option<u64>, prompt_tokens: u64) -> u64 {
     match window_tokens {
         None => MAX_THRESHOLD_CHARS,
         Some(window) => window
@@ -47,7 +47,7 @@ pub fn gemini_threshold(window_tokens: Option<u64>, prompt_tokens: u64) -> u64 {
 
 /// The Gemini CLI policy.
 #[derive(Debug, Clone, Default)]
-pub struct GeminiCli {
+pub(crate) struct GeminiCli {
     /// The tokens already in the prompt.
     pub config: GeminiCliConfig,
 }

@@ -23,13 +23,13 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The greedy finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Greedy {
+pub(crate) struct Greedy {
     /// The head share of previews.
     pub head_share: HeadShare,
 }
 
 /// First come, first served: each slot in order takes `min(len, remaining)`.
-pub fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+pub(crate) fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     let mut remaining = budget;
     lengths
         .iter()

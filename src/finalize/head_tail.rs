@@ -32,14 +32,14 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The reference with head share `ratio`.
 #[derive(Debug, Clone)]
-pub struct HeadTail {
+pub(crate) struct HeadTail {
     name: String,
     engine: WaterFill,
 }
 
 impl HeadTail {
     /// The variant with head share `ratio`, named `head-tail-<ratio>`.
-    pub fn new(ratio: HeadShare) -> Self {
+    pub(crate) fn new(ratio: HeadShare) -> Self {
         HeadTail {
             name: format!("{PREFIX}{ratio}"),
             engine: WaterFill {

@@ -34,7 +34,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The largest-first finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct LargestFirst {
+pub(crate) struct LargestFirst {
     /// The head share of previews in the fallback pass.
     pub head_share: HeadShare,
 }

@@ -42,7 +42,7 @@ type Stage =
     fn(&LegacyLayers, &mut Batch, &BudgetContext, &mut dyn ArtifactStore, &mut EntryWriter);
 
 /// How every legacy preview starts; the legacy scheduler skips results that start with it.
-pub const LEGACY_MARKER: &str = "[tool output shortened";
+pub(crate) const LEGACY_MARKER: &str = "[tool output shortened";
 
 /// The legacy layers.
 #[derive(Debug, Clone)]
@@ -192,7 +192,7 @@ impl LegacyLayers {
 }
 
 /// A marked preview of `text` in at most `units` UTF-16 units: the note line, then head, `\n...\n`, tail.
-pub fn marked_preview(text: &str, units: u64, paths: &[String]) -> String {
+pub(crate) fn marked_preview(text: &str, units: u64, paths: &[String]) -> String {
     let total = utf16_len(text);
     let note = if paths.is_empty() {
         format!("{LEGACY_MARKER} from {total} units; the full text was not saved]\n")

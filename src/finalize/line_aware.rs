@@ -30,7 +30,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The line-aware finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct LineAware {
+pub(crate) struct LineAware {
     /// The head share of previews (before the last line is protected).
     pub head_share: HeadShare,
 }
@@ -53,7 +53,7 @@ impl CappedAllocation for LineAware {
 
 /// The line-aware fit of `text` to at most `allocation` UTF-16 units behind `header`. Up to the split of the
 /// content it is [`fit`]; see the module documentation for the cut.
-pub fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
+pub(crate) fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
     let h = utf16_len(header) as u64;
     if allocation <= h + 2 + 5 {
         // Nothing beyond the header, or a head-only preview of at most 5 units: the reference's fit.

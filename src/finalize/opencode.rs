@@ -24,13 +24,13 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// The most lines a result keeps.
-pub const MAX_LINES: usize = 2_000;
+pub(crate) const MAX_LINES: usize = 2_000;
 /// The most bytes a result keeps (50 KiB).
-pub const MAX_BYTES: usize = 50 * 1024;
+pub(crate) const MAX_BYTES: usize = 50 * 1024;
 
 /// The opencode policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OpenCode;
+pub(crate) struct OpenCode;
 
 /// The kept prefix of `text` in bytes, the lines it holds and the lines of `text`.
 fn kept_lines(text: &str) -> (usize, usize, usize) {

@@ -23,11 +23,11 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// The per-result limit in characters.
-pub const MAX_RESULT_CHARS: usize = 30_000;
+pub(crate) const MAX_RESULT_CHARS: usize = 30_000;
 
 /// The OpenHands policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OpenHands;
+pub(crate) struct OpenHands;
 
 impl ResultRule for OpenHands {
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {

@@ -25,14 +25,14 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The proportional finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Proportional {
+pub(crate) struct Proportional {
     /// The head share of previews.
     pub head_share: HeadShare,
 }
 
 /// Shares `budget` in proportion to `lengths`: `floor(budget * len / total)` each, then the leftover one unit at
 /// a time to the slots (in order) still below their length. Lengths that fit are returned as they are.
-pub fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+pub(crate) fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     let total: u128 = lengths.iter().map(|&l| u128::from(l)).sum();
     if total <= u128::from(budget) {
         return lengths.to_vec();

@@ -23,11 +23,11 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// The per-result limit in characters.
-pub const MAX_RESULT_CHARS: usize = 100_000;
+pub(crate) const MAX_RESULT_CHARS: usize = 100_000;
 
 /// The SWE-agent policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SweAgent;
+pub(crate) struct SweAgent;
 
 impl ResultRule for SweAgent {
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {

@@ -23,13 +23,13 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The uniform finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Uniform {
+pub(crate) struct Uniform {
     /// The head share of previews.
     pub head_share: HeadShare,
 }
 
 /// `min(len, floor(budget / n))` for each of the `n` slots (lengths that fit are returned as they are).
-pub fn uniform_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+pub(crate) fn uniform_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     if lengths.iter().map(|&l| u128::from(l)).sum::<u128>() <= u128::from(budget) {
         return lengths.to_vec();
     }

@@ -15,7 +15,7 @@ use crate::persist::ArtifactStore;
 
 /// A configured water-fill finalizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WaterFill {
+pub(crate) struct WaterFill {
     /// Which fields are budgeted.
     pub scope: SlotScope,
     /// Whether shortened entries are persisted (the send guard never does I/O).
@@ -36,7 +36,12 @@ impl Default for WaterFill {
 
 impl WaterFill {
     /// Finalizes `batch` as the design describes.
-    pub fn run(&self, batch: Batch, ctx: &BudgetContext, store: &mut dyn ArtifactStore) -> Outcome {
+    pub(crate) fn run(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
         let share = self.head_share;
         allocate_and_fit(
             batch,

@@ -25,7 +25,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 
 /// The weighted water-fill finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Weighted {
+pub(crate) struct Weighted {
     /// The weight of each field kind.
     pub weights: FieldWeights,
     /// The head share of previews.

@@ -32,11 +32,11 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
 };
 
 /// The floor of the threshold, in UTF-16 units.
-pub const MIN_THRESHOLD_CHARS: u64 = 2_000;
+pub(crate) const MIN_THRESHOLD_CHARS: u64 = 2_000;
 /// The conservative characters-per-token conversion.
-pub const CHARS_PER_TOKEN: u64 = 3;
+pub(crate) const CHARS_PER_TOKEN: u64 = 3;
 /// The share of the window a single result may take, in percent.
-pub const WINDOW_PERCENT: u64 = 10;
+pub(crate) const WINDOW_PERCENT: u64 = 10;
 
 /// The trim threshold in UTF-16 units: `max(2000, min(configured, window * 10% * 3))`, or `configured` without a
 /// window. The window part is `floor(window * 3 / 10)`.
@@ -54,7 +54,7 @@ pub fn window_relative_threshold(configured_chars: u64, window_tokens: Option<u6
 
 /// The window-relative policy.
 #[derive(Debug, Clone, Default)]
-pub struct WindowRelative {
+pub(crate) struct WindowRelative {
     /// The configured threshold and preview length.
     pub config: WindowRelativeConfig,
     /// The head share of previews.

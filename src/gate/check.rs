@@ -131,7 +131,7 @@ pub fn check(
     baseline_name: &str,
     current_name: &str,
 ) -> Verdict {
-    let reference = StrategyName::Reference.as_str();
+    let reference = StrategyName::REFERENCE.as_str();
     let mut cases = Vec::new();
     let case = |row: &Aggregate, kind: CheckKind, failure: Option<String>| CheckCase {
         scenario: row.scenario.clone(),

@@ -105,7 +105,7 @@ impl Workload {
         Ok(Workload {
             info: WorkloadInfo {
                 name: name.into(),
-                digest: crate::finalize::sha256_hex(text),
+                digest: crate::digest::sha256_hex(text),
                 source: "recorded".into(),
                 seed: 0,
                 batches: batches.len() as u64,
@@ -180,7 +180,7 @@ impl RunPlan {
             let finalizers: Vec<Strategy> = self
                 .strategies
                 .iter()
-                .map(|&s| Strategy {
+                .map(|s| Strategy {
                     name: s.as_str().into_owned(),
                     finalizer: s.build_with(&workload.strategy_config),
                     repeat: self.slowdown.factor(s),

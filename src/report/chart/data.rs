@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::finalize::StrategyName;
+use crate::finalize::{Family, StrategyName};
 use crate::metrics::Aggregate;
 use crate::run::{BatchRecord, RunResults, WorkloadInfo};
 
@@ -88,38 +88,29 @@ pub fn strategy_groups(strategies: &[String]) -> Vec<StrategyGroup> {
             strategies: strategies.to_vec(),
         }];
     }
-    const TITLES: [&str; 3] = [
-        "Batch allocations",
-        "Head shares (the reference keeps 0.2)",
-        "Replaced and peer policies",
-    ];
-    let family = |s: &str| match s.parse::<StrategyName>() {
-        Ok(
-            StrategyName::Reference
-            | StrategyName::SendGuard
-            | StrategyName::Proportional
-            | StrategyName::Uniform
-            | StrategyName::Greedy
-            | StrategyName::LargestFirst
-            | StrategyName::Weighted
-            | StrategyName::LineAware,
-        ) => 0,
-        Ok(StrategyName::HeadTail(_)) => 1,
-        _ => 2,
+    // A name that does not parse (a strategy of another build) is drawn with the policies.
+    let family = |s: &str| {
+        s.parse::<StrategyName>()
+            .map_or(Family::Policy, |name| name.family())
+    };
+    let title = |family: Family| match family {
+        Family::BatchAllocation => "Batch allocations",
+        Family::HeadShare => "Head shares (the reference keeps 0.2)",
+        Family::Policy => "Replaced and peer policies",
     };
     let reference = strategies.iter().find(|s| is_baseline(s));
-    let mut groups: Vec<StrategyGroup> = TITLES
-        .iter()
-        .map(|t| StrategyGroup {
-            title: (*t).to_string(),
-            strategies: reference.into_iter().cloned().collect(),
-        })
-        .collect();
+    let mut groups: BTreeMap<Family, StrategyGroup> = BTreeMap::new();
     for s in strategies.iter().filter(|s| !is_baseline(s)) {
-        groups[family(s)].strategies.push(s.clone());
+        groups
+            .entry(family(s))
+            .or_insert_with_key(|&f| StrategyGroup {
+                title: title(f).to_string(),
+                strategies: reference.into_iter().cloned().collect(),
+            })
+            .strategies
+            .push(s.clone());
     }
-    groups.retain(|g| g.strategies.iter().any(|s| !is_baseline(s)));
-    groups
+    groups.into_values().collect()
 }
 
 /// Whether a strategy is the baseline every chart compares with.

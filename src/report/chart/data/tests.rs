@@ -153,7 +153,7 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
     assert_eq!(few.len(), 1);
     assert!(few[0].title.is_empty());
 
-    let all: Vec<String> = StrategyName::ALL
+    let all: Vec<String> = StrategyName::all()
         .iter()
         .map(|s| s.as_str().into_owned())
         .chain(["someone-elses".to_string()])

@@ -102,7 +102,7 @@ fn strategies_and_floor(c: &mut Criterion, name: &str, batches: &[Batch], budget
     let mut group = c.benchmark_group(name);
     configure(&mut group);
     group.throughput(Throughput::Bytes(text_bytes(batches)));
-    for &strategy in StrategyName::ALL {
+    for strategy in StrategyName::all() {
         let finalizer = strategy.build();
         group.bench_function(
             strategy.as_str(),
@@ -131,7 +131,7 @@ fn finalize_mixed(c: &mut Criterion) {
 }
 
 fn linearity(c: &mut Criterion) {
-    let reference = StrategyName::Reference.build();
+    let reference = StrategyName::REFERENCE.build();
     for shape in BenchShape::ALL {
         let ctx = BudgetContext::new(Budget::Units(shape.budget as i64));
         let mut group = c.benchmark_group(format!("linearity_{}", shape.name));
@@ -180,7 +180,7 @@ fn entries_with_ids(id: impl Fn(usize) -> String) -> Batch {
 
 fn duplicate_ids(c: &mut Criterion) {
     let ctx = BudgetContext::new(Budget::Units(DUPLICATE_BUDGET as i64));
-    let reference = StrategyName::Reference.build();
+    let reference = StrategyName::REFERENCE.build();
     let mut group = c.benchmark_group("duplicate_ids");
     configure(&mut group);
     for (name, batch) in [

@@ -7,9 +7,8 @@
 //! from the lengths alone, and sha256 over the fields the allocation cuts. It writes nothing, copies no text and
 //! builds no preview.
 
-use sha2::{Digest, Sha256};
-
 use crate::alloc::water_fill;
+use crate::digest::sha256;
 use crate::model::{Entry, Field};
 use crate::text::utf16_len;
 
@@ -51,7 +50,7 @@ pub fn floor(batch: &[Entry], budget: u64) -> FloorWork {
     let allocation = water_fill(&lengths, budget);
     for ((text, &len), &a) in texts.iter().zip(&lengths).zip(&allocation) {
         if len > a {
-            let digest = Sha256::digest(text.as_bytes());
+            let digest = sha256(text.as_bytes());
             for (acc, b) in work.digest.iter_mut().zip(digest.iter()) {
                 *acc ^= b;
             }
@@ -64,7 +63,7 @@ pub fn floor(batch: &[Entry], budget: u64) -> FloorWork {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finalize::sha256_hex;
+    use crate::digest::sha256_hex;
     use crate::model::Part;
     use serde_json::Value;
 

@@ -30,6 +30,8 @@
 //!   stored baseline (the nightly CI gate) or compares two runs.
 //! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
+//! - [`digest`]: the SHA-256 that names a full output in a shortened field's header, a scenario's hash and a
+//!   recorded workload's.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
@@ -51,7 +53,7 @@
 //! let batch = parse_batch(input.as_bytes(), "example").unwrap();
 //! let mut store = MemoryStore::new("tool-results");
 //! let ctx = BudgetContext::new(Budget::Units(300));
-//! let outcome = StrategyName::Reference.build().finalize(batch, &ctx, &mut store);
+//! let outcome = StrategyName::REFERENCE.build().finalize(batch, &ctx, &mut store);
 //! assert_eq!(outcome.persisted[0].path.as_deref(), Some("tool-results/c1.txt"));
 //! assert!(budgetlab::utf16_len(outcome.batch[0].response_parts[0].field(budgetlab::Field::Output).unwrap()) <= 300);
 //! ```
@@ -60,6 +62,7 @@ pub mod alloc;
 pub mod atomic;
 pub mod budget;
 pub mod conform;
+pub mod digest;
 pub mod error;
 pub mod external;
 pub mod finalize;

@@ -98,12 +98,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Finalize(args) => finalize(args),
         Command::Strategies => {
             let mut out = Vec::new();
-            let width = StrategyName::ALL
+            let width = StrategyName::all()
                 .iter()
                 .map(|s| s.as_str().len())
                 .max()
                 .unwrap_or(0);
-            for s in StrategyName::ALL {
+            for s in StrategyName::all() {
                 writeln!(out, "{:<width$} {}", s.as_str(), s.description())?;
             }
             emit(&out)

@@ -58,7 +58,7 @@ fn allocations() -> u64 {
 /// Finalizes `batch` with `strategy` at `budget`; returns the outcome, the backend and how many allocations the
 /// `finalize` call itself made (building the finalizer and the backend is not counted).
 fn finalize_counting(
-    strategy: StrategyName,
+    strategy: &StrategyName,
     batch: Batch,
     budget: i64,
 ) -> (Outcome, MemoryStore, u64) {
@@ -84,9 +84,9 @@ fn output(entry: &Entry) -> &str {
 
 #[test]
 fn a_batch_that_fits_allocates_the_same_for_10_or_1000_fields() {
-    for strategy in [StrategyName::Reference, StrategyName::SendGuard] {
-        let (_, _, few) = finalize_counting(strategy, small_entries(10), 1_000_000);
-        let (_, _, many) = finalize_counting(strategy, small_entries(1_000), 1_000_000);
+    for strategy in [StrategyName::REFERENCE, StrategyName::SEND_GUARD] {
+        let (_, _, few) = finalize_counting(&strategy, small_entries(10), 1_000_000);
+        let (_, _, many) = finalize_counting(&strategy, small_entries(1_000), 1_000_000);
         assert_eq!(
             few, many,
             "{strategy}: {few} allocations for 10 fields, {many} for 1,000"
@@ -109,9 +109,9 @@ fn unchanged_fields_beside_a_shortened_one_allocate_nothing_each() {
         batch
     };
     // Every small output fits its share of 50,000; only the giant one is cut.
-    for strategy in [StrategyName::Reference, StrategyName::SendGuard] {
-        let (few_out, _, few) = finalize_counting(strategy, with_giant(10), 50_000);
-        let (many_out, _, many) = finalize_counting(strategy, with_giant(1_000), 50_000);
+    for strategy in [StrategyName::REFERENCE, StrategyName::SEND_GUARD] {
+        let (few_out, _, few) = finalize_counting(&strategy, with_giant(10), 50_000);
+        let (many_out, _, many) = finalize_counting(&strategy, with_giant(1_000), 50_000);
         assert_ne!(output(&few_out.batch[5]), "log line\n".repeat(20_000));
         assert_ne!(output(&many_out.batch[500]), "log line\n".repeat(20_000));
         assert_eq!(
@@ -141,10 +141,10 @@ fn unchanged_text_is_moved_not_copied_by_every_strategy() {
             .map(|t| (t.to_string(), t.as_ptr()))
             .collect()
     };
-    for &strategy in StrategyName::ALL {
+    for strategy in StrategyName::all() {
         let input = batch.clone();
         let before = buffers(&input);
-        let (outcome, _, _) = finalize_counting(strategy, input, 20_000);
+        let (outcome, _, _) = finalize_counting(&strategy, input, 20_000);
         let after = buffers(&outcome.batch);
         assert_eq!(before.len(), after.len());
         for ((text_in, ptr_in), (text_out, ptr_out)) in before.iter().zip(&after) {
@@ -163,7 +163,7 @@ fn the_reference_moves_a_shortened_field_into_its_artifact() {
         shell_entry("call_b", &giant),
     ];
     let original = output(&batch[1]).as_ptr();
-    let (outcome, store, _) = finalize_counting(StrategyName::Reference, batch, 10_000);
+    let (outcome, store, _) = finalize_counting(&StrategyName::REFERENCE, batch, 10_000);
     let artifact = &store.artifacts()[0].content;
     assert_eq!(&**artifact, giant.as_str());
     assert_eq!(

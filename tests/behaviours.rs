@@ -264,7 +264,7 @@ fn send_guard_leaves_text_parts_and_writes_nothing() {
     ];
     let batch = vec![Entry::new("g", "shell", parts)];
     let (out, store) = run_with(
-        StrategyName::SendGuard,
+        StrategyName::SEND_GUARD,
         batch,
         1000,
         PlanReminders::default(),

@@ -140,7 +140,7 @@ fn fs_backend_writes_the_artifact_and_reports_its_path() {
 fn strategies_lists_every_strategy() {
     let out = budgetlab().arg("strategies").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    for s in budgetlab::StrategyName::ALL {
+    for s in budgetlab::StrategyName::all() {
         assert!(
             text.lines().any(|l| l.starts_with(&*s.as_str())),
             "{s} missing"

@@ -80,7 +80,7 @@ fn recorded_batches_run_at_the_given_budgets_mode_and_legacy_form() {
     let info = &legacy["inputs"]["scenarios"][0];
     assert_eq!(info["name"], "turns");
     assert_eq!(info["source"], "recorded");
-    assert_eq!(info["digest"], budgetlab::finalize::sha256_hex(&text));
+    assert_eq!(info["digest"], budgetlab::digest::sha256_hex(&text));
     assert_eq!(
         (info["seed"].as_u64(), info["batches"].as_u64()),
         (Some(0), Some(2))

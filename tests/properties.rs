@@ -113,7 +113,7 @@ proptest! {
         let reminders = PlanReminders::default();
         let mut store = MemoryStore::new("/art");
         let ctx = BudgetContext::new(Budget::Units(budget));
-        let out = StrategyName::Reference.build().finalize(batch.clone(), &ctx, &mut store);
+        let out = StrategyName::REFERENCE.build().finalize(batch.clone(), &ctx, &mut store);
         prop_assert_eq!(check_integrity(&batch, &out, &reminders), Ok(()));
         prop_assert_eq!(check_budget(&out, &reminders, SlotScope::ALL, budget as u64), Ok(()));
         prop_assert_eq!(previews_are_whole_cuts(&batch, &out.batch, &reminders), Ok(()));
@@ -130,7 +130,7 @@ proptest! {
         }
         prop_assert_eq!(store.artifacts().len(), out.persisted.iter().filter(|a| a.path.is_some()).count());
         // Finalizing again is a no-op: the result already fits and nothing more is written.
-        let again = StrategyName::Reference.build().finalize(out.batch.clone(), &ctx, &mut store);
+        let again = StrategyName::REFERENCE.build().finalize(out.batch.clone(), &ctx, &mut store);
         prop_assert!(again.persisted.is_empty());
         prop_assert_eq!(again.batch, out.batch);
     }
@@ -140,7 +140,7 @@ proptest! {
         let reminders = PlanReminders::default();
         let mut store = MemoryStore::new("/art");
         let ctx = BudgetContext::new(Budget::Units(budget));
-        let out = StrategyName::SendGuard.build().finalize(batch.clone(), &ctx, &mut store);
+        let out = StrategyName::SEND_GUARD.build().finalize(batch.clone(), &ctx, &mut store);
         prop_assert_eq!(check_integrity(&batch, &out, &reminders), Ok(()));
         prop_assert_eq!(check_budget(&out, &reminders, SlotScope::TOOL_FIELDS, budget as u64), Ok(()));
         prop_assert!(out.persisted.is_empty() && store.artifacts().is_empty());

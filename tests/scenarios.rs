@@ -361,7 +361,7 @@ fn exercise(source: &str) -> Result<(bool, bool), TestCaseError> {
         prop_assert!(g.batch.len() as u64 <= scenario.batch_size.max);
         prop_assert!(batch_units(&g) <= scenario.max_batch_units());
     }
-    let turns: Vec<_> = SimulateJob::new(scenario.clone(), StrategyName::Reference, 2)
+    let turns: Vec<_> = SimulateJob::new(scenario.clone(), StrategyName::REFERENCE, 2)
         .turns()
         .collect();
     prop_assert_eq!(turns.len(), 2);
@@ -369,7 +369,7 @@ fn exercise(source: &str) -> Result<(bool, bool), TestCaseError> {
     workload.info.budgets.truncate(2);
     let plan = RunPlan {
         workloads: vec![workload],
-        strategies: StrategyName::ALL.to_vec(),
+        strategies: StrategyName::all(),
         shard: Shard::WHOLE,
         slowdown: Default::default(),
     };

@@ -36,7 +36,7 @@ pub fn run_with(
 /// Runs the reference finalizer with the built-in reminders.
 pub fn reference(batch: Vec<Entry>, budget: i64) -> (Outcome, MemoryStore) {
     run_with(
-        StrategyName::Reference,
+        StrategyName::REFERENCE,
         batch,
         budget,
         PlanReminders::default(),

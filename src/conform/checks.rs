@@ -1105,7 +1105,7 @@ mod tests {
             ctx in context(),
             failing in any::<bool>(),
         ) {
-            let mut names = StrategyName::ALL.to_vec();
+            let mut names = StrategyName::all();
             names.push("head-tail-1/3".parse().unwrap());
             for name in names {
                 let finalizer = name.build();
@@ -1120,12 +1120,7 @@ mod tests {
                 }
                 prop_assert_eq!(&outcome, &run(), "{} is not deterministic", name);
                 if let Some(limit) = ctx.budget.limit() {
-                    let scope = match name {
-                        StrategyName::SendGuard => Some(SlotScope::TOOL_FIELDS),
-                        n if n.caps_batch() => Some(SlotScope::ALL),
-                        _ => None,
-                    };
-                    if let Some(scope) = scope {
+                    if let Some(scope) = name.caps() {
                         if let Err(e) = check_budget(&outcome, &ctx.reminders, scope, limit) {
                             return Err(TestCaseError::fail(format!("{name}: {e}")));
                         }

@@ -138,7 +138,7 @@ mod tests {
     }
 
     fn session(input: &str) -> (Result<Served, Error>, Vec<Value>) {
-        let reference = StrategyName::Reference.build();
+        let reference = StrategyName::REFERENCE.build();
         let mut out = Vec::new();
         let served = serve(reference.as_ref(), &memory, input.as_bytes(), &mut out);
         let lines = out

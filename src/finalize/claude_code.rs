@@ -15,20 +15,30 @@ use super::artifacts::{slots_of_entry, EntryWriter};
 use super::config::{ClaudeCodeConfig, StrategyConfig};
 use super::per_result::{apply_rule, join_paths, ResultRule};
 use super::slots::{collect_slots, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
 use crate::persist::ArtifactStore;
 use crate::text::{head, tail, utf16_len};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "claude-code",
+    description: "Claude Code: shell over 30,000 cut in the middle; 200,000 per message, largest results saved first",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| Box::new(ClaudeCode::from_config(config))),
+};
+
 /// Shell output longer than this is cut in the middle.
-pub const SHELL_MAX_CHARS: u64 = 30_000;
+pub(crate) const SHELL_MAX_CHARS: u64 = 30_000;
 /// The preview a result moved out of the message keeps.
-pub const PREVIEW_CHARS: u64 = 2_000;
+pub(crate) const PREVIEW_CHARS: u64 = 2_000;
 
 /// The Claude Code policy.
 #[derive(Debug, Clone)]
-pub struct ClaudeCode {
+pub(crate) struct ClaudeCode {
     /// The message-level cap.
     pub config: ClaudeCodeConfig,
     /// Tool names whose output is shell output.
@@ -43,7 +53,7 @@ impl Default for ClaudeCode {
 
 impl ClaudeCode {
     /// The policy as `config` sets it.
-    pub fn from_config(config: &StrategyConfig) -> Self {
+    pub(crate) fn from_config(config: &StrategyConfig) -> Self {
         ClaudeCode {
             config: config.claude_code,
             shell_tools: config.shell_tools.clone(),
@@ -87,7 +97,7 @@ fn moved_preview(text: &str, paths: &[String]) -> String {
 
 impl Finalizer for ClaudeCode {
     fn name(&self) -> &str {
-        "claude-code"
+        SPEC.name
     }
 
     fn finalize(

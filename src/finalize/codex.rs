@@ -8,19 +8,27 @@
 //!   were removed. The marker is not counted against the 10,000.
 //! - No persistence (the removed middle is gone) and no batch-level cap.
 
-use super::per_result::{apply_rule, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::{head_bytes, tail_bytes};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "codex",
+    description: "Codex CLI: 10,000 UTF-8 bytes per result, half head half tail; nothing saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(Codex))),
+};
+
 /// The per-result limit in UTF-8 bytes.
-pub const MAX_RESULT_BYTES: usize = 10_000;
+pub(crate) const MAX_RESULT_BYTES: usize = 10_000;
 
 /// The Codex policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Codex;
+pub(crate) struct Codex;
 
 impl ResultRule for Codex {
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
@@ -35,31 +43,30 @@ impl ResultRule for Codex {
     }
 }
 
-impl Finalizer for Codex {
-    fn name(&self) -> &str {
-        "codex"
-    }
+impl PerResultPolicy for Codex {
+    const NAME: &'static str = SPEC.name;
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        apply_rule(self, batch, &ctx.reminders, store)
+    fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
     fn cuts_in_bytes_on_char_boundaries() {
         // "aé" is 3 bytes: 5,000 bytes of head end after an 'a' (4,999 bytes); the tail starts on an 'é'.
         let text = "aé".repeat(4_000);
-        let (out, store) = run(&Codex, vec![output_entry("c", "shell", &text)], 100, None);
+        let (out, store) = run(
+            &PerResult(Codex),
+            vec![output_entry("c", "shell", &text)],
+            100,
+            None,
+        );
         let head = format!("{}a", "aé".repeat(1_666));
         let tail = format!("é{}", "aé".repeat(1_666));
         assert_eq!((head.len(), tail.len()), (4_999, 5_000));
@@ -74,7 +81,12 @@ mod tests {
     fn counts_bytes_not_units() {
         // 3,000 emoji: 12,000 bytes but 6,000 UTF-16 units; 1,250 emoji (5,000 bytes) on each side.
         let emoji = "😀".repeat(3_000);
-        let (out, _) = run(&Codex, vec![output_entry("e", "shell", &emoji)], -1, None);
+        let (out, _) = run(
+            &PerResult(Codex),
+            vec![output_entry("e", "shell", &emoji)],
+            -1,
+            None,
+        );
         let side = "😀".repeat(1_250);
         assert_eq!(
             output_of(&out, 0),
@@ -82,7 +94,12 @@ mod tests {
         );
         // 3,333 CJK characters are 9,999 bytes: untouched, whatever the budget.
         let cjk = "中".repeat(3_333);
-        let (out, _) = run(&Codex, vec![output_entry("k", "shell", &cjk)], 10, None);
+        let (out, _) = run(
+            &PerResult(Codex),
+            vec![output_entry("k", "shell", &cjk)],
+            10,
+            None,
+        );
         assert_eq!(output_of(&out, 0), cjk);
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use crate::error::Error;
 use crate::model::Field;
 
@@ -52,10 +52,10 @@ pub const DEFAULT_SHELL_TOOLS: &[&str] =
     &["shell", "run_shell_command", "bash", "Bash", "exec_command"];
 
 /// Largest field weight of `weighted`.
-pub const MAX_FIELD_WEIGHT: u64 = 1_000;
+pub(crate) const MAX_FIELD_WEIGHT: u64 = 1_000;
 /// Largest length, threshold or cap a strategy setting may give, in UTF-16 units (and the largest
 /// `gemini_cli.prompt_tokens`, in tokens).
-pub const MAX_SETTING_UNITS: u64 = 1_000_000_000_000;
+pub(crate) const MAX_SETTING_UNITS: u64 = 1_000_000_000_000;
 
 impl StrategyConfig {
     /// Checks every value against its bounds; the error names the offending key (e.g. `weights.error`).

@@ -10,20 +10,32 @@
 //! - No batch-level cap. Applies to each `functionResponse` output and error; top-level text is left alone.
 
 use super::config::GeminiCliConfig;
-use super::per_result::{apply_rule, join_paths, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::{head, tail, utf16_len};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "gemini-cli",
+    description: "Gemini CLI: over min(4 x free window tokens, 40,000) chars, 1/5 head 4/5 tail; full output saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| {
+        Box::new(PerResult(GeminiCli {
+            config: config.gemini_cli,
+        }))
+    }),
+};
+
 /// The upper bound of the threshold, in characters.
-pub const MAX_THRESHOLD_CHARS: u64 = 40_000;
+pub(crate) const MAX_THRESHOLD_CHARS: u64 = 40_000;
 /// Characters per remaining token of the window.
-pub const CHARS_PER_TOKEN: u64 = 4;
+pub(crate) const CHARS_PER_TOKEN: u64 = 4;
 
 /// The threshold for a window of `window_tokens` with `prompt_tokens` already used.
-pub fn gemini_threshold(window_tokens: Option<u64>, prompt_tokens: u64) -> u64 {
+pub(crate) fn gemini_threshold(window_tokens: Option<u64>, prompt_tokens: u64) -> u64 {
     match window_tokens {
         None => MAX_THRESHOLD_CHARS,
         Some(window) => window
@@ -35,7 +47,7 @@ pub fn gemini_threshold(window_tokens: Option<u64>, prompt_tokens: u64) -> u64 {
 
 /// The Gemini CLI policy.
 #[derive(Debug, Clone, Default)]
-pub struct GeminiCli {
+pub(crate) struct GeminiCli {
     /// The tokens already in the prompt.
     pub config: GeminiCliConfig,
 }
@@ -67,27 +79,20 @@ impl ResultRule for Rule {
     }
 }
 
-impl Finalizer for GeminiCli {
-    fn name(&self) -> &str {
-        "gemini-cli"
-    }
+impl PerResultPolicy for GeminiCli {
+    const NAME: &'static str = SPEC.name;
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let rule = Rule {
+    fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_ {
+        Rule {
             threshold: gemini_threshold(ctx.context_window_tokens, self.config.prompt_tokens),
-        };
-        apply_rule(&rule, batch, &ctx.reminders, store)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
@@ -109,7 +114,7 @@ mod tests {
             },
         };
         let (out, store) = run(
-            &policy,
+            &PerResult(policy),
             vec![output_entry("g", "shell", &text)],
             -1,
             Some(8_000),
@@ -130,7 +135,7 @@ mod tests {
         // 20,001 emoji are 40,002 units: over the 40,000 threshold. Head 8,000 units (4,000 emoji), tail 32,000.
         let emoji = "😀".repeat(20_001);
         let (out, _) = run(
-            &GeminiCli::default(),
+            &PerResult(GeminiCli::default()),
             vec![output_entry("e", "shell", &emoji)],
             -1,
             None,

@@ -2,19 +2,34 @@
 //! left, down to nothing. The first large field can therefore starve every field after it, including the short
 //! error at the end of a batch. Persistence and the fit are the reference's.
 
-use super::fit::HeadShare;
-use super::slots::Slot;
+use super::head_share::HeadShare;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "greedy",
+    description:
+        "fields in order take what they need; later fields get what is left, maybe nothing",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(Greedy {
+            head_share: config.head_share,
+        })
+    }),
+};
 
 /// The greedy finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Greedy {
+pub(crate) struct Greedy {
     /// The head share of previews.
     pub head_share: HeadShare,
 }
 
 /// First come, first served: each slot in order takes `min(len, remaining)`.
-pub fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+pub(crate) fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     let mut remaining = budget;
     lengths
         .iter()
@@ -27,7 +42,7 @@ pub fn greedy_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
 }
 
 impl CappedAllocation for Greedy {
-    const NAME: &'static str = "greedy";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share

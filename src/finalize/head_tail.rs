@@ -2,25 +2,46 @@
 //! preview: `head-tail-0` keeps only the tail, `head-tail-1` only the head, `head-tail-0.5` halves. The ratio is
 //! an exact rational parsed from the name, so the comparison with the reference's 1/5 shows what that split buys.
 
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
+use super::slots::SlotScope;
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::WaterFill;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::Batch;
 use crate::persist::ArtifactStore;
 
+/// What every member's name starts with; the rest is its head share.
+pub(super) const PREFIX: &str = "head-tail-";
+
+/// The family's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "head-tail-<ratio>",
+    description:
+        "reference with this head share of each preview (the reference keeps 0.2 head, 0.8 tail)",
+    family: Family::HeadShare,
+    caps: Some(SlotScope::ALL),
+    build: Build::PerHeadShare {
+        listed: &[
+            HeadShare { num: 0, den: 1 },
+            HeadShare { num: 1, den: 2 },
+            HeadShare { num: 1, den: 1 },
+        ],
+    },
+};
+
 /// The reference with head share `ratio`.
 #[derive(Debug, Clone)]
-pub struct HeadTail {
+pub(crate) struct HeadTail {
     name: String,
     engine: WaterFill,
 }
 
 impl HeadTail {
     /// The variant with head share `ratio`, named `head-tail-<ratio>`.
-    pub fn new(ratio: HeadShare) -> Self {
+    pub(crate) fn new(ratio: HeadShare) -> Self {
         HeadTail {
-            name: format!("head-tail-{ratio}"),
+            name: format!("{PREFIX}{ratio}"),
             engine: WaterFill {
                 head_share: ratio,
                 ..WaterFill::default()

@@ -7,8 +7,10 @@
 //! (stubs by their head, other fields by the reference fit), so the batch always fits.
 
 use super::artifacts::{slots_of_entry, EntryWriter};
-use super::fit::{fit, header, HeadShare};
+use super::fit::{fit, header};
+use super::head_share::HeadShare;
 use super::slots::{collect_slots, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
@@ -16,16 +18,30 @@ use crate::model::Batch;
 use crate::persist::ArtifactStore;
 use crate::text::{head, utf16_len};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "largest-first",
+    description:
+        "persists whole fields largest first and replaces them by a path stub until the batch fits",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(LargestFirst {
+            head_share: config.head_share,
+        })
+    }),
+};
+
 /// The largest-first finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct LargestFirst {
+pub(crate) struct LargestFirst {
     /// The head share of previews in the fallback pass.
     pub head_share: HeadShare,
 }
 
 impl Finalizer for LargestFirst {
     fn name(&self) -> &str {
-        "largest-first"
+        SPEC.name
     }
 
     fn finalize(

@@ -18,21 +18,31 @@
 
 use super::artifacts::{slots_of_entry, EntryWriter};
 use super::config::{LegacyLayersConfig, StrategyConfig};
-use super::fit::HeadShare;
+use super::head_share::HeadShare;
 use super::per_result::{join_paths, slot_tool};
 use super::slots::{collect_slots, Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::{Batch, Field};
 use crate::persist::ArtifactStore;
 use crate::text::{head, tail, utf16_len};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "legacy-layers",
+    description: "replaced behaviour: producer previews (shell 30,000, others 2,000); the scheduler skips marked results",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| Box::new(LegacyLayers::from_config(config))),
+};
+
 /// One stage of the legacy layers over a batch.
 type Stage =
     fn(&LegacyLayers, &mut Batch, &BudgetContext, &mut dyn ArtifactStore, &mut EntryWriter);
 
 /// How every legacy preview starts; the legacy scheduler skips results that start with it.
-pub const LEGACY_MARKER: &str = "[tool output shortened";
+pub(crate) const LEGACY_MARKER: &str = "[tool output shortened";
 
 /// The legacy layers.
 #[derive(Debug, Clone)]
@@ -182,7 +192,7 @@ impl LegacyLayers {
 }
 
 /// A marked preview of `text` in at most `units` UTF-16 units: the note line, then head, `\n...\n`, tail.
-pub fn marked_preview(text: &str, units: u64, paths: &[String]) -> String {
+pub(crate) fn marked_preview(text: &str, units: u64, paths: &[String]) -> String {
     let total = utf16_len(text);
     let note = if paths.is_empty() {
         format!("{LEGACY_MARKER} from {total} units; the full text was not saved]\n")
@@ -212,7 +222,7 @@ pub fn marked_preview(text: &str, units: u64, paths: &[String]) -> String {
 
 impl Finalizer for LegacyLayers {
     fn name(&self) -> &str {
-        "legacy-layers"
+        SPEC.name
     }
 
     fn finalize(

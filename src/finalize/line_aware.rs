@@ -7,21 +7,36 @@
 //! tail's share; this is where exit codes and test summaries live. A part that cannot hold one whole line falls
 //! back to the reference's cut by units (surrogate-safe), so a single long line still gets a preview.
 
-use super::fit::{fit, HeadShare};
-use super::slots::Slot;
+use super::fit::fit;
+use super::head_share::HeadShare;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::water_fill;
 use crate::text::{head, tail, utf16_len};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "line-aware",
+    description: "reference allocation; previews cut at line boundaries, keeping the last non-empty line when it fits",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(LineAware {
+            head_share: config.head_share,
+        })
+    }),
+};
+
 /// The line-aware finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct LineAware {
+pub(crate) struct LineAware {
     /// The head share of previews (before the last line is protected).
     pub head_share: HeadShare,
 }
 
 impl CappedAllocation for LineAware {
-    const NAME: &'static str = "line-aware";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share
@@ -38,7 +53,7 @@ impl CappedAllocation for LineAware {
 
 /// The line-aware fit of `text` to at most `allocation` UTF-16 units behind `header`. Up to the split of the
 /// content it is [`fit`]; see the module documentation for the cut.
-pub fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
+pub(crate) fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadShare) -> String {
     let h = utf16_len(header) as u64;
     if allocation <= h + 2 + 5 {
         // Nothing beyond the header, or a head-only preview of at most 5 units: the reference's fit.

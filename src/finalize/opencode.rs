@@ -9,20 +9,28 @@
 //! - Every cut result is written to a file in full (once per entry, existing paths reused), so nothing is
 //!   lost. No batch-level cap.
 
-use super::per_result::{apply_rule, join_paths, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "opencode",
+    description: "opencode: head only, 2,000 lines or 50 KiB of whole lines; full output saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(OpenCode))),
+};
 
 /// The most lines a result keeps.
-pub const MAX_LINES: usize = 2_000;
+pub(crate) const MAX_LINES: usize = 2_000;
 /// The most bytes a result keeps (50 KiB).
-pub const MAX_BYTES: usize = 50 * 1024;
+pub(crate) const MAX_BYTES: usize = 50 * 1024;
 
 /// The opencode policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OpenCode;
+pub(crate) struct OpenCode;
 
 /// The kept prefix of `text` in bytes, the lines it holds and the lines of `text`.
 fn kept_lines(text: &str) -> (usize, usize, usize) {
@@ -66,30 +74,29 @@ impl ResultRule for OpenCode {
     }
 }
 
-impl Finalizer for OpenCode {
-    fn name(&self) -> &str {
-        "opencode"
-    }
+impl PerResultPolicy for OpenCode {
+    const NAME: &'static str = SPEC.name;
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        apply_rule(self, batch, &ctx.reminders, store)
+    fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
     fn keeps_at_most_2000_whole_lines() {
         let text: String = (0..2_500).map(|i| format!("{i}\n")).collect();
-        let (out, store) = run(&OpenCode, vec![output_entry("l", "shell", &text)], -1, None);
+        let (out, store) = run(
+            &PerResult(OpenCode),
+            vec![output_entry("l", "shell", &text)],
+            -1,
+            None,
+        );
         let kept: String = (0..2_000).map(|i| format!("{i}\n")).collect();
         assert_eq!(
             output_of(&out, 0),
@@ -102,7 +109,7 @@ mod tests {
         // Exactly 2,000 lines without a final break are kept whole.
         let exact = kept.trim_end_matches('\n').to_string();
         let (out, store) = run(
-            &OpenCode,
+            &PerResult(OpenCode),
             vec![output_entry("x", "shell", &exact)],
             -1,
             None,
@@ -117,7 +124,12 @@ mod tests {
         // would take 51,642.
         let line = "中".repeat(400);
         let text = vec![line.as_str(); 60].join("\n");
-        let (out, _) = run(&OpenCode, vec![output_entry("b", "shell", &text)], -1, None);
+        let (out, _) = run(
+            &PerResult(OpenCode),
+            vec![output_entry("b", "shell", &text)],
+            -1,
+            None,
+        );
         assert_eq!(
             output_of(&out, 0),
             format!(
@@ -127,7 +139,12 @@ mod tests {
         );
         // A first line over 50 KiB keeps nothing but the note.
         let wide = "w".repeat(MAX_BYTES + 1);
-        let (out, _) = run(&OpenCode, vec![output_entry("w", "shell", &wide)], -1, None);
+        let (out, _) = run(
+            &PerResult(OpenCode),
+            vec![output_entry("w", "shell", &wide)],
+            -1,
+            None,
+        );
         assert_eq!(
             output_of(&out, 0),
             "\n\n(Showing lines 1-0 of 1; complete output in /tmp/w.txt.)"

@@ -7,19 +7,27 @@
 //!   saying how many were clipped.
 //! - No persistence and no batch-level cap.
 
-use super::per_result::{apply_rule, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::{head_chars, tail_chars};
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "openhands",
+    description: "OpenHands: 30,000 characters per result, half head half tail; nothing saved",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(OpenHands))),
+};
+
 /// The per-result limit in characters.
-pub const MAX_RESULT_CHARS: usize = 30_000;
+pub(crate) const MAX_RESULT_CHARS: usize = 30_000;
 
 /// The OpenHands policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OpenHands;
+pub(crate) struct OpenHands;
 
 impl ResultRule for OpenHands {
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
@@ -34,24 +42,18 @@ impl ResultRule for OpenHands {
     }
 }
 
-impl Finalizer for OpenHands {
-    fn name(&self) -> &str {
-        "openhands"
-    }
+impl PerResultPolicy for OpenHands {
+    const NAME: &'static str = SPEC.name;
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        apply_rule(self, batch, &ctx.reminders, store)
+    fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
@@ -59,7 +61,7 @@ mod tests {
         // 30,000 emoji are 60,000 UTF-16 units but 30,000 characters: untouched.
         let fits = "😀".repeat(30_000);
         let (out, _) = run(
-            &OpenHands,
+            &PerResult(OpenHands),
             vec![output_entry("f", "shell", &fits)],
             100,
             None,
@@ -67,7 +69,7 @@ mod tests {
         assert_eq!(output_of(&out, 0), fits);
         let over = format!("{}{}", "中".repeat(20_000), "😀".repeat(20_000));
         let (out, store) = run(
-            &OpenHands,
+            &PerResult(OpenHands),
             vec![output_entry("o", "shell", &over)],
             100,
             None,

@@ -1,11 +1,14 @@
 //! The engine of the per-result policies (`window-relative` and the peer agents): each budgeted field is judged
 //! on its own against the policy's rule, with no batch-level cap. Fields the rule shortens are rewritten by the
 //! policy; their entries are persisted first when the policy keeps a file, so the rewrite can name its path.
+//!
+//! A policy that is one rule and nothing more implements [`PerResultPolicy`] and is a strategy as
+//! [`PerResult`]; a policy that does more (`claude-code`'s message cap) calls [`apply_rule`] itself.
 
 use super::artifacts::persist_marked;
 use super::slots::{collect_slots, Slot, SlotScope};
-use super::Outcome;
-use crate::budget::PlanReminders;
+use super::{Finalizer, Outcome};
+use crate::budget::{BudgetContext, PlanReminders};
 use crate::model::{Batch, Entry, Field};
 use crate::persist::ArtifactStore;
 
@@ -27,6 +30,53 @@ pub(crate) trait ResultRule {
 
     /// The shortened field; `paths` are the entry's artifact paths (empty when none or when the write failed).
     fn rewrite(&self, tool: &str, text: &str, paths: &[String]) -> String;
+}
+
+impl<R: ResultRule + ?Sized> ResultRule for &R {
+    fn scope(&self) -> SlotScope {
+        (**self).scope()
+    }
+
+    fn persists(&self) -> bool {
+        (**self).persists()
+    }
+
+    fn shortens(&self, tool: &str, field: Field, text: &str) -> bool {
+        (**self).shortens(tool, field, text)
+    }
+
+    fn rewrite(&self, tool: &str, text: &str, paths: &[String]) -> String {
+        (**self).rewrite(tool, text, paths)
+    }
+}
+
+/// A strategy that is one per-result rule and nothing else; [`PerResult`] makes it a [`Finalizer`].
+pub(crate) trait PerResultPolicy: Send + Sync {
+    /// The strategy's stable name.
+    const NAME: &'static str;
+
+    /// The rule under `ctx`: a policy whose limit follows the context window resolves it here; a fixed rule is
+    /// the policy itself.
+    fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_;
+}
+
+/// A [`PerResultPolicy`] as a [`Finalizer`]: its rule applied to every field in the rule's scope.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PerResult<P>(pub P);
+
+impl<P: PerResultPolicy> Finalizer for PerResult<P> {
+    fn name(&self) -> &str {
+        P::NAME
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        apply_rule(&self.0.rule(ctx), batch, &ctx.reminders, store)
+    }
 }
 
 /// The tool a slot's result belongs to: the function response's name, else the entry's tool name.

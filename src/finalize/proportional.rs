@@ -5,20 +5,34 @@
 //! Compared with the max-min water-fill, a small field is cut as hard as a large one: a 100-unit error beside a
 //! 10,000-unit log at a tenth of the total keeps 10 units, not all 100.
 
-use super::fit::HeadShare;
-use super::slots::Slot;
+use super::head_share::HeadShare;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "proportional",
+    description: "shares proportional to length; small fields are cut as hard as large ones",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(Proportional {
+            head_share: config.head_share,
+        })
+    }),
+};
 
 /// The proportional finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Proportional {
+pub(crate) struct Proportional {
     /// The head share of previews.
     pub head_share: HeadShare,
 }
 
 /// Shares `budget` in proportion to `lengths`: `floor(budget * len / total)` each, then the leftover one unit at
 /// a time to the slots (in order) still below their length. Lengths that fit are returned as they are.
-pub fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+pub(crate) fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     let total: u128 = lengths.iter().map(|&l| u128::from(l)).sum();
     if total <= u128::from(budget) {
         return lengths.to_vec();
@@ -41,7 +55,7 @@ pub fn proportional_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
 }
 
 impl CappedAllocation for Proportional {
-    const NAME: &'static str = "proportional";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share

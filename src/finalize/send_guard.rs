@@ -3,11 +3,21 @@
 //! it can never fail, so the request-size invariant holds even for a caller that missed an outer boundary.
 
 use super::slots::SlotScope;
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::WaterFill;
 use super::{Finalizer, Outcome};
 use crate::budget::BudgetContext;
 use crate::model::Batch;
 use crate::persist::ArtifactStore;
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "send-guard",
+    description: "last-chance guard: the same water-fill over output and error only, no I/O",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::TOOL_FIELDS),
+    build: Build::One(|_| Box::new(SendGuard::default())),
+};
 
 /// The send guard.
 #[derive(Debug, Clone)]
@@ -29,7 +39,7 @@ impl Default for SendGuard {
 
 impl Finalizer for SendGuard {
     fn name(&self) -> &str {
-        "send-guard"
+        SPEC.name
     }
 
     fn finalize(

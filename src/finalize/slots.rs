@@ -94,7 +94,7 @@ pub fn collect_slots(batch: &[Entry], reminders: &PlanReminders, scope: SlotScop
 }
 
 /// Appends the slots of one entry (at batch index `e`) to `out`.
-pub fn entry_slots(
+pub(crate) fn entry_slots(
     e: usize,
     entry: &Entry,
     reminders: &PlanReminders,

@@ -7,19 +7,27 @@
 //!   many characters were elided.
 //! - No persistence and no batch-level cap.
 
-use super::per_result::{apply_rule, ResultRule};
-use super::{Finalizer, Outcome};
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::head_chars;
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "swe-agent",
+    description: "SWE-agent: head only, the first 100,000 characters and an elision note",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|_| Box::new(PerResult(SweAgent))),
+};
+
 /// The per-result limit in characters.
-pub const MAX_RESULT_CHARS: usize = 100_000;
+pub(crate) const MAX_RESULT_CHARS: usize = 100_000;
 
 /// The SWE-agent policy.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SweAgent;
+pub(crate) struct SweAgent;
 
 impl ResultRule for SweAgent {
     fn shortens(&self, _tool: &str, _field: Field, text: &str) -> bool {
@@ -33,31 +41,25 @@ impl ResultRule for SweAgent {
     }
 }
 
-impl Finalizer for SweAgent {
-    fn name(&self) -> &str {
-        "swe-agent"
-    }
+impl PerResultPolicy for SweAgent {
+    const NAME: &'static str = SPEC.name;
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        apply_rule(self, batch, &ctx.reminders, store)
+    fn rule(&self, _ctx: &BudgetContext) -> impl ResultRule + '_ {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
     fn keeps_the_first_100000_characters() {
         let text = format!("{}{}", "😀".repeat(99_999), "tail of the log");
         let (out, store) = run(
-            &SweAgent,
+            &PerResult(SweAgent),
             vec![output_entry("s", "shell", &text)],
             1_000,
             None,
@@ -72,7 +74,7 @@ mod tests {
         assert!(store.artifacts().is_empty());
         let exact = "x".repeat(100_000);
         let (out, _) = run(
-            &SweAgent,
+            &PerResult(SweAgent),
             vec![output_entry("x", "shell", &exact)],
             1_000,
             None,

@@ -3,19 +3,33 @@
 //! fields is cut harder than it has to be and part of the budget stays unused. Persistence and the fit are the
 //! reference's.
 
-use super::fit::HeadShare;
-use super::slots::Slot;
+use super::head_share::HeadShare;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "uniform",
+    description: "budget / n for every field; the share a short field leaves is not redistributed",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(Uniform {
+            head_share: config.head_share,
+        })
+    }),
+};
 
 /// The uniform finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Uniform {
+pub(crate) struct Uniform {
     /// The head share of previews.
     pub head_share: HeadShare,
 }
 
 /// `min(len, floor(budget / n))` for each of the `n` slots (lengths that fit are returned as they are).
-pub fn uniform_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
+pub(crate) fn uniform_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
     if lengths.iter().map(|&l| u128::from(l)).sum::<u128>() <= u128::from(budget) {
         return lengths.to_vec();
     }
@@ -24,7 +38,7 @@ pub fn uniform_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
 }
 
 impl CappedAllocation for Uniform {
-    const NAME: &'static str = "uniform";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share

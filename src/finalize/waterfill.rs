@@ -4,7 +4,8 @@
 //! reference fit); [`allocate_and_fit`] takes the allocation and the fit as parameters.
 
 use super::artifacts::EntryWriter;
-use super::fit::{fit, header, HeadShare};
+use super::fit::{fit, header};
+use super::head_share::HeadShare;
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;
@@ -14,7 +15,7 @@ use crate::persist::ArtifactStore;
 
 /// A configured water-fill finalizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WaterFill {
+pub(crate) struct WaterFill {
     /// Which fields are budgeted.
     pub scope: SlotScope,
     /// Whether shortened entries are persisted (the send guard never does I/O).
@@ -35,7 +36,12 @@ impl Default for WaterFill {
 
 impl WaterFill {
     /// Finalizes `batch` as the design describes.
-    pub fn run(&self, batch: Batch, ctx: &BudgetContext, store: &mut dyn ArtifactStore) -> Outcome {
+    pub(crate) fn run(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
         let share = self.head_share;
         allocate_and_fit(
             batch,

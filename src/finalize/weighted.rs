@@ -3,14 +3,29 @@
 //! [`FieldWeights`]); small fields still keep their whole content. Persistence and the fit are the reference's.
 
 use super::config::FieldWeights;
-use super::fit::HeadShare;
-use super::slots::Slot;
+use super::head_share::HeadShare;
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::weighted_water_fill;
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "weighted",
+    description: "water-fill weighted by field kind (errors and hook text 2, outputs 1 by default)",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    build: Build::One(|config| {
+        Box::new(Weighted {
+            weights: config.weights,
+            head_share: config.head_share,
+        })
+    }),
+};
+
 /// The weighted water-fill finalizer.
 #[derive(Debug, Clone, Default)]
-pub struct Weighted {
+pub(crate) struct Weighted {
     /// The weight of each field kind.
     pub weights: FieldWeights,
     /// The head share of previews.
@@ -18,7 +33,7 @@ pub struct Weighted {
 }
 
 impl CappedAllocation for Weighted {
-    const NAME: &'static str = "weighted";
+    const NAME: &'static str = SPEC.name;
 
     fn head_share(&self) -> HeadShare {
         self.head_share

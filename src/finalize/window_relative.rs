@@ -8,21 +8,35 @@
 //! threshold can exceed any budget together.
 
 use super::config::WindowRelativeConfig;
-use super::fit::{fit, header, HeadShare};
-use super::per_result::{apply_rule, ResultRule};
+use super::fit::{fit, header};
+use super::head_share::HeadShare;
+use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
-use super::{Finalizer, Outcome};
+use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
-use crate::model::{Batch, Field};
-use crate::persist::ArtifactStore;
+use crate::model::Field;
 use crate::text::utf16_len;
 
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "window-relative",
+    description: "per result: trim over min(configured chars, 10% of the window x 3), floored at 2,000; no batch cap",
+    family: Family::Policy,
+    caps: None,
+    build: Build::One(|config| {
+        Box::new(PerResult(WindowRelative {
+            config: config.window_relative,
+            head_share: config.head_share,
+        }))
+    }),
+};
+
 /// The floor of the threshold, in UTF-16 units.
-pub const MIN_THRESHOLD_CHARS: u64 = 2_000;
+pub(crate) const MIN_THRESHOLD_CHARS: u64 = 2_000;
 /// The conservative characters-per-token conversion.
-pub const CHARS_PER_TOKEN: u64 = 3;
+pub(crate) const CHARS_PER_TOKEN: u64 = 3;
 /// The share of the window a single result may take, in percent.
-pub const WINDOW_PERCENT: u64 = 10;
+pub(crate) const WINDOW_PERCENT: u64 = 10;
 
 /// The trim threshold in UTF-16 units: `max(2000, min(configured, window * 10% * 3))`, or `configured` without a
 /// window. The window part is `floor(window * 3 / 10)`.
@@ -40,7 +54,7 @@ pub fn window_relative_threshold(configured_chars: u64, window_tokens: Option<u6
 
 /// The window-relative policy.
 #[derive(Debug, Clone, Default)]
-pub struct WindowRelative {
+pub(crate) struct WindowRelative {
     /// The configured threshold and preview length.
     pub config: WindowRelativeConfig,
     /// The head share of previews.
@@ -72,32 +86,25 @@ impl ResultRule for Rule {
     }
 }
 
-impl Finalizer for WindowRelative {
-    fn name(&self) -> &str {
-        "window-relative"
-    }
+impl PerResultPolicy for WindowRelative {
+    const NAME: &'static str = SPEC.name;
 
-    fn finalize(
-        &self,
-        batch: Batch,
-        ctx: &BudgetContext,
-        store: &mut dyn ArtifactStore,
-    ) -> Outcome {
-        let rule = Rule {
+    fn rule(&self, ctx: &BudgetContext) -> impl ResultRule + '_ {
+        Rule {
             threshold: window_relative_threshold(
                 self.config.configured_chars,
                 ctx.context_window_tokens,
             ),
             preview: self.config.preview_chars,
             share: self.head_share,
-        };
-        apply_rule(&rule, batch, &ctx.reminders, store)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
@@ -118,7 +125,7 @@ mod tests {
             output_entry("over", "shell", &"o".repeat(4_801)),
             output_entry("big", "shell", &"b".repeat(60_001)),
         ];
-        let policy = WindowRelative::default();
+        let policy = PerResult(WindowRelative::default());
         let (small, store) = run(&policy, batch.clone(), -1, Some(16_000));
         assert_eq!(output_of(&small, 0), "a".repeat(4_800));
         assert_eq!(utf16_len(output_of(&small, 1)), 2_000);
@@ -137,7 +144,7 @@ mod tests {
     #[test]
     fn without_a_window_the_configured_chars_apply() {
         let batch = vec![output_entry("c", "shell", &"c".repeat(60_001))];
-        let (out, _) = run(&WindowRelative::default(), batch, -1, None);
+        let (out, _) = run(&PerResult(WindowRelative::default()), batch, -1, None);
         assert_eq!(output_of(&out, 0), "c".repeat(60_001));
     }
 }

@@ -36,7 +36,7 @@ impl StrategyKey {
 
     /// Whether this is the reference finalizer, the baseline every chart and the gate compare with.
     pub fn is_reference(&self) -> bool {
-        self.0 == StrategyName::Reference.as_str()
+        self.0 == StrategyName::REFERENCE.as_str()
     }
 
     /// The strategy of this build it names, if any.
@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_key_is_its_name_and_knows_the_reference() {
-        let reference = StrategyKey::of(&StrategyName::Reference);
+        let reference = StrategyKey::of(&StrategyName::REFERENCE);
         assert!(reference.is_reference());
         assert_eq!(reference, "reference");
         assert_eq!(serde_json::to_string(&reference).unwrap(), "\"reference\"");

@@ -195,9 +195,9 @@ mod tests {
     #[test]
     fn slowdown_specs() {
         let s = Slowdown::parse("reference:3, codex:1,head-tail-1/2:2").unwrap();
-        assert_eq!(s.factor(&StrategyName::Reference), 3);
-        assert_eq!(s.factor(&StrategyName::Codex), 1);
-        assert_eq!(s.factor(&StrategyName::Greedy), 1);
+        assert_eq!(s.factor(&StrategyName::REFERENCE), 3);
+        assert_eq!(s.factor(&"codex".parse::<StrategyName>().unwrap()), 1);
+        assert_eq!(s.factor(&"greedy".parse::<StrategyName>().unwrap()), 1);
         assert_eq!(s.describe(), "reference x3, head-tail-0.5 x2");
         assert!(Slowdown::parse("").unwrap().is_empty());
         assert!(Slowdown::parse("codex:1").unwrap().is_empty());
@@ -221,7 +221,7 @@ mod tests {
         let part = Part::function_response("a", "shell", Some(output.into()), None);
         let batch = vec![Entry::new("a", "shell", vec![part])];
         let ctx = BudgetContext::new(Budget::Units(500));
-        let reference = StrategyName::Reference.build();
+        let reference = StrategyName::REFERENCE.build();
         let mut plain_store = MemoryStore::new("t");
         let plain = reference.finalize(batch.clone(), &ctx, &mut plain_store);
         for repeat in [1, 3] {

@@ -115,7 +115,7 @@ impl Workload {
         Ok(Workload {
             info: WorkloadInfo {
                 name: name.into(),
-                digest: crate::finalize::sha256_hex(text),
+                digest: crate::digest::sha256_hex(text),
                 source: WorkloadSource::Recorded,
                 seed: 0,
                 batches: batches.len() as u64,

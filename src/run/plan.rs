@@ -77,7 +77,7 @@ impl PlanRequest {
     /// Validates the request into a plan.
     pub fn plan(&self) -> Result<RunPlan> {
         let strategies = if self.strategies.is_empty() {
-            StrategyName::ALL.to_vec()
+            StrategyName::all()
         } else {
             self.strategies
                 .iter()

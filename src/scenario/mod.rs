@@ -106,7 +106,7 @@ impl Scenario {
     /// SHA-256 (hex) of the scenario's canonical JSON form: what reports cite as the scenario's hash.
     pub fn digest(&self) -> String {
         let json = serde_json::to_string(self).expect("a scenario serializes");
-        crate::finalize::sha256_hex(&json)
+        crate::digest::sha256_hex(&json)
     }
 
     /// The kinds' weights in [`Kind::ALL`] order.

@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn summaries_follow_the_scenario_and_render() {
         let scenario = Scenario::shipped("shell-heavy").unwrap();
-        let job = SimulateJob::new(scenario, StrategyName::Reference, 3);
+        let job = SimulateJob::new(scenario, StrategyName::REFERENCE, 3);
         let turns: Vec<TurnSummary> = job.turns().collect();
         assert_eq!(turns.len(), 3);
         for t in &turns {

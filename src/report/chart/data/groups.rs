@@ -1,7 +1,9 @@
 //! Which strategies share a panel: all of them when they are few, otherwise one panel per family (batch
 //! allocations, head shares, replaced and peer policies), each with the reference as its baseline.
 
-use crate::finalize::StrategyName;
+use std::collections::BTreeMap;
+
+use crate::finalize::Family;
 use crate::metrics::StrategyKey;
 
 /// At most this many strategies share one panel before they are split into families.
@@ -25,37 +27,24 @@ pub fn strategy_groups(strategies: &[StrategyKey]) -> Vec<StrategyGroup> {
             strategies: strategies.to_vec(),
         }];
     }
-    const TITLES: [&str; 3] = [
-        "Batch allocations",
-        "Head shares (the reference keeps 0.2)",
-        "Replaced and peer policies",
-    ];
     // A name this build does not know (a strategy of another build) is drawn with the policies.
-    let family = |s: &StrategyKey| match s.name() {
-        Some(
-            StrategyName::Reference
-            | StrategyName::SendGuard
-            | StrategyName::Proportional
-            | StrategyName::Uniform
-            | StrategyName::Greedy
-            | StrategyName::LargestFirst
-            | StrategyName::Weighted
-            | StrategyName::LineAware,
-        ) => 0,
-        Some(StrategyName::HeadTail(_)) => 1,
-        _ => 2,
+    let family = |s: &StrategyKey| s.name().map_or(Family::Policy, |name| name.family());
+    let title = |family: Family| match family {
+        Family::BatchAllocation => "Batch allocations",
+        Family::HeadShare => "Head shares (the reference keeps 0.2)",
+        Family::Policy => "Replaced and peer policies",
     };
     let reference = strategies.iter().find(|s| s.is_reference());
-    let mut groups: Vec<StrategyGroup> = TITLES
-        .iter()
-        .map(|t| StrategyGroup {
-            title: (*t).to_string(),
-            strategies: reference.into_iter().cloned().collect(),
-        })
-        .collect();
+    let mut groups: BTreeMap<Family, StrategyGroup> = BTreeMap::new();
     for s in strategies.iter().filter(|s| !s.is_reference()) {
-        groups[family(s)].strategies.push(s.clone());
+        groups
+            .entry(family(s))
+            .or_insert_with_key(|&f| StrategyGroup {
+                title: title(f).to_string(),
+                strategies: reference.into_iter().cloned().collect(),
+            })
+            .strategies
+            .push(s.clone());
     }
-    groups.retain(|g| g.strategies.iter().any(|s| !s.is_reference()));
-    groups
+    groups.into_values().collect()
 }

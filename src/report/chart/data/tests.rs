@@ -151,7 +151,7 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
     assert_eq!(few.len(), 1);
     assert!(few[0].title.is_empty());
 
-    let all: Vec<StrategyKey> = StrategyName::ALL
+    let all: Vec<StrategyKey> = StrategyName::all()
         .iter()
         .map(StrategyKey::of)
         .chain([StrategyKey::from("someone-elses")])

@@ -1,0 +1,471 @@
+//! [`StrategyName`]: a strategy as `--strategy`, `--strategies` and the results name it, read from the registered
+//! specs. A name is a value: it parses, prints, compares, orders (in listing order) and builds its strategy.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::str::FromStr;
+
+use super::config::StrategyConfig;
+use super::head_share::HeadShare;
+use super::head_tail;
+use super::slots::SlotScope;
+use super::spec::{Build, Family, StrategySpec};
+use super::{reference, send_guard, Finalizer, STRATEGIES};
+use crate::error::Error;
+
+/// A strategy by its stable name.
+///
+/// Every registered strategy but the head-share family has one fixed name ([`StrategyName::Builtin`]);
+/// `head-tail-<ratio>` ([`StrategyName::HeadTail`]) is a family named by its head share (`head-tail-0`,
+/// `head-tail-0.5`, `head-tail-1.0`, `head-tail-1/3` all parse; the canonical name prints the ratio in lowest
+/// terms, see [`HeadShare`]). [`StrategyName::all`] lists every fixed strategy and a few canonical ratios.
+/// Names order by the registry's listing order, a family's members by head share.
+#[derive(Debug, Clone)]
+pub enum StrategyName {
+    /// A registered strategy with one fixed name.
+    Builtin(Builtin),
+    /// The reference with this head share of each preview.
+    HeadTail(HeadShare),
+}
+
+/// A registered strategy with one fixed name: a handle on its spec, made only from the registry.
+#[derive(Clone, Copy)]
+pub struct Builtin {
+    spec: &'static StrategySpec,
+    build: fn(&StrategyConfig) -> Box<dyn Finalizer>,
+}
+
+impl Builtin {
+    /// The handle on `spec`, if it names one strategy.
+    const fn new(spec: &'static StrategySpec) -> Option<Builtin> {
+        match spec.build {
+            Build::One(build) => Some(Builtin { spec, build }),
+            Build::PerHeadShare { .. } => None,
+        }
+    }
+
+    /// The handle on `spec`, which must name one strategy (checked when the constant is evaluated).
+    const fn one(spec: &'static StrategySpec) -> Builtin {
+        match Builtin::new(spec) {
+            Some(builtin) => builtin,
+            None => panic!("the spec names a family, not one strategy"),
+        }
+    }
+
+    /// The strategy's spec.
+    pub fn spec(&self) -> &'static StrategySpec {
+        self.spec
+    }
+}
+
+impl fmt::Debug for Builtin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Builtin").field(&self.spec.name).finish()
+    }
+}
+
+/// Why a `head-tail-` name was rejected.
+const HEAD_TAIL_FORMS: &str = concat!(
+    "the head-tail ratio must be between 0 and 1, ",
+    "as a decimal (head-tail-0.5) or a fraction (head-tail-1/3)"
+);
+
+impl StrategyName {
+    /// The production finalizer.
+    pub const REFERENCE: StrategyName = StrategyName::Builtin(Builtin::one(&reference::SPEC));
+    /// The chat send guard.
+    pub const SEND_GUARD: StrategyName = StrategyName::Builtin(Builtin::one(&send_guard::SPEC));
+
+    /// Every strategy, in listing order (the `head-tail` family by the canonical ratios its spec lists).
+    pub fn all() -> Vec<StrategyName> {
+        let mut all = Vec::with_capacity(STRATEGIES.len() + 2);
+        for &spec in STRATEGIES {
+            match spec.build {
+                Build::One(_) => all.extend(Builtin::new(spec).map(StrategyName::Builtin)),
+                Build::PerHeadShare { listed, .. } => {
+                    all.extend(listed.iter().map(|&share| StrategyName::HeadTail(share)))
+                }
+            }
+        }
+        all
+    }
+
+    /// The registered spec: the strategy's own, or the head-share family's. (Private, so that a strategy
+    /// without a spec in the registry can become a name too.)
+    fn spec(&self) -> &'static StrategySpec {
+        match self {
+            StrategyName::Builtin(builtin) => builtin.spec,
+            StrategyName::HeadTail(_) => &head_tail::SPEC,
+        }
+    }
+
+    /// The stable name (`head-tail-<ratio>` with the ratio in lowest terms).
+    pub fn as_str(&self) -> Cow<'_, str> {
+        match self {
+            StrategyName::Builtin(builtin) => Cow::Borrowed(builtin.spec.name),
+            StrategyName::HeadTail(share) => Cow::Owned(format!("{}{share}", head_tail::PREFIX)),
+        }
+    }
+
+    /// A one-line description.
+    pub fn description(&self) -> &str {
+        self.spec().description
+    }
+
+    /// The group the report draws the strategy in.
+    pub fn family(&self) -> Family {
+        self.spec().family
+    }
+
+    /// The fields whose total the strategy promises to fit a finite budget, if any.
+    pub fn caps(&self) -> Option<SlotScope> {
+        self.spec().caps
+    }
+
+    /// Whether the strategy promises that the budgeted total (output, error and text) fits a finite budget.
+    pub fn caps_batch(&self) -> bool {
+        self.caps() == Some(SlotScope::ALL)
+    }
+
+    /// Builds the strategy with its default configuration.
+    pub fn build(&self) -> Box<dyn Finalizer> {
+        self.build_with(&StrategyConfig::default())
+    }
+
+    /// Builds the strategy with the parameters `config` gives it.
+    pub fn build_with(&self, config: &StrategyConfig) -> Box<dyn Finalizer> {
+        match self {
+            StrategyName::Builtin(builtin) => (builtin.build)(config),
+            StrategyName::HeadTail(share) => Box::new(head_tail::HeadTail::new(*share)),
+        }
+    }
+
+    /// Position in the registry, then head share: the listing order.
+    fn order_key(&self) -> (usize, Option<HeadShare>) {
+        let spec = self.spec();
+        let position = STRATEGIES
+            .iter()
+            .position(|s| s.name == spec.name)
+            .unwrap_or(STRATEGIES.len());
+        match self {
+            StrategyName::Builtin(_) => (position, None),
+            StrategyName::HeadTail(share) => (position, Some(*share)),
+        }
+    }
+}
+
+impl PartialEq for StrategyName {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (StrategyName::Builtin(a), StrategyName::Builtin(b)) => a.spec.name == b.spec.name,
+            (StrategyName::HeadTail(a), StrategyName::HeadTail(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for StrategyName {}
+
+impl Hash for StrategyName {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            StrategyName::Builtin(builtin) => (0u8, builtin.spec.name).hash(state),
+            StrategyName::HeadTail(share) => (1u8, share).hash(state),
+        }
+    }
+}
+
+impl PartialOrd for StrategyName {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for StrategyName {
+    /// Listing order: by the registry's order, members of the head-share family by head share.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.order_key().cmp(&other.order_key())
+    }
+}
+
+impl fmt::Display for StrategyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_str())
+    }
+}
+
+impl FromStr for StrategyName {
+    type Err = Error;
+
+    /// A fixed name, or `head-tail-<ratio>` with a ratio [`HeadShare`] parses.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        if let Some(ratio) = s.strip_prefix(head_tail::PREFIX) {
+            return ratio
+                .parse()
+                .map(StrategyName::HeadTail)
+                .map_err(|_| Error::invalid("strategy", s, HEAD_TAIL_FORMS));
+        }
+        let fixed = || STRATEGIES.iter().filter_map(|&spec| Builtin::new(spec));
+        if let Some(builtin) = fixed().find(|b| b.spec.name == s) {
+            return Ok(StrategyName::Builtin(builtin));
+        }
+        let families = STRATEGIES
+            .iter()
+            .filter(|spec| Builtin::new(spec).is_none())
+            .map(|spec| spec.name);
+        let known: Vec<&str> = fixed().map(|b| b.spec.name).chain(families).collect();
+        Err(Error::invalid(
+            "strategy",
+            s,
+            format!("known strategies: {}", known.join(", ")),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::budget::BudgetContext;
+    use crate::finalize::testing;
+    use crate::finalize::{Outcome, STRATEGY_MODULES};
+
+    /// The declaration, at the start of a line, that makes a file in `src/finalize/` a strategy.
+    const SPEC_DECLARATION: &str = "pub(super) const SPEC: StrategySpec";
+
+    #[test]
+    fn every_strategy_file_is_registered_once_and_every_registered_module_is_a_strategy_file() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/finalize");
+        let mut declaring = BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "rs")
+                && std::fs::read_to_string(&path)
+                    .unwrap()
+                    .lines()
+                    .any(|line| line.starts_with(SPEC_DECLARATION))
+            {
+                declaring.insert(path.file_stem().unwrap().to_str().unwrap().to_string());
+            }
+        }
+        let registered: BTreeSet<String> = STRATEGY_MODULES.iter().map(|m| m.to_string()).collect();
+        assert_eq!(
+            registered.len(),
+            STRATEGY_MODULES.len(),
+            "a module registered twice"
+        );
+        assert_eq!(
+            declaring, registered,
+            "files declaring `{SPEC_DECLARATION}` vs the `register!` list in finalize/mod.rs"
+        );
+        assert!(!registered.is_empty());
+    }
+
+    #[test]
+    fn names_are_unique_and_only_head_tail_is_a_family() {
+        let names: BTreeSet<&str> = STRATEGIES.iter().map(|s| s.name).collect();
+        assert_eq!(names.len(), STRATEGIES.len());
+        let families: Vec<&str> = STRATEGIES
+            .iter()
+            .filter(|s| matches!(s.build, Build::PerHeadShare { .. }))
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(families, [head_tail::SPEC.name]);
+        assert_eq!(
+            head_tail::SPEC.name,
+            format!("{}<ratio>", head_tail::PREFIX)
+        );
+        assert!(names
+            .iter()
+            .all(|n| *n == head_tail::SPEC.name || !n.starts_with(head_tail::PREFIX)));
+    }
+
+    #[test]
+    fn every_listed_name_round_trips_and_builds_under_its_name() {
+        let all = StrategyName::all();
+        for s in &all {
+            let name = s.as_str();
+            assert_eq!(&name.parse::<StrategyName>().unwrap(), s, "{name}");
+            assert_eq!(s.build().name(), name);
+            assert!(!s.description().is_empty());
+        }
+        let names: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "reference",
+                "send-guard",
+                "proportional",
+                "uniform",
+                "greedy",
+                "largest-first",
+                "weighted",
+                "line-aware",
+                "head-tail-0",
+                "head-tail-0.5",
+                "head-tail-1",
+                "legacy-layers",
+                "window-relative",
+                "codex",
+                "gemini-cli",
+                "claude-code",
+                "openhands",
+                "opencode",
+                "swe-agent",
+            ]
+        );
+        let mut sorted = all.clone();
+        sorted.reverse();
+        sorted.sort();
+        assert_eq!(sorted, all, "names order in listing order");
+        assert!(
+            "head-tail-1/3".parse::<StrategyName>().unwrap()
+                < StrategyName::HeadTail(HeadShare::new(1, 2).unwrap())
+        );
+    }
+
+    #[test]
+    fn families_and_caps_come_from_the_specs() {
+        let by = |f: Family| -> Vec<String> {
+            StrategyName::all()
+                .iter()
+                .filter(|s| s.family() == f)
+                .map(|s| s.to_string())
+                .collect()
+        };
+        assert_eq!(by(Family::BatchAllocation).len(), 8);
+        assert_eq!(
+            by(Family::HeadShare),
+            ["head-tail-0", "head-tail-0.5", "head-tail-1"]
+        );
+        assert_eq!(
+            by(Family::Policy),
+            [
+                "legacy-layers",
+                "window-relative",
+                "codex",
+                "gemini-cli",
+                "claude-code",
+                "openhands",
+                "opencode",
+                "swe-agent"
+            ]
+        );
+        let capping: Vec<String> = StrategyName::all()
+            .iter()
+            .filter(|s| s.caps_batch())
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            capping,
+            [
+                "reference",
+                "proportional",
+                "uniform",
+                "greedy",
+                "largest-first",
+                "weighted",
+                "line-aware",
+                "head-tail-0",
+                "head-tail-0.5",
+                "head-tail-1"
+            ]
+        );
+        assert_eq!(
+            StrategyName::SEND_GUARD.caps(),
+            Some(SlotScope::TOOL_FIELDS)
+        );
+        assert_eq!("codex".parse::<StrategyName>().unwrap().caps(), None);
+    }
+
+    #[test]
+    fn head_tail_names_parse_exact_ratios() {
+        let ratio = |s: &str| match s.parse::<StrategyName>().unwrap() {
+            StrategyName::HeadTail(r) => (r.num, r.den),
+            other => panic!("{other}"),
+        };
+        assert_eq!(ratio("head-tail-0"), (0, 1));
+        assert_eq!(ratio("head-tail-0.5"), (1, 2));
+        assert_eq!(ratio("head-tail-1.0"), (1, 1));
+        assert_eq!(ratio("head-tail-0.25"), (1, 4));
+        assert_eq!(ratio("head-tail-1/3"), (1, 3));
+        assert_eq!(
+            "head-tail-1.0".parse::<StrategyName>().unwrap(),
+            "head-tail-1".parse::<StrategyName>().unwrap()
+        );
+        assert_eq!(
+            "head-tail-0.20"
+                .parse::<StrategyName>()
+                .unwrap()
+                .build()
+                .name(),
+            "head-tail-0.2"
+        );
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        let e = "fancy".parse::<StrategyName>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid strategy \"fancy\": known strategies: reference, send-guard, proportional, uniform, greedy, \
+             largest-first, weighted, line-aware, legacy-layers, window-relative, codex, gemini-cli, claude-code, \
+             openhands, opencode, swe-agent, head-tail-<ratio>"
+        );
+        let e = "head-tail-2"
+            .parse::<StrategyName>()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "invalid strategy \"head-tail-2\": the head-tail ratio must be between 0 and 1, as a decimal \
+             (head-tail-0.5) or a fraction (head-tail-1/3)"
+        );
+        assert!("head-tail-".parse::<StrategyName>().is_err());
+    }
+
+    #[test]
+    fn build_with_passes_the_weights() {
+        let config: StrategyConfig =
+            serde_json::from_str(r#"{"weights": {"output": 3, "error": 1}}"#).unwrap();
+        let mut store = crate::persist::MemoryStore::new("/tmp");
+        let batch = vec![testing::output_error_entry(
+            "c",
+            "shell",
+            &"o".repeat(1_000),
+            &"e".repeat(1_000),
+        )];
+        let ctx = BudgetContext::new(crate::Budget::Units(400));
+        let lengths = |out: &Outcome| {
+            let part = &out.batch[0].response_parts[0];
+            [crate::model::Field::Output, crate::model::Field::Error]
+                .map(|f| crate::utf16_len(part.field(f).unwrap()))
+        };
+        let weighted: StrategyName = "weighted".parse().unwrap();
+        let out = weighted
+            .build_with(&config)
+            .finalize(batch.clone(), &ctx, &mut store);
+        assert_eq!(lengths(&out), [300, 100]);
+        let out = weighted.build().finalize(batch, &ctx, &mut store);
+        assert_eq!(lengths(&out), [134, 266]);
+    }
+
+    #[test]
+    fn build_with_passes_the_parameters() {
+        let config: StrategyConfig =
+            serde_json::from_str(r#"{"window_relative": {"configured_chars": 3000}}"#).unwrap();
+        let mut store = crate::persist::MemoryStore::new("/tmp");
+        let batch = vec![testing::output_entry("c", "shell", &"x".repeat(3_001))];
+        let ctx = BudgetContext::new(crate::Budget::Unlimited);
+        let window_relative: StrategyName = "window-relative".parse().unwrap();
+        let out = window_relative
+            .build_with(&config)
+            .finalize(batch.clone(), &ctx, &mut store);
+        assert_eq!(crate::utf16_len(testing::output_of(&out, 0)), 2_000);
+        let out = window_relative.build().finalize(batch, &ctx, &mut store);
+        assert_eq!(testing::output_of(&out, 0), "x".repeat(3_001));
+    }
+}

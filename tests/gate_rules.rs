@@ -6,13 +6,15 @@ use std::sync::OnceLock;
 
 use budgetlab::gate::{check, compare, CheckJob, CompareJob, Metric, Tolerances, Verdict};
 use budgetlab::metrics::Aggregate;
-use budgetlab::run::{merge, PlanRequest, RunResults, ShardReport, WorkloadInfo, WorkloadSource};
+use budgetlab::run::{
+    merge, PlanRequest, RunResults, ShardReport, WorkloadInfo, WorkloadSource, Workloads,
+};
 use budgetlab::scenario::BudgetLabel;
 use budgetlab::workload::Mode;
 
 fn request(shard: Option<&str>) -> PlanRequest {
     PlanRequest {
-        scenarios: vec!["surrogate-storm".into()],
+        workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
         strategies: vec!["reference".into(), "greedy".into()],
         batches: Some(4),
         shard: shard.map(String::from),

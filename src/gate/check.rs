@@ -273,11 +273,11 @@ fn integrity_failure(row: &Aggregate) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{PlanRequest, ShardInfo};
+    use crate::run::{PlanRequest, ShardInfo, Workloads};
 
     fn tiny_run() -> RunResults {
         PlanRequest {
-            scenarios: vec!["surrogate-storm".into()],
+            workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
             strategies: vec!["reference".into(), "greedy".into()],
             batches: Some(3),
             ..PlanRequest::default()

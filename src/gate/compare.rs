@@ -183,11 +183,11 @@ pub fn render(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::PlanRequest;
+    use crate::run::{PlanRequest, Workloads};
 
     fn tiny_run() -> RunResults {
         PlanRequest {
-            scenarios: vec!["pre-persisted".into()],
+            workloads: Workloads::Scenarios(vec!["pre-persisted".into()]),
             strategies: vec!["reference".into(), "codex".into()],
             batches: Some(2),
             ..PlanRequest::default()

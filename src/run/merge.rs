@@ -353,11 +353,11 @@ pub fn shard_list(shards: &[ShardReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::PlanRequest;
+    use crate::run::{PlanRequest, Workloads};
 
     fn request(shard: Option<&str>) -> PlanRequest {
         PlanRequest {
-            scenarios: vec!["surrogate-storm".into(), "pre-persisted".into()],
+            workloads: Workloads::Scenarios(vec!["surrogate-storm".into(), "pre-persisted".into()]),
             strategies: vec!["reference".into(), "greedy".into()],
             batches: Some(5),
             shard: shard.map(String::from),

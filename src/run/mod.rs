@@ -13,7 +13,10 @@ mod results;
 
 pub use cost::{Measured, Slowdown};
 pub use merge::{merge, parse_records, shard_list, ShardReport};
-pub use plan::{check_threads, PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES, THREADS_PER_CORE};
+pub use plan::{
+    check_threads, PlanRequest, RecordedBatches, Workloads, DEFAULT_MAX_BATCHES, QUICK_BATCHES,
+    THREADS_PER_CORE,
+};
 pub use results::{
     sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
     WorkloadInfo, WorkloadSource, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,

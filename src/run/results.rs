@@ -707,12 +707,12 @@ fn short(digest: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::PlanRequest;
+    use crate::run::{PlanRequest, Workloads};
     use serde_json::{json, Value};
 
     fn tiny() -> (RunResults, Vec<BatchRecord>) {
         let out = PlanRequest {
-            scenarios: vec!["surrogate-storm".into()],
+            workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
             strategies: vec!["reference".into(), "greedy".into()],
             batches: Some(3),
             ..PlanRequest::default()
@@ -851,7 +851,7 @@ mod tests {
     #[test]
     fn a_shards_rows_count_the_shards_batches() {
         let out = PlanRequest {
-            scenarios: vec!["surrogate-storm".into()],
+            workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
             strategies: vec!["reference".into()],
             batches: Some(5),
             shard: Some("1/2".into()),

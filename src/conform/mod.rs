@@ -12,6 +12,7 @@
 mod cases;
 mod checks;
 mod export;
+mod invariants;
 mod report;
 mod shrink;
 mod vectors;
@@ -20,12 +21,12 @@ mod vectors;
 mod tests;
 
 pub use cases::{edge_cases, Case, CaseCounts, CaseSet, DEFAULT_ARTIFACT_DIR, MAX_GENERATED};
-pub use checks::{
-    check_budget, check_integrity, first_difference, names_artifact, non_text_unchanged,
-    order_kept, persist_once, reminder_kept, surrogates_intact, Check, Run, Trial, Verdict,
-    NOTE_ROOM,
-};
+pub use checks::{Check, Run, Trial, Verdict};
 pub use export::{folder_files, json, junit, markdown};
+pub use invariants::{
+    check_budget, check_integrity, first_difference, names_artifact, non_text_unchanged,
+    order_kept, persist_once, reminder_kept, surrogates_intact, NOTE_ROOM,
+};
 pub use report::{
     shell_quote, CheckResult, ConformReport, Counterexample, Replay, ScenarioDigest, SCHEMA_VERSION,
 };
@@ -201,7 +202,9 @@ impl ConformJob<'_> {
             }
             Check::Deterministic => commands.push(commands[0].clone()),
             Check::PlanReminder => {
-                if let Some((_, stripped)) = checks::strip_reminders(&case.batch, &case.reminders) {
+                if let Some((_, stripped)) =
+                    invariants::strip_reminders(&case.batch, &case.reminders)
+                {
                     let file = format!("{stem}.without-reminders.json");
                     contents.push((file.clone(), batch_file(&stripped)));
                     commands.push(command(&self.strategy, &file, &[]));

@@ -11,6 +11,7 @@
 
 mod cases;
 mod checks;
+mod edge_cases;
 mod export;
 mod invariants;
 mod report;
@@ -20,8 +21,9 @@ mod vectors;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{edge_cases, Case, CaseCounts, CaseSet, DEFAULT_ARTIFACT_DIR, MAX_GENERATED};
+pub use cases::{Case, CaseCounts, CaseSet, DEFAULT_ARTIFACT_DIR, MAX_GENERATED};
 pub use checks::{Check, Run, Trial, Verdict};
+pub use edge_cases::edge_cases;
 pub use export::{folder_files, json, junit, markdown};
 pub use invariants::{
     check_budget, check_integrity, first_difference, names_artifact, non_text_unchanged,

@@ -6,12 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::finalize::{window_relative_threshold, HeadShare, StrategyName};
+use crate::finalize::{HeadShare, StrategyName};
 use crate::generate::Shard;
-use crate::metrics::Aggregate;
-use crate::rng::Seed;
+use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::{RunPlan, Workload, WorkloadInfo};
-use crate::scenario::{check_batches, Scenario, ScenarioBudget};
+use crate::scenario::{check_batches, BudgetLabel, Scenario, ScenarioBudget};
 
 /// The version of the `sweep.json` schema.
 pub const SWEEP_SCHEMA_VERSION: u32 = 1;
@@ -111,8 +110,27 @@ pub struct PointSpec {
     pub value: f64,
     /// How the value is shown.
     pub label: String,
-    /// The budget label (budget and window sweeps) or strategy (head-share sweeps) its rows carry.
-    key: String,
+    /// Which rows are run at it.
+    key: PointKey,
+}
+
+/// What the rows of one point of a sweep share.
+#[derive(Debug, Clone, PartialEq)]
+enum PointKey {
+    /// The budget (budget and window sweeps).
+    Budget(BudgetLabel),
+    /// The strategy (head-share sweeps).
+    Strategy(StrategyKey),
+}
+
+impl PointKey {
+    /// Whether `row` was run at the point.
+    fn holds(&self, row: &Aggregate) -> bool {
+        match self {
+            PointKey::Budget(label) => row.budget_label == *label,
+            PointKey::Strategy(strategy) => row.strategy == *strategy,
+        }
+    }
 }
 
 /// A validated sweep: the run that makes it and the points to read from its rows.
@@ -153,7 +171,7 @@ pub struct SweepResults {
     /// The scenario, with every budget it ran at.
     pub scenario: WorkloadInfo,
     /// The strategies run.
-    pub strategies: Vec<String>,
+    pub strategies: Vec<StrategyKey>,
     /// The points, in increasing order.
     pub points: Vec<SweepPoint>,
 }
@@ -238,10 +256,7 @@ fn head_shares(range: Option<&str>, k: usize) -> Result<Vec<HeadShare>> {
 impl SweepRequest {
     /// Validates the request into a plan.
     pub fn plan(&self) -> Result<SweepPlan> {
-        let mut scenario = Scenario::resolve(&self.scenario)?;
-        if let Some(seed) = self.seed {
-            scenario.seed = Seed(seed);
-        }
+        let scenario = Scenario::resolve(&self.scenario)?.with_seed(self.seed);
         if let Some(batches) = self.batches {
             check_batches("--batches", batches)?;
         }
@@ -276,18 +291,14 @@ impl SweepRequest {
                 let (from, to) = parse_range("--budgets", range, "UTF-16 units")?;
                 let budgets: Vec<ScenarioBudget> = log_spaced(from, to, steps)
                     .into_iter()
-                    .map(|units| ScenarioBudget {
-                        label: format!("abs-{units}"),
-                        units,
-                        window_tokens: None,
-                    })
+                    .map(ScenarioBudget::absolute)
                     .collect();
                 let points = budgets
                     .iter()
                     .map(|b| PointSpec {
                         value: b.units as f64,
                         label: b.units.to_string(),
-                        key: b.label.clone(),
+                        key: PointKey::Budget(b.label),
                     })
                     .collect();
                 workload.info.budgets = budgets;
@@ -302,18 +313,14 @@ impl SweepRequest {
                 let configured = scenario.budgets.configured;
                 let budgets: Vec<ScenarioBudget> = log_spaced(from, to, steps)
                     .into_iter()
-                    .map(|w| ScenarioBudget {
-                        label: format!("window-{w}"),
-                        units: window_relative_threshold(configured, Some(w)),
-                        window_tokens: Some(w),
-                    })
+                    .map(|w| ScenarioBudget::window(configured, w))
                     .collect();
                 let points = budgets
                     .iter()
                     .map(|b| PointSpec {
                         value: b.window_tokens.unwrap_or(0) as f64,
                         label: format!("{} tokens", b.window_tokens.unwrap_or(0)),
-                        key: b.label.clone(),
+                        key: PointKey::Budget(b.label),
                     })
                     .collect();
                 workload.info.budgets = budgets;
@@ -340,7 +347,7 @@ impl SweepRequest {
                     .map(|(s, name)| PointSpec {
                         value: s.num as f64 / s.den.max(1) as f64,
                         label: s.to_string(),
-                        key: name.as_str().into_owned(),
+                        key: PointKey::Strategy(StrategyKey::of(name)),
                     })
                     .collect();
                 (SweepAxis::HeadShare, strategies, points)
@@ -378,10 +385,7 @@ impl SweepPlan {
                 rows: results
                     .rows
                     .iter()
-                    .filter(|r| match self.axis {
-                        SweepAxis::HeadShare => r.strategy == p.key,
-                        SweepAxis::Budget | SweepAxis::Window => r.budget_label == p.key,
-                    })
+                    .filter(|r| p.key.holds(r))
                     .cloned()
                     .collect(),
             })
@@ -414,32 +418,12 @@ impl SweepResults {
         }
         Ok(sweep)
     }
-
-    /// The lines of the sweep's charts: one per strategy, or one per budget for head shares.
-    pub fn series(&self) -> Vec<String> {
-        match self.axis {
-            SweepAxis::HeadShare => self
-                .scenario
-                .budgets
-                .iter()
-                .map(|b| b.label.clone())
-                .collect(),
-            SweepAxis::Budget | SweepAxis::Window => self.strategies.clone(),
-        }
-    }
-
-    /// The line a row belongs to.
-    pub fn series_of(&self, row: &Aggregate) -> String {
-        match self.axis {
-            SweepAxis::HeadShare => row.budget_label.clone(),
-            SweepAxis::Budget | SweepAxis::Window => row.strategy.clone(),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::window_relative_threshold;
 
     #[test]
     fn ranges_are_checked() {

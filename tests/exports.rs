@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
+use budgetlab::metrics::{RowKey, StrategyKey};
 use budgetlab::report::chart::data;
 use budgetlab::run::{parse_records, BatchRecord, RunResults};
 use serde_json::Value;
@@ -246,9 +247,17 @@ fn summary_tables_hold_what_the_records_add_up_to() {
     let column = |name: &str| SUMMARY_COLUMNS.iter().position(|c| *c == name).unwrap();
     for info in &results.inputs.scenarios {
         for budget in &info.budgets {
-            let table = &tables[&(info.name.clone(), budget.label.clone())];
+            let table = &tables[&(info.name.clone(), budget.label.to_string())];
             let strategies: Vec<&str> = table.iter().map(|r| r[0].as_str()).collect();
-            assert_eq!(strategies, results.inputs.strategies);
+            assert_eq!(
+                strategies,
+                results
+                    .inputs
+                    .strategies
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+            );
             for row in table {
                 let mine: Vec<&BatchRecord> = records
                     .iter()
@@ -494,7 +503,13 @@ fn chart_data_follows_the_records_and_rows() {
             .budgets
             .iter()
             .map(|b| {
-                let row = results.row(&scenario, &series.name, &b.label).unwrap();
+                let strategy = StrategyKey::from(series.name.as_str());
+                let key = RowKey {
+                    scenario: &scenario,
+                    budget: b.label,
+                    strategy: &strategy,
+                };
+                let row = results.row(key).unwrap();
                 (b.units as f64, row.retention.mean * 100.0)
             })
             .collect();

@@ -6,11 +6,15 @@ use std::sync::OnceLock;
 
 use budgetlab::gate::{check, compare, CheckJob, CompareJob, Metric, Tolerances, Verdict};
 use budgetlab::metrics::Aggregate;
-use budgetlab::run::{merge, PlanRequest, RunResults, ShardReport, WorkloadInfo};
+use budgetlab::run::{
+    merge, PlanRequest, RunResults, ShardReport, WorkloadInfo, WorkloadSource, Workloads,
+};
+use budgetlab::scenario::BudgetLabel;
+use budgetlab::workload::Mode;
 
 fn request(shard: Option<&str>) -> PlanRequest {
     PlanRequest {
-        scenarios: vec!["surrogate-storm".into()],
+        workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
         strategies: vec!["reference".into(), "greedy".into()],
         batches: Some(4),
         shard: shard.map(String::from),
@@ -62,7 +66,9 @@ fn failures(v: &Verdict) -> Vec<(String, &'static str, String)> {
     v.failures()
         .map(|c| {
             (
-                c.strategy.clone().unwrap_or_else(|| "-".into()),
+                c.strategy
+                    .as_ref()
+                    .map_or_else(|| "-".into(), ToString::to_string),
                 c.kind.name(),
                 c.failure.clone().unwrap(),
             )
@@ -228,7 +234,7 @@ fn input_changes(w: &WorkloadInfo) -> Vec<(&'static str, WorkloadInfo, String)> 
         ("budget units", change(&|o| o.budgets[0].units += 1)),
         (
             "budget label",
-            change(&|o| o.budgets[1].label = "abs-7000".into()),
+            change(&|o| o.budgets[1].label = BudgetLabel::Absolute(7000)),
         ),
         (
             "budget dropped",
@@ -240,14 +246,14 @@ fn input_changes(w: &WorkloadInfo) -> Vec<(&'static str, WorkloadInfo, String)> 
         let phrase = format!("budgets {} vs {}", budgets(w), budgets(&other));
         out.push((what, other, phrase));
     }
-    let mode = if w.mode == "headless" {
-        "acp"
+    let mode = if w.mode == Mode::Headless {
+        Mode::Acp
     } else {
-        "headless"
+        Mode::Headless
     };
     out.push((
         "mode",
-        change(&|o| o.mode = mode.into()),
+        change(&|o| o.mode = mode),
         format!("mode {} vs {mode}", w.mode),
     ));
     out.push((
@@ -257,7 +263,7 @@ fn input_changes(w: &WorkloadInfo) -> Vec<(&'static str, WorkloadInfo, String)> 
     ));
     out.push((
         "source",
-        change(&|o| o.source = "recorded".into()),
+        change(&|o| o.source = WorkloadSource::Recorded),
         format!("source {} vs recorded", w.source),
     ));
     out.push((

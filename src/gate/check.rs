@@ -3,11 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::tolerance::{Metric, Tolerance, Tolerances};
+use super::tolerance::{Tolerance, Tolerances};
 use crate::error::{Error, Result};
-use crate::finalize::StrategyName;
-use crate::metrics::Aggregate;
+use crate::metrics::Metric;
+use crate::metrics::{Aggregate, RowKey, StrategyKey};
 use crate::run::RunResults;
+use crate::scenario::BudgetLabel;
 
 /// What a check tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,9 +44,9 @@ pub struct CheckCase {
     /// The scenario.
     pub scenario: String,
     /// The budget label; `None` for a scenario-wide check.
-    pub budget_label: Option<String>,
+    pub budget_label: Option<BudgetLabel>,
     /// The strategy; `None` for a scenario-wide check.
-    pub strategy: Option<String>,
+    pub strategy: Option<StrategyKey>,
     /// What is checked.
     pub kind: CheckKind,
     /// Why it failed; `None` when it passed.
@@ -116,12 +117,6 @@ pub fn comparable(
     ))
 }
 
-type RowId<'a> = (&'a str, &'a str, &'a str);
-
-fn id(row: &Aggregate) -> RowId<'_> {
-    (&row.scenario, &row.budget_label, &row.strategy)
-}
-
 /// Checks `current` against `baseline` with `tolerances`. `baseline_name` and `current_name` say where they came
 /// from, for the report.
 pub fn check(
@@ -131,11 +126,10 @@ pub fn check(
     baseline_name: &str,
     current_name: &str,
 ) -> Verdict {
-    let reference = StrategyName::REFERENCE.as_str();
     let mut cases = Vec::new();
     let case = |row: &Aggregate, kind: CheckKind, failure: Option<String>| CheckCase {
         scenario: row.scenario.clone(),
-        budget_label: Some(row.budget_label.clone()),
+        budget_label: Some(row.budget_label),
         strategy: Some(row.strategy.clone()),
         kind,
         failure,
@@ -170,11 +164,12 @@ pub fn check(
         }
     }
 
-    let base_rows: BTreeMap<RowId, &Aggregate> = baseline.rows.iter().map(|r| (id(r), r)).collect();
-    let current_ids: BTreeMap<RowId, ()> = current.rows.iter().map(|r| (id(r), ())).collect();
+    let base_rows: BTreeMap<RowKey, &Aggregate> =
+        baseline.rows.iter().map(|r| (r.key(), r)).collect();
+    let current_keys: BTreeSet<RowKey> = current.rows.iter().map(Aggregate::key).collect();
     let mut matched = 0;
     for row in &current.rows {
-        if row.strategy == reference {
+        if row.strategy.is_reference() {
             let c = &row.compliance;
             cases.push(case(
                 row,
@@ -192,7 +187,7 @@ pub fn check(
             ));
             cases.push(case(row, CheckKind::Integrity, integrity_failure(row)));
         }
-        let Some(base) = base_rows.get(&id(row)) else {
+        let Some(base) = base_rows.get(&row.key()) else {
             cases.push(case(
                 row,
                 CheckKind::Present,
@@ -235,7 +230,7 @@ pub fn check(
     for row in baseline
         .rows
         .iter()
-        .filter(|r| !current_ids.contains_key(&id(r)))
+        .filter(|r| !current_keys.contains(&r.key()))
     {
         baseline_only += 1;
         cases.push(case(
@@ -278,11 +273,11 @@ fn integrity_failure(row: &Aggregate) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{PlanRequest, ShardInfo};
+    use crate::run::{PlanRequest, ShardInfo, Workloads};
 
     fn tiny_run() -> RunResults {
         PlanRequest {
-            scenarios: vec!["surrogate-storm".into()],
+            workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
             strategies: vec!["reference".into(), "greedy".into()],
             batches: Some(3),
             ..PlanRequest::default()
@@ -301,7 +296,10 @@ mod tests {
         v.failures()
             .map(|c| {
                 (
-                    c.strategy.clone().unwrap_or_default(),
+                    c.strategy
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
                     c.kind.name(),
                     c.failure.clone().unwrap(),
                 )
@@ -339,7 +337,7 @@ mod tests {
         r.compliance.max_overshoot = 17;
         r.integrity.broken_surrogates = 2;
         r.integrity.records_differ = 1;
-        r.budget_label = "abs-1".into();
+        r.budget_label = BudgetLabel::Absolute(1);
         let v = verdict(&base, &cur);
         let f = failures(&v);
         assert_eq!(f[0].1, "within-budget");

@@ -2,13 +2,13 @@
 //! budget label and strategy), as a Markdown table. Pure: two [`RunResults`] in, a [`Comparison`] out, and
 //! [`render`] for its text.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::markdown::cell;
-use super::tolerance::Metric;
-use crate::metrics::Aggregate;
+use crate::metrics::{Aggregate, Metric, RowKey, StrategyKey};
 use crate::run::RunResults;
+use crate::scenario::BudgetLabel;
 
 /// One metric of one row that differs.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,9 +27,9 @@ pub struct RowChange {
     /// Scenario.
     pub scenario: String,
     /// Budget label.
-    pub budget_label: String,
+    pub budget_label: BudgetLabel,
     /// Strategy.
-    pub strategy: String,
+    pub strategy: StrategyKey,
     /// The metrics that differ, in [`Metric::ALL`] order.
     pub changes: Vec<MetricChange>,
 }
@@ -55,16 +55,6 @@ pub struct Comparison {
     pub only_b: Vec<String>,
 }
 
-type RowId<'a> = (&'a str, &'a str, &'a str);
-
-fn id(row: &Aggregate) -> RowId<'_> {
-    (&row.scenario, &row.budget_label, &row.strategy)
-}
-
-fn label(row: &Aggregate) -> String {
-    format!("{} · {} · {}", row.scenario, row.budget_label, row.strategy)
-}
-
 /// Compares `metrics` of every row of `a` and `b`; `a_name` and `b_name` say where they came from.
 pub fn compare(
     a: &RunResults,
@@ -73,14 +63,14 @@ pub fn compare(
     a_name: &str,
     b_name: &str,
 ) -> Comparison {
-    let b_rows: BTreeMap<RowId, &Aggregate> = b.rows.iter().map(|r| (id(r), r)).collect();
-    let a_ids: BTreeMap<RowId, ()> = a.rows.iter().map(|r| (id(r), ())).collect();
+    let b_rows: BTreeMap<RowKey, &Aggregate> = b.rows.iter().map(|r| (r.key(), r)).collect();
+    let a_keys: BTreeSet<RowKey> = a.rows.iter().map(Aggregate::key).collect();
     let mut rows = Vec::new();
     let mut only_a = Vec::new();
     let mut matched_rows = 0;
     for row in &a.rows {
-        let Some(other) = b_rows.get(&id(row)) else {
-            only_a.push(label(row));
+        let Some(other) = b_rows.get(&row.key()) else {
+            only_a.push(row.key().to_string());
             continue;
         };
         matched_rows += 1;
@@ -96,7 +86,7 @@ pub fn compare(
         if !changes.is_empty() {
             rows.push(RowChange {
                 scenario: row.scenario.clone(),
-                budget_label: row.budget_label.clone(),
+                budget_label: row.budget_label,
                 strategy: row.strategy.clone(),
                 changes,
             });
@@ -105,8 +95,8 @@ pub fn compare(
     let only_b = b
         .rows
         .iter()
-        .filter(|r| !a_ids.contains_key(&id(r)))
-        .map(label)
+        .filter(|r| !a_keys.contains(&r.key()))
+        .map(|r| r.key().to_string())
         .collect();
     let input_changes = a
         .inputs
@@ -166,7 +156,7 @@ pub fn render(c: &Comparison) -> String {
                     out,
                     "| {} | {} | {} | {} | {} | {} | {} |",
                     cell(&row.scenario),
-                    cell(&row.budget_label),
+                    cell(&row.budget_label.to_string()),
                     cell(&row.strategy),
                     m.metric.field(),
                     m.metric.format_opt(m.a),
@@ -193,11 +183,11 @@ pub fn render(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::PlanRequest;
+    use crate::run::{PlanRequest, Workloads};
 
     fn tiny_run() -> RunResults {
         PlanRequest {
-            scenarios: vec!["pre-persisted".into()],
+            workloads: Workloads::Scenarios(vec!["pre-persisted".into()]),
             strategies: vec!["reference".into(), "codex".into()],
             batches: Some(2),
             ..PlanRequest::default()
@@ -240,7 +230,7 @@ mod tests {
         assert_eq!(c.rows.len(), 1);
         let metrics: Vec<Metric> = c.rows[0].changes.iter().map(|m| m.metric).collect();
         assert_eq!(metrics, [Metric::Retention, Metric::Writes]);
-        assert_eq!(c.only_a, [label(&gone)]);
+        assert_eq!(c.only_a, [gone.key().to_string()]);
         let text = render(&c);
         assert!(text.contains("1 of "), "{text}");
         assert!(text.contains("| retention.mean |"), "{text}");

@@ -96,13 +96,14 @@ impl VerdictExporter for JUnitXml {
 #[cfg(test)]
 mod tests {
     use super::super::check::CheckKind;
-    use super::super::tolerance::{Metric, Tolerances};
+    use super::super::tolerance::Tolerances;
     use super::*;
+    use crate::metrics::Metric;
 
     fn case(scenario: &str, kind: CheckKind, failure: Option<&str>) -> CheckCase {
         CheckCase {
             scenario: scenario.into(),
-            budget_label: Some("abs-20000".into()),
+            budget_label: Some(crate::scenario::BudgetLabel::Absolute(20_000)),
             strategy: Some("reference".into()),
             kind,
             failure: failure.map(String::from),

@@ -34,8 +34,8 @@ fn table_row(c: &CheckCase) -> String {
     format!(
         "| {} | {} | {} | {} | {} |",
         cell(&c.scenario),
-        cell(c.budget_label.as_deref().unwrap_or("all")),
-        cell(c.strategy.as_deref().unwrap_or("all")),
+        cell(&c.budget_label.map_or("all".into(), |b| b.to_string())),
+        cell(c.strategy.as_ref().map_or("all", |s| s.as_str())),
         c.kind.name(),
         cell(c.failure.as_deref().unwrap_or(""))
     )
@@ -101,8 +101,9 @@ impl VerdictExporter for VerdictMarkdown {
 #[cfg(test)]
 mod tests {
     use super::super::check::CheckKind;
-    use super::super::tolerance::{Metric, Tolerances};
+    use super::super::tolerance::Tolerances;
     use super::*;
+    use crate::metrics::Metric;
 
     fn verdict(cases: Vec<CheckCase>) -> Verdict {
         Verdict {
@@ -119,7 +120,7 @@ mod tests {
     fn case(kind: CheckKind, failure: Option<&str>) -> CheckCase {
         CheckCase {
             scenario: "a|b".into(),
-            budget_label: Some("abs-1000".into()),
+            budget_label: Some(crate::scenario::BudgetLabel::Absolute(1000)),
             strategy: Some("reference".into()),
             kind,
             failure: failure.map(String::from),

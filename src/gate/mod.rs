@@ -11,11 +11,12 @@ pub mod junit;
 pub mod markdown;
 pub mod tolerance;
 
+pub use crate::metrics::{Metric, Unit};
 pub use check::{check, comparable, CheckCase, CheckKind, Verdict};
 pub use compare::{compare, Comparison, MetricChange, RowChange};
 pub use junit::JUnitXml;
 pub use markdown::VerdictMarkdown;
-pub use tolerance::{Metric, Tolerance, Tolerances, Unit};
+pub use tolerance::{default_tolerance, Tolerance, Tolerances};
 
 use std::path::{Path, PathBuf};
 

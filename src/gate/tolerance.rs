@@ -1,5 +1,5 @@
-//! The metrics the gate tracks between a baseline and a current run, and how far each may move: the
-//! `--tolerance` syntax and its defaults.
+//! How far each tracked [`Metric`] may move between a baseline and a current run: the `--tolerance` syntax and
+//! its defaults.
 //!
 //! The gate's `cost` is the strategy's time over the floor's ([`crate::floor`]), measured side by side in one
 //! process (see [`crate::run::cost`]), so that load on the machine slows both and cancels out; the absolute time
@@ -18,178 +18,8 @@
 //! A change passes when it is at most the tolerance, in either direction; a relative tolerance of a baseline of
 //! 0 allows no change.
 
-use std::fmt;
-
 use crate::error::{Error, Result};
-use crate::metrics::Aggregate;
-use crate::report::export::duration;
-
-/// A metric of a results row that the gate compares with the baseline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Metric {
-    /// `compliance.rate`: the share of batches within budget.
-    Compliance,
-    /// `retention.mean`: the mean kept share per field.
-    Retention,
-    /// `needles.survival`: the share of planted needles still visible.
-    Needles,
-    /// `persistence.writes`: successful artifact writes.
-    Writes,
-    /// `cost.floorRatio`: the strategy's time over the floor's, measured side by side, averaged over the middle
-    /// half of the batches (not deterministic, but what load on the machine changes cancels out).
-    Cost,
-    /// `cost.medianNs`: median time per batch (not deterministic, and slowed by anything else on the machine:
-    /// not checked unless a tolerance is given).
-    Time,
-}
-
-/// What a metric's values are, for reading and for its default kind of tolerance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// A share between 0 and 1.
-    Share,
-    /// A count.
-    Count,
-    /// A ratio of two times.
-    Ratio,
-    /// Nanoseconds.
-    Nanos,
-}
-
-impl Metric {
-    /// Every tracked metric, in report order.
-    pub const ALL: [Metric; 6] = [
-        Metric::Compliance,
-        Metric::Retention,
-        Metric::Needles,
-        Metric::Writes,
-        Metric::Cost,
-        Metric::Time,
-    ];
-
-    /// The short name used in tolerance specs and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Compliance => "compliance",
-            Metric::Retention => "retention",
-            Metric::Needles => "needles",
-            Metric::Writes => "writes",
-            Metric::Cost => "cost",
-            Metric::Time => "time",
-        }
-    }
-
-    /// The field of `results.json` rows it reads.
-    pub fn field(self) -> &'static str {
-        match self {
-            Metric::Compliance => "compliance.rate",
-            Metric::Retention => "retention.mean",
-            Metric::Needles => "needles.survival",
-            Metric::Writes => "persistence.writes",
-            Metric::Cost => "cost.floorRatio",
-            Metric::Time => "cost.medianNs",
-        }
-    }
-
-    /// What its values are.
-    pub fn unit(self) -> Unit {
-        match self {
-            Metric::Compliance | Metric::Retention | Metric::Needles => Unit::Share,
-            Metric::Writes => Unit::Count,
-            Metric::Cost => Unit::Ratio,
-            Metric::Time => Unit::Nanos,
-        }
-    }
-
-    /// Whether two runs of the same inputs give the same value (all but the cost and the time).
-    pub fn deterministic(self) -> bool {
-        !matches!(self, Metric::Cost | Metric::Time)
-    }
-
-    /// Its value in `row`; `None` when the row has nothing to measure it by (a cost ratio without a measurable
-    /// floor).
-    pub fn value(self, row: &Aggregate) -> Option<f64> {
-        match self {
-            Metric::Compliance => Some(row.compliance.rate),
-            Metric::Retention => Some(row.retention.mean),
-            Metric::Needles => Some(row.needles.survival),
-            Metric::Writes => Some(row.persistence.writes as f64),
-            Metric::Cost => row.cost.floor_ratio,
-            Metric::Time => Some(row.cost.median_ns as f64),
-        }
-    }
-
-    /// The tolerance used when none is given: ±0.005 for shares, ±5% for writes, ±100% for the cost ratio (only
-    /// a strategy that became more than twice as slow against the floor fails; measured, load moves it by less
-    /// than 1.6 times), and no check of the absolute time, which load alone moves by more than that.
-    pub fn default_tolerance(self) -> Tolerance {
-        match self.unit() {
-            Unit::Share => Tolerance::Absolute(0.005),
-            Unit::Count => Tolerance::Relative(0.05),
-            Unit::Ratio => Tolerance::Relative(1.0),
-            Unit::Nanos => Tolerance::Off,
-        }
-    }
-
-    /// A value as a reader wants it: shares as percentages with two decimals, counts whole, ratios with two
-    /// decimals and an `x`, times in a unit.
-    pub fn format(self, value: f64) -> String {
-        match self.unit() {
-            Unit::Share => format!("{:.2}%", value * 100.0),
-            Unit::Count => format!("{value:.0}"),
-            Unit::Ratio => format!("{value:.2}x"),
-            Unit::Nanos => duration(value.max(0.0) as u64),
-        }
-    }
-
-    /// [`Metric::format`], or `-` for a value with nothing to measure it by.
-    pub fn format_opt(self, value: Option<f64>) -> String {
-        value.map_or_else(|| "-".to_string(), |v| self.format(v))
-    }
-
-    /// The change from `from` to `to`: percentage points for shares, the difference and its relative size for
-    /// counts, the relative size for ratios and times.
-    pub fn format_change(self, from: f64, to: f64) -> String {
-        let relative = || {
-            if from == 0.0 {
-                String::new()
-            } else {
-                format!("{:+.1}%", (to - from) / from * 100.0)
-            }
-        };
-        match self.unit() {
-            Unit::Share => format!("{:+.2} pp", (to - from) * 100.0),
-            Unit::Count => {
-                let rel = relative();
-                if rel.is_empty() {
-                    format!("{:+.0}", to - from)
-                } else {
-                    format!("{:+.0} ({rel})", to - from)
-                }
-            }
-            Unit::Ratio | Unit::Nanos => {
-                let rel = relative();
-                if rel.is_empty() {
-                    format!("+{}", duration((to - from).max(0.0) as u64))
-                } else {
-                    rel
-                }
-            }
-        }
-    }
-
-    fn parse(name: &str) -> Option<Metric> {
-        Metric::ALL
-            .into_iter()
-            .find(|m| m.name() == name || m.field() == name)
-    }
-}
-
-impl fmt::Display for Metric {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use crate::metrics::{Metric, Unit};
 
 /// How far a metric may move from the baseline.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -200,6 +30,18 @@ pub enum Tolerance {
     Relative(f64),
     /// Not compared.
     Off,
+}
+
+/// The tolerance of `metric` when none is given: ±0.005 for shares, ±5% for writes, ±100% for the cost ratio
+/// (only a strategy that became more than twice as slow against the floor fails; measured, load moves it by less
+/// than 1.6 times), and no check of the absolute time, which load alone moves by more than that.
+pub fn default_tolerance(metric: Metric) -> Tolerance {
+    match metric.unit() {
+        Unit::Share => Tolerance::Absolute(0.005),
+        Unit::Count => Tolerance::Relative(0.05),
+        Unit::Ratio => Tolerance::Relative(1.0),
+        Unit::Nanos => Tolerance::Off,
+    }
 }
 
 /// Slack for the floating-point error of a difference, so that a change of exactly the tolerance passes.
@@ -254,7 +96,7 @@ pub struct Tolerances {
 impl Default for Tolerances {
     fn default() -> Self {
         Tolerances {
-            by_metric: Metric::ALL.map(Metric::default_tolerance),
+            by_metric: Metric::ALL.map(default_tolerance),
         }
     }
 }
@@ -414,18 +256,5 @@ mod tests {
         // A relative tolerance of 200% never fails a speed-up.
         assert!(Tolerance::Relative(2.0).allows(1000.0, 1.0));
         assert!(!Tolerance::Relative(2.0).allows(1000.0, 3001.0));
-    }
-
-    #[test]
-    fn values_and_changes_read_well() {
-        assert_eq!(Metric::Retention.format(0.81234), "81.23%");
-        assert_eq!(Metric::Retention.format_change(0.8, 0.7957), "-0.43 pp");
-        assert_eq!(Metric::Writes.format_change(40.0, 42.0), "+2 (+5.0%)");
-        assert_eq!(Metric::Writes.format_change(0.0, 3.0), "+3");
-        assert_eq!(Metric::Time.format(12_345.0), "12.3 µs");
-        assert_eq!(Metric::Time.format_change(1000.0, 3500.0), "+250.0%");
-        assert_eq!(Metric::Cost.format(1.234), "1.23x");
-        assert_eq!(Metric::Cost.format_opt(None), "-");
-        assert_eq!(Metric::Cost.format_change(1.5, 4.5), "+200.0%");
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{GeneratedBatch, Generator, Needle};
 use crate::atomic::{self, AtomicFile, Destination};
 use crate::error::{Error, Result};
-use crate::scenario::Scenario;
+use crate::scenario::{check_batches, Scenario};
 
 /// One shard of a run: batch `i` belongs to shard `i % count`. The shards `0..count` together hold exactly the
 /// batches of the unsharded run, with the same global batch numbers.
@@ -66,6 +66,34 @@ impl FromStr for Shard {
             Ok(index) if index < count => Ok(Shard { index, count }),
             _ => Err(bad("shards are numbered 0 to N-1")),
         }
+    }
+}
+
+/// What `generate` is asked for, before validation: a scenario and what replaces its own settings.
+#[derive(Debug, Clone, Default)]
+pub struct GenerateRequest {
+    /// A scenario file, or the name of a shipped scenario.
+    pub scenario: String,
+    /// A seed replacing the scenario's.
+    pub seed: Option<u64>,
+    /// A number of batches replacing the scenario's (1 to [`MAX_BATCHES`](crate::scenario::MAX_BATCHES)).
+    pub batches: Option<u64>,
+    /// The shard to write (`I/N`); every batch when `None`.
+    pub shard: Option<String>,
+}
+
+impl GenerateRequest {
+    /// Validates the request into a job: the scenario resolved, the seed and batches applied, the shard parsed.
+    pub fn job(&self) -> Result<GenerateJob> {
+        let mut scenario = Scenario::resolve(&self.scenario)?.with_seed(self.seed);
+        if let Some(batches) = self.batches {
+            scenario.batches = check_batches("--batches", batches)?;
+        }
+        let shard = match &self.shard {
+            Some(s) => s.parse()?,
+            None => Shard::WHOLE,
+        };
+        Ok(GenerateJob { scenario, shard })
     }
 }
 
@@ -258,6 +286,47 @@ mod tests {
             reason("99999999999999999999999/4"),
             "shards are numbered 0 to N-1"
         );
+    }
+
+    #[test]
+    fn a_request_applies_its_seed_and_batches_and_parses_its_shard() {
+        let plain = GenerateRequest {
+            scenario: "many-small".into(),
+            ..GenerateRequest::default()
+        }
+        .job()
+        .unwrap();
+        let shipped = Scenario::shipped("many-small").unwrap();
+        assert_eq!(
+            (plain.scenario.seed, plain.shard),
+            (shipped.seed, Shard::WHOLE)
+        );
+        assert_eq!(plain.scenario.batches, shipped.batches);
+        let job = GenerateRequest {
+            scenario: "many-small".into(),
+            seed: Some(shipped.seed.0 + 1),
+            batches: Some(3),
+            shard: Some("1/2".into()),
+        }
+        .job()
+        .unwrap();
+        assert_eq!(job.scenario.seed.0, shipped.seed.0 + 1);
+        assert_eq!(job.scenario.batches, 3);
+        assert_eq!(job.shard, Shard { index: 1, count: 2 });
+        assert_eq!(job.batches().map(|g| g.index).collect::<Vec<_>>(), [1]);
+        let bad = |request: GenerateRequest| request.job().unwrap_err().to_string();
+        let zero = bad(GenerateRequest {
+            scenario: "many-small".into(),
+            batches: Some(0),
+            ..GenerateRequest::default()
+        });
+        assert!(zero.starts_with("invalid --batches \"0\""), "{zero}");
+        let shard = bad(GenerateRequest {
+            scenario: "many-small".into(),
+            shard: Some("2/2".into()),
+            ..GenerateRequest::default()
+        });
+        assert!(shard.starts_with("invalid --shard \"2/2\""), "{shard}");
     }
 
     #[test]

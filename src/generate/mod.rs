@@ -21,7 +21,7 @@ mod producer;
 mod shapes;
 mod vocab;
 
-pub use job::{GenerateJob, GenerateStats, Shard, MAX_SHARDS};
+pub use job::{GenerateJob, GenerateRequest, GenerateStats, Shard, MAX_SHARDS};
 pub use needles::{Needle, NeedleKind};
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
 

@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::key::{RowKey, StrategyKey};
 use super::{BatchMetrics, NeedleCount};
 use crate::generate::NeedleKind;
+use crate::scenario::BudgetLabel;
+use crate::workload::Mode;
 
 /// Budget compliance over a row's batches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -190,16 +193,16 @@ fn interquartile_mean(sorted: &[f64]) -> Option<f64> {
 pub struct Aggregate {
     /// Scenario name.
     pub scenario: String,
-    /// Strategy name.
-    pub strategy: String,
+    /// The strategy.
+    pub strategy: StrategyKey,
     /// Runtime mode.
-    pub mode: String,
+    pub mode: Mode,
     /// Whether the mode ran in its legacy form.
     pub legacy: bool,
     /// The budget in UTF-16 units (`None` when disabled).
     pub budget: Option<u64>,
     /// The budget's label (`abs-20000`, `window-16000`).
-    pub budget_label: String,
+    pub budget_label: BudgetLabel,
     /// Number of batches.
     pub batches: u64,
     /// Budget compliance.
@@ -214,23 +217,6 @@ pub struct Aggregate {
     pub integrity: IntegritySummary,
     /// Cost per batch.
     pub cost: CostSummary,
-}
-
-/// Identifies a row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RowKey {
-    /// Scenario name.
-    pub scenario: String,
-    /// Strategy name.
-    pub strategy: String,
-    /// Runtime mode.
-    pub mode: String,
-    /// Legacy form.
-    pub legacy: bool,
-    /// Budget.
-    pub budget: Option<u64>,
-    /// The budget's label.
-    pub budget_label: String,
 }
 
 /// Nearest-rank percentile `p` (0..=100) of `values`; 0 for none.
@@ -262,8 +248,25 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 impl Aggregate {
-    /// Aggregates `metrics` (in batch order) and the matching per-batch costs.
-    pub fn from_batches(key: RowKey, metrics: &[BatchMetrics], costs: &[TurnCost]) -> Aggregate {
+    /// What identifies the row.
+    pub fn key(&self) -> RowKey<'_> {
+        RowKey {
+            scenario: &self.scenario,
+            budget: self.budget_label,
+            strategy: &self.strategy,
+        }
+    }
+
+    /// Aggregates `metrics` (in batch order) and the matching per-batch costs into the row `key`, run in `mode`
+    /// (its legacy form when `legacy`) at `units` UTF-16 units.
+    pub fn from_batches(
+        key: RowKey<'_>,
+        mode: Mode,
+        legacy: bool,
+        units: u64,
+        metrics: &[BatchMetrics],
+        costs: &[TurnCost],
+    ) -> Aggregate {
         let n = metrics.len() as u64;
         let overshoots: Vec<u64> = metrics.iter().map(|m| m.overshoot).collect();
         let mut boundaries = BTreeMap::new();
@@ -297,12 +300,12 @@ impl Aggregate {
         let upper = sum(&|m| m.needle_upper_bound);
         let shortened = sum(&|m| m.shortened_fields);
         Aggregate {
-            scenario: key.scenario,
-            strategy: key.strategy,
-            mode: key.mode,
-            legacy: key.legacy,
-            budget: key.budget,
-            budget_label: key.budget_label,
+            scenario: key.scenario.to_string(),
+            strategy: key.strategy.clone(),
+            mode,
+            legacy,
+            budget: Some(units),
+            budget_label: key.budget,
             batches: n,
             compliance: ComplianceSummary {
                 rate: ratio(n - violations, n),

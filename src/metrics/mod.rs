@@ -4,14 +4,18 @@
 
 mod aggregate;
 mod bound;
+mod key;
+mod metric;
 mod retention;
 mod surrogates;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
-    NeedleSummary, PersistenceSummary, RetentionSummary, RowKey, TurnCost,
+    NeedleSummary, PersistenceSummary, RetentionSummary, TurnCost,
 };
 pub use bound::needle_upper_bound;
+pub use key::{RowKey, StrategyKey};
+pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
 pub use surrogates::broken_surrogates;
 

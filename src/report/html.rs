@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
 use super::export::{duration, floor_ratio, needles_cell, pct};
-use crate::metrics::Aggregate;
+use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 
 const STYLE: &str = r#"
@@ -152,8 +152,8 @@ fn scenario_table(out: &mut String, scenarios: &[WorkloadInfo]) {
             "<tr><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}{}</td><td>{}</td><td>{}</td>\
 <td class=\"text wrap\">{}</td><td class=\"text digest\"><code>{}</code></td></tr>",
             escape(&s.name),
-            escape(&s.source),
-            escape(&s.mode),
+            escape(s.source.as_str()),
+            escape(s.mode.as_str()),
             if s.legacy { " (legacy)" } else { "" },
             s.batches,
             s.seed,
@@ -198,8 +198,8 @@ fn bad(is_bad: bool) -> &'static str {
     }
 }
 
-fn row_class(strategy: &str) -> &'static str {
-    if super::chart::data::is_baseline(strategy) {
+fn row_class(strategy: &StrategyKey) -> &'static str {
+    if strategy.is_reference() {
         " class=\"baseline\""
     } else {
         ""
@@ -307,7 +307,7 @@ see its tables.</p>\n");
             out,
             "<details><summary>{} · {}{} · {} batches · {}</summary>",
             escape(&s.name),
-            escape(&s.mode),
+            escape(s.mode.as_str()),
             if s.legacy { " (legacy)" } else { "" },
             s.batches,
             escape(&budgets_text(s))
@@ -325,7 +325,7 @@ see its tables.</p>\n");
                 out,
                 "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>strategy</th>{ROW_COLUMNS}</tr>",
                 escape(&s.name),
-                escape(&b.label),
+                escape(&b.label.to_string()),
                 b.units
             );
             for r in rows {
@@ -410,7 +410,7 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
                 "<tr{}><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>{}</tr>",
                 row_class(&r.strategy),
                 escape(&p.label),
-                escape(&r.budget_label),
+                escape(&r.budget_label.to_string()),
                 escape(&r.strategy),
                 row_cells(r)
             );

@@ -309,14 +309,14 @@ impl WorkloadInfo {
         };
         field("name", self.name.clone(), other.name.clone());
         field("digest", short(&self.digest), short(&other.digest));
-        field("source", self.source.clone(), other.source.clone());
+        field("source", self.source.to_string(), other.source.to_string());
         field("seed", self.seed.to_string(), other.seed.to_string());
         field(
             "batches",
             self.batches.to_string(),
             other.batches.to_string(),
         );
-        field("mode", self.mode.clone(), other.mode.clone());
+        field("mode", self.mode.to_string(), other.mode.to_string());
         field("legacy", self.legacy.to_string(), other.legacy.to_string());
         let labels = |w: &WorkloadInfo| {
             w.budgets
@@ -353,11 +353,11 @@ pub fn shard_list(shards: &[ShardReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::PlanRequest;
+    use crate::run::{PlanRequest, Workloads};
 
     fn request(shard: Option<&str>) -> PlanRequest {
         PlanRequest {
-            scenarios: vec!["surrogate-storm".into(), "pre-persisted".into()],
+            workloads: Workloads::Scenarios(vec!["surrogate-storm".into(), "pre-persisted".into()]),
             strategies: vec!["reference".into(), "greedy".into()],
             batches: Some(5),
             shard: shard.map(String::from),

@@ -13,10 +13,13 @@ mod results;
 
 pub use cost::{Measured, Slowdown};
 pub use merge::{merge, parse_records, shard_list, ShardReport};
-pub use plan::{check_threads, PlanRequest, DEFAULT_MAX_BATCHES, QUICK_BATCHES, THREADS_PER_CORE};
+pub use plan::{
+    check_threads, PlanRequest, RecordedBatches, Workloads, DEFAULT_MAX_BATCHES, QUICK_BATCHES,
+    THREADS_PER_CORE,
+};
 pub use results::{
     sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
-    WorkloadInfo, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,
+    WorkloadInfo, WorkloadSource, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,
 };
 
 use std::collections::BTreeMap;
@@ -28,7 +31,7 @@ use crate::budget::{Budget, BudgetContext};
 use crate::error::{Error, Result};
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
-use crate::metrics::{measure, Aggregate, RowKey, TurnCost};
+use crate::metrics::{measure, Aggregate, RowKey, StrategyKey, TurnCost};
 use crate::model::{jsonl_text, parse_batch, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
 use crate::scenario::{Scenario, ScenarioBudget};
@@ -41,6 +44,16 @@ pub enum Source {
     Generated(Box<Generator>),
     /// Recorded batches (e.g. from a real agent's transcript), without needles.
     Recorded(Vec<Batch>),
+}
+
+impl Source {
+    /// Which kind of source it is, as `results.json` records it.
+    pub fn kind(&self) -> WorkloadSource {
+        match self {
+            Source::Generated(_) => WorkloadSource::Generated,
+            Source::Recorded(_) => WorkloadSource::Recorded,
+        }
+    }
 }
 
 /// One workload of a run: its batches, budgets, simulation and strategy settings.
@@ -66,10 +79,10 @@ impl Workload {
             info: WorkloadInfo {
                 name: scenario.name.clone(),
                 digest: scenario.digest(),
-                source: "generated".into(),
+                source: WorkloadSource::Generated,
                 seed: scenario.seed.0,
                 batches,
-                mode: scenario.mode.as_str().into(),
+                mode: scenario.mode,
                 legacy: scenario.legacy,
                 budgets: scenario.budgets(),
             },
@@ -106,18 +119,14 @@ impl Workload {
             info: WorkloadInfo {
                 name: name.into(),
                 digest: crate::digest::sha256_hex(text),
-                source: "recorded".into(),
+                source: WorkloadSource::Recorded,
                 seed: 0,
                 batches: batches.len() as u64,
-                mode: sim.mode.as_str().into(),
+                mode: sim.mode,
                 legacy: sim.legacy,
                 budgets: budgets
                     .iter()
-                    .map(|&units| ScenarioBudget {
-                        label: format!("abs-{units}"),
-                        units,
-                        window_tokens: None,
-                    })
+                    .map(|&units| ScenarioBudget::absolute(units))
                     .collect(),
             },
             source: Source::Recorded(batches),
@@ -181,7 +190,7 @@ impl RunPlan {
                 .strategies
                 .iter()
                 .map(|s| Strategy {
-                    name: s.as_str().into_owned(),
+                    key: StrategyKey::of(s),
                     finalizer: s.build_with(&workload.strategy_config),
                     repeat: self.slowdown.factor(s),
                 })
@@ -212,11 +221,7 @@ impl RunPlan {
     fn inputs(&self) -> RunInputs {
         RunInputs {
             scenarios: self.workloads.iter().map(|w| w.info.clone()).collect(),
-            strategies: self
-                .strategies
-                .iter()
-                .map(|s| s.as_str().into_owned())
-                .collect(),
+            strategies: self.strategies.iter().map(StrategyKey::of).collect(),
             shard: (self.shard != Shard::WHOLE).then_some(ShardInfo {
                 index: self.shard.index,
                 count: self.shard.count,
@@ -231,7 +236,7 @@ impl RunPlan {
 
 /// A strategy of a run, built for a workload.
 struct Strategy {
-    name: String,
+    key: StrategyKey,
     finalizer: Box<dyn Finalizer>,
     /// How many times it does its work: 1 but under the test-only [`Slowdown`].
     repeat: u32,
@@ -265,8 +270,8 @@ fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<Bat
             );
             out.push(BatchRecord {
                 scenario: workload.info.name.clone(),
-                strategy: strategy.name.clone(),
-                budget_label: budget.label.clone(),
+                strategy: strategy.key.clone(),
+                budget_label: budget.label,
                 cost_ns,
                 strategy_ns,
                 floor_ns,
@@ -301,17 +306,15 @@ pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
         .map(|((w, b, s), mut group)| {
             group.sort_by_key(|r| r.metrics.batch);
             let info = &inputs.scenarios[w];
+            let budget = &info.budgets[b];
             let metrics: Vec<_> = group.iter().map(|r| r.metrics.clone()).collect();
             let costs: Vec<TurnCost> = group.iter().map(|r| r.cost()).collect();
             let key = RowKey {
-                scenario: info.name.clone(),
-                strategy: inputs.strategies[s].clone(),
-                mode: info.mode.clone(),
-                legacy: info.legacy,
-                budget: Some(info.budgets[b].units),
-                budget_label: info.budgets[b].label.clone(),
+                scenario: &info.name,
+                budget: budget.label,
+                strategy: &inputs.strategies[s],
             };
-            Aggregate::from_batches(key, &metrics, &costs)
+            Aggregate::from_batches(key, info.mode, info.legacy, budget.units, &metrics, &costs)
         })
         .collect();
     RunResults {

@@ -7,7 +7,6 @@ use super::{RunPlan, Slowdown, Workload};
 use crate::error::{Error, Result};
 use crate::finalize::StrategyName;
 use crate::generate::Shard;
-use crate::rng::Seed;
 use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
 use crate::simulate::SimConfig;
 use crate::workload::Mode;
@@ -46,11 +45,41 @@ pub fn check_threads(threads: usize) -> Result<usize> {
     Ok(threads)
 }
 
+/// Where a run's batches come from, before validation.
+#[derive(Debug, Clone)]
+pub enum Workloads {
+    /// Generated from scenarios: files, directories of `*.toml` files, or shipped scenario names; empty = every
+    /// shipped one.
+    Scenarios(Vec<String>),
+    /// Recorded batches.
+    Recorded(RecordedBatches),
+}
+
+impl Default for Workloads {
+    /// Every shipped scenario.
+    fn default() -> Workloads {
+        Workloads::Scenarios(Vec::new())
+    }
+}
+
+/// Recorded batches to run, and what to run them at.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedBatches {
+    /// The batches: JSON Lines, one batch a line.
+    pub file: std::path::PathBuf,
+    /// Budgets in UTF-16 units; empty = [`DEFAULT_RECORDED_BUDGETS`].
+    pub budgets: Vec<u64>,
+    /// The runtime mode (default interactive).
+    pub mode: Option<String>,
+    /// Whether the mode runs in its legacy form.
+    pub legacy: bool,
+}
+
 /// What a run is asked to do, before validation.
 #[derive(Debug, Clone, Default)]
 pub struct PlanRequest {
-    /// Scenario files, directories of `*.toml` files, or shipped scenario names; empty = every shipped one.
-    pub scenarios: Vec<String>,
+    /// Where the batches come from.
+    pub workloads: Workloads,
     /// Strategy names; empty = every strategy.
     pub strategies: Vec<String>,
     /// Batches per scenario (overrides the scenario's number and `quick`).
@@ -61,14 +90,6 @@ pub struct PlanRequest {
     pub shard: Option<String>,
     /// A small run, for smoke tests and CI.
     pub quick: bool,
-    /// Recorded batches (JSON Lines) to run instead of scenarios.
-    pub batches_file: Option<std::path::PathBuf>,
-    /// Budgets for recorded batches.
-    pub budgets: Vec<u64>,
-    /// Mode for recorded batches.
-    pub mode: Option<String>,
-    /// Legacy form for recorded batches.
-    pub legacy: bool,
     /// Test-only: the value of `BUDGETLAB_TEST_SLOWDOWN` (see [`Slowdown`]); `None` in every real run.
     pub slowdown: Option<String>,
 }
@@ -91,15 +112,12 @@ impl PlanRequest {
         if let Some(batches) = self.batches {
             check_batches("--batches", batches)?;
         }
-        let workloads = match &self.batches_file {
-            Some(path) => vec![self.recorded(path)?],
-            None => self
-                .scenarios()?
+        let workloads = match &self.workloads {
+            Workloads::Recorded(recorded) => vec![self.recorded(recorded)?],
+            Workloads::Scenarios(args) => scenarios(args)?
                 .into_iter()
-                .map(|mut s| {
-                    if let Some(seed) = self.seed {
-                        s.seed = Seed(seed);
-                    }
+                .map(|s| {
+                    let s = s.with_seed(self.seed);
                     let batches = self.batches.unwrap_or(if self.quick {
                         s.batches.min(QUICK_BATCHES)
                     } else {
@@ -130,47 +148,24 @@ impl PlanRequest {
         })
     }
 
-    fn scenarios(&self) -> Result<Vec<Scenario>> {
-        if self.scenarios.is_empty() {
-            return Ok(Scenario::all_shipped());
-        }
-        let mut out = Vec::new();
-        for arg in &self.scenarios {
-            let path = Path::new(arg);
-            if path.is_dir() {
-                let found = Scenario::load_dir(path)?;
-                if found.is_empty() {
-                    return Err(Error::invalid(
-                        "--scenarios",
-                        arg,
-                        "the directory holds no *.toml scenario",
-                    ));
-                }
-                out.extend(found);
-            } else {
-                out.push(Scenario::resolve(arg)?);
-            }
-        }
-        Ok(out)
-    }
-
-    fn recorded(&self, path: &Path) -> Result<Workload> {
+    fn recorded(&self, recorded: &RecordedBatches) -> Result<Workload> {
+        let path = recorded.file.as_path();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let name = path
             .file_stem()
             .map_or("recorded".into(), |s| s.to_string_lossy().into_owned());
         let sim = SimConfig {
-            mode: match &self.mode {
+            mode: match &recorded.mode {
                 Some(m) => m.parse::<Mode>()?,
                 None => Mode::Interactive,
             },
-            legacy: self.legacy,
+            legacy: recorded.legacy,
             ..SimConfig::default()
         };
-        let budgets = if self.budgets.is_empty() {
+        let budgets = if recorded.budgets.is_empty() {
             DEFAULT_RECORDED_BUDGETS
         } else {
-            &self.budgets
+            &recorded.budgets
         };
         if let Some(bad) = budgets
             .iter()
@@ -195,4 +190,29 @@ impl PlanRequest {
         }
         Ok(workload)
     }
+}
+
+/// The scenarios `args` name (files, directories of them, shipped names); every shipped one for none.
+fn scenarios(args: &[String]) -> Result<Vec<Scenario>> {
+    if args.is_empty() {
+        return Ok(Scenario::all_shipped());
+    }
+    let mut out = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        if path.is_dir() {
+            let found = Scenario::load_dir(path)?;
+            if found.is_empty() {
+                return Err(Error::invalid(
+                    "--scenarios",
+                    arg,
+                    "the directory holds no *.toml scenario",
+                ));
+            }
+            out.extend(found);
+        } else {
+            out.push(Scenario::resolve(arg)?);
+        }
+    }
+    Ok(out)
 }

@@ -4,23 +4,24 @@
 //! output, overrides of the kinds' size models, the shape switches (duplicate and awkward call ids, hook text,
 //! one giant output, ANSI colour, pretty JSON, object outputs), the producer previews, the persistence fault
 //! rates, the budgets to run at (absolute, and relative to context windows by the rule of
-//! [`window_relative_threshold`]) and the runtime mode. Unknown keys are errors, and every error names the file,
-//! the line and the field. The shipped scenarios are also compiled into the binary ([`SHIPPED`]), so
-//! `--scenario mixed-realistic` works from any directory.
+//! [`window_relative_threshold`](crate::finalize::window_relative_threshold)) and the runtime mode. Unknown
+//! keys are errors, and every error names the file, the line and the field. The shipped scenarios are also
+//! compiled into the binary ([`SHIPPED`]), so `--scenario mixed-realistic` works from any directory.
 //!
-//! `schema` holds the types a file deserializes into, `shipped` the compiled-in scenarios, `validate` the bounds
-//! and the check against them (its errors are values: a field's path and a message), and `spans` finds where a
-//! field or an error is in the file from the toml parser's spans. This file loads a scenario (parse, deserialize,
-//! validate, each error placed at its line) and derives what the generator and the runner read from one.
+//! `schema` holds the types a file deserializes into, `budget` the budgets a scenario runs at and their
+//! labels, `shipped` the compiled-in scenarios, `validate` the bounds and the check against them (its errors
+//! are values: a field's path and a message), and `spans` finds where a field or an error is in the file from
+//! the toml parser's spans. This file loads a scenario (parse, deserialize, validate, each error placed at its
+//! line) and derives what the generator and the runner read from one.
 
+mod budget;
 mod schema;
 mod shipped;
 mod spans;
 mod validate;
 
-pub use schema::{
-    BatchSize, Budgets, Persistence, Producer, Scenario, ScenarioBudget, Shape, REQUIRED,
-};
+pub use budget::{BudgetLabel, ScenarioBudget};
+pub use schema::{BatchSize, Budgets, Persistence, Producer, Scenario, Shape, REQUIRED};
 pub use shipped::SHIPPED;
 pub use validate::{
     check_batches, FieldError, FieldPath, ENTRY_OVERHEAD_UNITS, MAX_APPEND_UNITS, MAX_BATCHES,
@@ -31,7 +32,6 @@ pub use validate::{
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::finalize::window_relative_threshold;
 use crate::workload::{Kind, SizeKey, SizeModel};
 use spans::{Document, Located};
 
@@ -139,25 +139,26 @@ impl Scenario {
         let mut out: Vec<ScenarioBudget> = b
             .absolute
             .iter()
-            .map(|&units| ScenarioBudget {
-                label: format!("abs-{units}"),
-                units,
-                window_tokens: None,
-            })
+            .map(|&units| ScenarioBudget::absolute(units))
             .collect();
-        out.extend(b.windows.iter().map(|&w| ScenarioBudget {
-            label: format!("window-{w}"),
-            units: window_relative_threshold(b.configured, Some(w)),
-            window_tokens: Some(w),
-        }));
+        out.extend(
+            b.windows
+                .iter()
+                .map(|&w| ScenarioBudget::window(b.configured, w)),
+        );
         if out.is_empty() {
-            out.push(ScenarioBudget {
-                label: format!("abs-{}", b.configured),
-                units: b.configured,
-                window_tokens: None,
-            });
+            out.push(ScenarioBudget::absolute(b.configured));
         }
         out
+    }
+
+    /// The scenario with its seed replaced by `seed` when one is given (`--seed`): the one place a command's seed
+    /// overrides a scenario's.
+    pub fn with_seed(mut self, seed: Option<u64>) -> Scenario {
+        if let Some(seed) = seed {
+            self.seed = crate::rng::Seed(seed);
+        }
+        self
     }
 
     /// The size models generation can draw from: those of the kinds with a positive weight, the giant's when

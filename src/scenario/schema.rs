@@ -193,18 +193,6 @@ impl Default for Budgets {
     }
 }
 
-/// One budget a scenario runs at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScenarioBudget {
-    /// A label for reports: `abs-20000`, `window-16000`.
-    pub label: String,
-    /// The budget in UTF-16 units.
-    pub units: u64,
-    /// The context window it was derived from, in tokens.
-    pub window_tokens: Option<u64>,
-}
-
 fn default_mode() -> Mode {
     Mode::Interactive
 }

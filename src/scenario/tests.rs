@@ -34,7 +34,7 @@ fn minimal_file_takes_defaults() {
     assert_eq!(
         s.budgets(),
         vec![ScenarioBudget {
-            label: "abs-100000".into(),
+            label: BudgetLabel::Absolute(100_000),
             units: 100_000,
             window_tokens: None
         }]

@@ -7,10 +7,59 @@ use serde::Serialize;
 
 use super::{simulate_turn, Boundary, SimConfig};
 use crate::budget::{Budget, BudgetContext};
+use crate::error::{Error, Result};
 use crate::finalize::{StrategyConfig, StrategyName};
 use crate::generate::Generator;
 use crate::persist::{FaultyStore, MemoryStore};
-use crate::scenario::{Scenario, ScenarioBudget};
+use crate::scenario::{check_batches, Scenario, ScenarioBudget, MAX_BUDGET_UNITS};
+
+/// What `simulate` is asked for, before validation: a scenario, a strategy and what replaces the scenario's own
+/// settings.
+#[derive(Debug, Clone)]
+pub struct SimulateRequest {
+    /// A scenario file, or the name of a shipped scenario.
+    pub scenario: String,
+    /// The strategy's name.
+    pub strategy: String,
+    /// A runtime mode replacing the scenario's.
+    pub mode: Option<String>,
+    /// Run the mode's legacy form (also when the scenario does not ask for it).
+    pub legacy: bool,
+    /// How many turns (1 to [`MAX_BATCHES`](crate::scenario::MAX_BATCHES)).
+    pub batches: u64,
+    /// A seed replacing the scenario's.
+    pub seed: Option<u64>,
+    /// A budget in UTF-16 units replacing the scenario's first.
+    pub budget: Option<u64>,
+    /// Whether the chat send guard runs.
+    pub send_guard: bool,
+}
+
+impl SimulateRequest {
+    /// Validates the request into a job.
+    pub fn job(&self) -> Result<SimulateJob> {
+        let scenario = Scenario::resolve(&self.scenario)?.with_seed(self.seed);
+        let strategy: StrategyName = self.strategy.parse()?;
+        let batches = check_batches("--batches", self.batches)?;
+        let mut job = SimulateJob::new(scenario, strategy, batches);
+        if let Some(mode) = &self.mode {
+            job.config.mode = mode.parse()?;
+        }
+        job.config.legacy |= self.legacy;
+        job.config.send_guard = self.send_guard;
+        if let Some(units) = self.budget {
+            if !(1..=MAX_BUDGET_UNITS).contains(&units) {
+                return Err(Error::invalid(
+                    "--budget",
+                    units.to_string(),
+                    format!("must be between 1 and {MAX_BUDGET_UNITS}"),
+                ));
+            }
+            job.budget = ScenarioBudget::absolute(units);
+        }
+        Ok(job)
+    }
+}
 
 /// A validated simulation request.
 #[derive(Debug, Clone)]
@@ -177,5 +226,62 @@ mod tests {
         assert!(table.starts_with("batch 0 · "));
         assert!(table.contains("model-request"));
         assert_eq!(turns, job.turns().collect::<Vec<_>>(), "deterministic");
+    }
+
+    #[test]
+    fn a_request_replaces_the_scenarios_settings_and_checks_its_bounds() {
+        let request = SimulateRequest {
+            scenario: "shell-heavy".into(),
+            strategy: "greedy".into(),
+            mode: None,
+            legacy: false,
+            batches: 2,
+            seed: None,
+            budget: None,
+            send_guard: true,
+        };
+        let shipped = Scenario::shipped("shell-heavy").unwrap();
+        let job = request.job().unwrap();
+        assert_eq!(job.scenario.seed, shipped.seed);
+        assert_eq!(job.config.mode, shipped.mode);
+        assert_eq!(job.budget, shipped.budgets()[0]);
+        assert_eq!((job.batches, job.strategy.as_str().as_ref()), (2, "greedy"));
+        assert!(job.config.send_guard);
+        let job = SimulateRequest {
+            mode: Some("acp".into()),
+            legacy: true,
+            seed: Some(shipped.seed.0 + 1),
+            budget: Some(777),
+            send_guard: false,
+            ..request.clone()
+        }
+        .job()
+        .unwrap();
+        assert_eq!(job.scenario.seed.0, shipped.seed.0 + 1);
+        assert_eq!(
+            (job.config.mode, job.config.legacy),
+            (crate::workload::Mode::Acp, true)
+        );
+        assert!(!job.config.send_guard);
+        assert_eq!(job.budget, ScenarioBudget::absolute(777));
+        let bad = |r: SimulateRequest| r.job().unwrap_err().to_string();
+        let budget = bad(SimulateRequest {
+            budget: Some(0),
+            ..request.clone()
+        });
+        assert!(
+            budget.starts_with("invalid --budget \"0\": must be between 1 and "),
+            "{budget}"
+        );
+        let batches = bad(SimulateRequest {
+            batches: 0,
+            ..request.clone()
+        });
+        assert!(batches.starts_with("invalid --batches \"0\""), "{batches}");
+        let mode = bad(SimulateRequest {
+            mode: Some("fast".into()),
+            ..request
+        });
+        assert!(mode.starts_with("invalid mode \"fast\""), "{mode}");
     }
 }

@@ -14,7 +14,7 @@ mod job;
 mod origin;
 
 pub use boundary::Boundary;
-pub use job::{BoundaryTotal, SimulateJob, TurnSummary};
+pub use job::{BoundaryTotal, SimulateJob, SimulateRequest, TurnSummary};
 pub use origin::Origin;
 
 use serde::{Deserialize, Serialize};

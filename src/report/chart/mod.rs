@@ -262,8 +262,9 @@ scales worse with batch size. These are the only figures that differ between run
 /// The charts of a sweep: retention, needle survival, compliance and writes against the swept parameter, one
 /// line per strategy (per budget for head shares).
 pub fn sweep_charts(sweep: &crate::sweep::SweepResults) -> Vec<ChartSpec> {
+    use crate::metrics::Metric;
     use crate::sweep::SweepAxis;
-    use data::{Axis, CurveMetric, CurvePoint, Scale};
+    use data::{Axis, CurvePoint, Lines, Scale, SWEEP_METRICS};
 
     let points: Vec<CurvePoint<'_>> = sweep
         .points
@@ -276,8 +277,12 @@ pub fn sweep_charts(sweep: &crate::sweep::SweepResults) -> Vec<ChartSpec> {
         SweepAxis::Budget | SweepAxis::Window => Scale::Log,
     };
     let x = Axis::new(sweep.axis.axis_label(), scale);
-    let names = sweep.series();
+    let budgets: Vec<_> = sweep.scenario.budgets.iter().map(|b| b.label).collect();
     let lines = match sweep.axis {
+        SweepAxis::HeadShare => Lines::Budgets(&budgets),
+        SweepAxis::Budget | SweepAxis::Window => Lines::Strategies(&sweep.strategies),
+    };
+    let one_line = match sweep.axis {
         SweepAxis::HeadShare => "one line per budget",
         SweepAxis::Budget | SweepAxis::Window => "one line per strategy",
     };
@@ -286,25 +291,31 @@ pub fn sweep_charts(sweep: &crate::sweep::SweepResults) -> Vec<ChartSpec> {
         SweepAxis::Window => "context window",
         SweepAxis::HeadShare => "head share",
     };
-    CurveMetric::ALL
+    SWEEP_METRICS
         .into_iter()
         .map(|metric| {
             let read = match metric {
-                CurveMetric::Retention => {
+                Metric::Retention => {
                     "Mean share of each output field the model still sees. Higher is better; where the lines \
 flatten, more budget buys little."
                 }
-                CurveMetric::Needles => {
+                Metric::Needles => {
                     "Share of planted needles (exit lines, first errors, summary lines, JSON keys) still visible. \
 The dashed grey line, where shown, is the most any allocation of the same budget could keep."
                 }
-                CurveMetric::Compliance => {
+                Metric::Compliance => {
                     "Share of turns whose model request fits the budget. Anything below 100% means the model \
 was sent more than the budget allows."
                 }
-                CurveMetric::Writes => {
+                Metric::Writes => {
                     "Artifact writes per turn. Writes buy recoverability of what was cut; more writes for the same \
 retention is wasted I/O."
+                }
+                Metric::Cost => {
+                    "The strategy's time over the floor's. Lower is cheaper; it differs between runs."
+                }
+                Metric::Time => {
+                    "Median time per batch. Lower is faster; it differs between runs and with load."
                 }
             };
             ChartSpec {
@@ -315,7 +326,7 @@ retention is wasted I/O."
                     sweep.scenario.name
                 ),
                 caption: format!(
-                    "{read} {} {} of {} at {} values, {lines}.",
+                    "{read} {} {} of {} at {} values, {one_line}.",
                     sweep.scenario.batches,
                     if sweep.scenario.batches == 1 { "batch" } else { "batches" },
                     sweep.scenario.name,
@@ -323,8 +334,7 @@ retention is wasted I/O."
                 ),
                 data: ChartData::BudgetCurves(data::curve_panels(
                     &points,
-                    &names,
-                    &|r| sweep.series_of(r),
+                    lines,
                     &x,
                     &[metric],
                     sweep.axis != SweepAxis::HeadShare,

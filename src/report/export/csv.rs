@@ -1,28 +1,171 @@
 //! `batches.csv`: one row per (scenario, budget, strategy, batch) with the main per-batch metrics, for a
-//! spreadsheet or a notebook.
+//! spreadsheet or a notebook. Written by the `csv` crate from one [`Row`] a record (its fields are the columns,
+//! in order; quoting is the crate's: only a field holding a comma, a quote or a line break is quoted), with the
+//! header written first so that a run without records still has one.
 
-use std::fmt::Write as _;
+use serde::{Serialize, Serializer};
 
 use super::Exporter;
-use crate::error::Result;
-use crate::run::RunOutput;
+use crate::error::{Error, Result};
+use crate::run::{BatchRecord, RunOutput};
 
 /// The per-batch CSV.
 pub struct BatchCsv;
 
-const HEADER: &str = "crate_version,seed,scenario_digest,scenario,strategy,budget_label,budget,batch,input_total,final_total,within_budget,overshoot,\
-violation_boundary,fields,shortened_fields,original_units,kept_units,mean_kept_share,min_kept_share,fairness,\
-needles_planted,needles_survived,needle_upper_bound,writes,bytes_written,duplicate_writes,failed_writes,\
-reused_paths,recoverable_fields,broken_surrogates,reordered,dropped,media_changed,reminders_changed,\
-non_budgeted_changed,records_differ,cost_ns,strategy_ns,floor_ns";
+/// The columns, in order: [`Row`]'s fields.
+const HEADER: [&str; 39] = [
+    "crate_version",
+    "seed",
+    "scenario_digest",
+    "scenario",
+    "strategy",
+    "budget_label",
+    "budget",
+    "batch",
+    "input_total",
+    "final_total",
+    "within_budget",
+    "overshoot",
+    "violation_boundary",
+    "fields",
+    "shortened_fields",
+    "original_units",
+    "kept_units",
+    "mean_kept_share",
+    "min_kept_share",
+    "fairness",
+    "needles_planted",
+    "needles_survived",
+    "needle_upper_bound",
+    "writes",
+    "bytes_written",
+    "duplicate_writes",
+    "failed_writes",
+    "reused_paths",
+    "recoverable_fields",
+    "broken_surrogates",
+    "reordered",
+    "dropped",
+    "media_changed",
+    "reminders_changed",
+    "non_budgeted_changed",
+    "records_differ",
+    "cost_ns",
+    "strategy_ns",
+    "floor_ns",
+];
 
-/// Quotes a CSV field when it needs it.
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// A share written with six decimals.
+struct Share(f64);
+
+impl Serialize for Share {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{:.6}", self.0))
     }
+}
+
+/// One record of the CSV; the fields are the columns of [`HEADER`], in its order.
+#[derive(Serialize)]
+struct Row<'a> {
+    crate_version: &'a str,
+    seed: u64,
+    scenario_digest: &'a str,
+    scenario: &'a str,
+    strategy: &'a str,
+    budget_label: String,
+    budget: Option<u64>,
+    batch: usize,
+    input_total: u64,
+    final_total: u64,
+    within_budget: bool,
+    overshoot: u64,
+    violation_boundary: &'a str,
+    fields: u64,
+    shortened_fields: u64,
+    original_units: u64,
+    kept_units: u64,
+    mean_kept_share: Share,
+    min_kept_share: Share,
+    fairness: Share,
+    needles_planted: u64,
+    needles_survived: u64,
+    needle_upper_bound: u64,
+    writes: u64,
+    bytes_written: u64,
+    duplicate_writes: u64,
+    failed_writes: u64,
+    reused_paths: u64,
+    recoverable_fields: u64,
+    broken_surrogates: u64,
+    reordered: u64,
+    dropped: u64,
+    media_changed: u64,
+    reminders_changed: u64,
+    non_budgeted_changed: u64,
+    records_differ: bool,
+    cost_ns: u64,
+    strategy_ns: u64,
+    floor_ns: u64,
+}
+
+impl<'a> Row<'a> {
+    /// The record of `r`, a batch of the run `run`.
+    fn of(run: &'a RunOutput, r: &'a BatchRecord) -> Row<'a> {
+        let m = &r.metrics;
+        let scenario = run
+            .results
+            .inputs
+            .scenarios
+            .iter()
+            .find(|s| s.name == r.scenario);
+        let (seed, digest) = scenario.map_or((0, ""), |s| (s.seed, s.digest.as_str()));
+        Row {
+            crate_version: &run.results.crate_version,
+            seed,
+            scenario_digest: digest,
+            scenario: &r.scenario,
+            strategy: &r.strategy,
+            budget_label: r.budget_label.to_string(),
+            budget: m.budget,
+            batch: m.batch,
+            input_total: m.input_total,
+            final_total: m.final_total,
+            within_budget: m.within_budget,
+            overshoot: m.overshoot,
+            violation_boundary: m.violation_boundary.map_or("", |b| b.as_str()),
+            fields: m.fields,
+            shortened_fields: m.shortened_fields,
+            original_units: m.original_units,
+            kept_units: m.kept_units,
+            mean_kept_share: Share(m.mean_kept_share),
+            min_kept_share: Share(m.min_kept_share),
+            fairness: Share(m.fairness),
+            needles_planted: m.needles.values().map(|c| c.planted).sum(),
+            needles_survived: m.needles.values().map(|c| c.survived).sum(),
+            needle_upper_bound: m.needle_upper_bound,
+            writes: m.writes,
+            bytes_written: m.bytes_written,
+            duplicate_writes: m.duplicate_writes,
+            failed_writes: m.failed_writes,
+            reused_paths: m.reused_paths,
+            recoverable_fields: m.recoverable_fields,
+            broken_surrogates: m.broken_surrogates,
+            reordered: m.reordered,
+            dropped: m.dropped,
+            media_changed: m.media_changed,
+            reminders_changed: m.reminders_changed,
+            non_budgeted_changed: m.non_budgeted_changed,
+            records_differ: m.records_differ,
+            cost_ns: r.cost_ns,
+            strategy_ns: r.strategy_ns,
+            floor_ns: r.floor_ns,
+        }
+    }
+}
+
+/// A CSV error, which only a bug can cause when writing to memory.
+fn failed(e: csv::Error) -> Error {
+    Error::report(crate::run::BATCHES_CSV, e.to_string())
 }
 
 impl Exporter for BatchCsv {
@@ -31,66 +174,14 @@ impl Exporter for BatchCsv {
     }
 
     fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
-        let mut out = String::with_capacity(256 * (run.records.len() + 1));
-        out.push_str(HEADER);
-        out.push('\n');
-        let version = &run.results.crate_version;
+        let mut out = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::with_capacity(256 * (run.records.len() + 1)));
+        out.write_record(HEADER).map_err(failed)?;
         for r in &run.records {
-            let m = &r.metrics;
-            let scenario = run
-                .results
-                .inputs
-                .scenarios
-                .iter()
-                .find(|s| s.name == r.scenario);
-            let (seed, digest) = scenario.map_or((0, ""), |s| (s.seed, s.digest.as_str()));
-            let planted: u64 = m.needles.values().map(|c| c.planted).sum();
-            let survived: u64 = m.needles.values().map(|c| c.survived).sum();
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                field(version),
-                seed,
-                digest,
-                field(&r.scenario),
-                field(&r.strategy),
-                field(&r.budget_label),
-                m.budget.map_or(String::new(), |b| b.to_string()),
-                m.batch,
-                m.input_total,
-                m.final_total,
-                m.within_budget,
-                m.overshoot,
-                m.violation_boundary.map_or("", |b| b.as_str()),
-                m.fields,
-                m.shortened_fields,
-                m.original_units,
-                m.kept_units,
-                m.mean_kept_share,
-                m.min_kept_share,
-                m.fairness,
-                planted,
-                survived,
-                m.needle_upper_bound,
-                m.writes,
-                m.bytes_written,
-                m.duplicate_writes,
-                m.failed_writes,
-                m.reused_paths,
-                m.recoverable_fields,
-                m.broken_surrogates,
-                m.reordered,
-                m.dropped,
-                m.media_changed,
-                m.reminders_changed,
-                m.non_budgeted_changed,
-                m.records_differ,
-                r.cost_ns,
-                r.strategy_ns,
-                r.floor_ns,
-            );
+            out.serialize(Row::of(run, r)).map_err(failed)?;
         }
-        Ok(out.into_bytes())
+        out.into_inner().map_err(|e| failed(e.into_error().into()))
     }
 }
 
@@ -98,15 +189,68 @@ impl Exporter for BatchCsv {
 mod tests {
     use super::*;
 
-    #[test]
-    fn fields_are_quoted_only_when_needed() {
-        assert_eq!(field("plain"), "plain");
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    fn written(fields: &[&str]) -> String {
+        let mut out = csv::Writer::from_writer(Vec::new());
+        out.write_record(fields).unwrap();
+        String::from_utf8(out.into_inner().unwrap()).unwrap()
     }
 
     #[test]
-    fn header_and_rows_have_the_same_width() {
-        assert_eq!(HEADER.split(',').count(), 39);
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(
+            written(&["plain", "a,b", "say \"hi\"", "two\nlines", "cr\r", ""]),
+            "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\n"
+        );
+    }
+
+    #[test]
+    fn the_header_names_the_rows_fields_in_order() {
+        let run = crate::run::PlanRequest {
+            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into()],
+            batches: Some(1),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {});
+        // The header serde derives from the fields is the one written.
+        let mut derived = csv::Writer::from_writer(Vec::new());
+        derived.serialize(Row::of(&run, &run.records[0])).unwrap();
+        let derived = String::from_utf8(derived.into_inner().unwrap()).unwrap();
+        let bytes = BatchCsv.serialize(&run).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let first = derived.lines().next().unwrap();
+        assert_eq!(first, HEADER.join(","));
+        assert_eq!(text.lines().next().unwrap(), first);
+        assert_eq!(text.lines().nth(1), derived.lines().nth(1));
+        assert_eq!(text.lines().count(), 1 + run.records.len());
+    }
+
+    #[test]
+    fn shares_have_six_decimals_and_missing_figures_are_empty() {
+        let mut out = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        out.serialize((Share(0.5), Share(1.0 / 3.0), None::<u64>, "", true))
+            .unwrap();
+        let text = String::from_utf8(out.into_inner().unwrap()).unwrap();
+        assert_eq!(text, "0.500000,0.333333,,,true\n");
+    }
+
+    #[test]
+    fn a_run_without_records_still_has_its_header() {
+        let mut run = crate::run::PlanRequest {
+            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into()],
+            batches: Some(1),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {});
+        run.records.clear();
+        let text = String::from_utf8(BatchCsv.serialize(&run).unwrap()).unwrap();
+        assert_eq!(text, format!("{}\n", HEADER.join(",")));
     }
 }

@@ -10,18 +10,11 @@ use crate::run::{RunOutput, RunResults};
 /// The Markdown summary.
 pub struct SummaryMarkdown;
 
+pub use crate::metrics::duration;
+
 /// A share as a percentage with one decimal.
 pub fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
-}
-
-/// Nanoseconds in the most readable unit.
-pub fn duration(ns: u64) -> String {
-    match ns {
-        0..=9_999 => format!("{ns} ns"),
-        10_000..=9_999_999 => format!("{:.1} µs", ns as f64 / 1e3),
-        _ => format!("{:.1} ms", ns as f64 / 1e6),
-    }
 }
 
 /// Needle survival against its upper bound, or "–" when the batches had no planted needles (recorded ones).
@@ -145,8 +138,5 @@ mod tests {
     fn units_read_well() {
         assert_eq!(pct(0.9995), "100.0%");
         assert_eq!(pct(0.5), "50.0%");
-        assert_eq!(duration(950), "950 ns");
-        assert_eq!(duration(12_345), "12.3 µs");
-        assert_eq!(duration(45_600_000), "45.6 ms");
     }
 }

@@ -3,10 +3,12 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::finalize::StrategyName;
 use crate::generate::NeedleKind;
 use crate::metrics::{BatchMetrics, NeedleCount};
-use crate::run::{aggregate, RunInputs};
+use crate::run::{aggregate, BatchRecord, RunInputs, WorkloadInfo, WorkloadSource};
 use crate::scenario::ScenarioBudget;
+use crate::workload::Mode;
 
 /// One turn's metrics: `input` units in, `budget`, `over` units over it, `kept` share per field.
 fn turn(batch: usize, budget: u64, input: u64, over: u64, kept: f64) -> BatchMetrics {
@@ -68,7 +70,7 @@ fn record(
     BatchRecord {
         scenario: scenario.into(),
         strategy: strategy.into(),
-        budget_label: label.into(),
+        budget_label: label.parse().unwrap(),
         cost_ns,
         strategy_ns: cost_ns / 2,
         floor_ns: cost_ns / 4,
@@ -80,18 +82,14 @@ fn workload(name: &str, budgets: &[u64]) -> WorkloadInfo {
     WorkloadInfo {
         name: name.into(),
         digest: "0".repeat(64),
-        source: "generated".into(),
+        source: WorkloadSource::Generated,
         seed: 7,
         batches: 2,
-        mode: "interactive".into(),
+        mode: Mode::Interactive,
         legacy: false,
         budgets: budgets
             .iter()
-            .map(|&units| ScenarioBudget {
-                label: format!("abs-{units}"),
-                units,
-                window_tokens: None,
-            })
+            .map(|&units| ScenarioBudget::absolute(units))
             .collect(),
     }
 }
@@ -143,8 +141,8 @@ fn run() -> (RunResults, Vec<BatchRecord>) {
     (aggregate(inputs, &records), records)
 }
 
-fn names(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
+fn names(list: &[&str]) -> Vec<StrategyKey> {
+    list.iter().map(|&s| StrategyKey::from(s)).collect()
 }
 
 #[test]
@@ -153,10 +151,10 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
     assert_eq!(few.len(), 1);
     assert!(few[0].title.is_empty());
 
-    let all: Vec<String> = StrategyName::all()
+    let all: Vec<StrategyKey> = StrategyName::all()
         .iter()
-        .map(|s| s.as_str().into_owned())
-        .chain(["someone-elses".to_string()])
+        .map(StrategyKey::of)
+        .chain([StrategyKey::from("someone-elses")])
         .collect();
     let groups = strategy_groups(&all);
     assert_eq!(groups.len(), 3);
@@ -167,7 +165,9 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
     assert!(groups[1].strategies[1..]
         .iter()
         .all(|s| s.starts_with("head-tail-")));
-    assert!(groups[2].strategies.contains(&"someone-elses".to_string()));
+    assert!(groups[2]
+        .strategies
+        .contains(&StrategyKey::from("someone-elses")));
     let total: usize = groups.iter().map(|g| g.strategies.len() - 1).sum();
     assert_eq!(total, all.len() - 1);
 }
@@ -176,7 +176,7 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
 fn compliance_pools_every_budget_of_a_scenario() {
     let (results, _) = run();
     let grid = compliance_grid(&results);
-    assert_eq!(grid.scenarios, names(&["a", "b"]));
+    assert_eq!(grid.scenarios, ["a", "b"]);
     assert_eq!(grid.strategies, names(&["reference", "codex"]));
     assert_eq!(grid.rates[0], vec![Some(1.0), Some(1.0)]);
     // codex: 2 of 4 turns of `a` over budget, none of `b`.
@@ -244,7 +244,7 @@ fn retention_uses_over_budget_turns_or_rows() {
 fn needles_pool_kinds_and_weigh_the_bound_by_needles_planted() {
     let (results, _) = run();
     let n = needle_survival(&results);
-    assert_eq!(n.kinds, names(&["exit-info", "json-key"]));
+    assert_eq!(n.kinds, ["exit-info", "json-key"]);
     assert_eq!(n.rows[0].by_kind, vec![Some(1.0), None]);
     assert_eq!(n.rows[1].by_kind, vec![Some(0.5), Some(0.0)]);
     assert!((n.rows[1].all - 1.0 / 3.0).abs() < 1e-9);

@@ -7,6 +7,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::style::{self, AXIS, LEGEND, SMALL, TICK};
 use super::{DrawResult, Figure};
+use crate::metrics::StrategyKey;
 use crate::report::chart::data::ComplianceGrid;
 
 /// The chart.
@@ -43,7 +44,8 @@ fn header_lines(name: &str) -> Vec<String> {
 
 impl Heatmap<'_> {
     fn label_width(&self) -> i32 {
-        style::label_width(self.0.strategies.iter().map(String::as_str), TICK, 24).max(90) as i32
+        style::label_width(self.0.strategies.iter().map(StrategyKey::as_str), TICK, 24).max(90)
+            as i32
     }
 
     fn header_height(&self) -> i32 {

@@ -70,7 +70,7 @@ impl Figure for Bars<'_> {
         let entries = self.entries();
         let (plot, side) =
             area.split_horizontally(area.dim_in_pixel().0 - legend::width(&entries) - 30);
-        let names: Vec<String> = data.rows.iter().map(|r| r.strategy.clone()).collect();
+        let names: Vec<String> = data.rows.iter().map(|r| r.strategy.to_string()).collect();
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .margin_right(NUMBERS)

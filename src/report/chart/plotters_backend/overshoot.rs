@@ -9,7 +9,7 @@ use super::axis::ScaleCoord;
 use super::legend::{self, Entry, Swatch};
 use super::style::{self, number, AXIS, SMALL, TICK};
 use super::{DrawResult, Figure};
-use crate::report::chart::data::{is_baseline, Overshoot};
+use crate::report::chart::data::Overshoot;
 
 /// The chart.
 pub struct Boxes<'a>(pub &'a Overshoot);
@@ -75,7 +75,7 @@ impl Figure for Boxes<'_> {
             ScaleCoord::log(1.0, 100.0)
         };
         let x_lo = x.range().start;
-        let names: Vec<String> = rows.iter().map(|r| r.strategy.clone()).collect();
+        let names: Vec<String> = rows.iter().map(|r| r.strategy.to_string()).collect();
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .margin_right(COUNTS)
@@ -106,7 +106,7 @@ impl Figure for Boxes<'_> {
         )?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
-            let colour = if is_baseline(&r.strategy) {
+            let colour = if r.strategy.is_reference() {
                 style::BASELINE
             } else {
                 style::palette(0)

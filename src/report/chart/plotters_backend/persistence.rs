@@ -82,7 +82,7 @@ impl Figure for Bars<'_> {
             area.split_horizontally(area.dim_in_pixel().0 - legend::width(&entries()) - 30);
         let label_w = self.label_width();
         let (left, right) = plots.split_horizontally((plots.dim_in_pixel().0 + label_w) / 2);
-        let names: Vec<String> = rows.iter().map(|r| r.strategy.clone()).collect();
+        let names: Vec<String> = rows.iter().map(|r| r.strategy.to_string()).collect();
         let total = |r: &PersistenceRow| r.first_writes + r.duplicate_writes + r.failed_writes;
 
         // Writes.

@@ -1,0 +1,166 @@
+//! Flags several commands share, one clap struct each, flattened where used: the flag's name, value and parsing
+//! are declared once here. Where a command words a shared flag its own way (its default differs, or it says
+//! what the flag means there), it sets the help text or the default with `#[command(mut_arg(..))]` and
+//! [`help`], so that every `--help` reads as it always has.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Arg, Args};
+
+/// Sets a shared flag's help text for one command: `#[command(mut_arg("seed", help("...")))]`.
+pub(crate) fn help(text: &'static str) -> impl FnOnce(Arg) -> Arg {
+    move |arg| arg.help(text)
+}
+
+/// `--scenario`: one scenario, by file or shipped name (`generate`, `simulate`, `sweep`).
+#[derive(Debug, Args)]
+pub(crate) struct ScenarioFlag {
+    /// A scenario file, or the name of a shipped scenario (see `budgetlab scenarios`).
+    #[arg(id = "scenario", long = "scenario", value_name = "FILE|NAME")]
+    pub(crate) value: String,
+}
+
+/// `--seed`: a seed replacing the scenario's (`generate`, `simulate`, `run`, `sweep`); the library applies it,
+/// in one place ([`budgetlab::Scenario::with_seed`]).
+#[derive(Debug, Args)]
+pub(crate) struct SeedFlag {
+    /// Override the scenario's seed.
+    #[arg(
+        id = "seed",
+        long = "seed",
+        value_name = "S",
+        allow_negative_numbers = true
+    )]
+    pub(crate) value: Option<u64>,
+}
+
+/// `--batches`: a number of batches replacing the scenario's (`generate`, `run`, `sweep`).
+#[derive(Debug, Args)]
+pub(crate) struct BatchesFlag {
+    /// Override the scenario's number of batches (1 to 1,000,000).
+    #[arg(
+        id = "batches",
+        long = "batches",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
+    pub(crate) value: Option<u64>,
+}
+
+/// `--shard I/N`: one shard of the batches (`run`, `generate`).
+#[derive(Debug, Args)]
+pub(crate) struct ShardFlag {
+    /// Run only shard I of N (batches i with i % N == I); `budgetlab merge` combines the shards.
+    #[arg(
+        id = "shard",
+        long = "shard",
+        value_name = "I/N",
+        allow_hyphen_values = true
+    )]
+    pub(crate) value: Option<String>,
+}
+
+/// `--out DIR`: a report folder budgetlab writes whole and replaces only when it made it (`run`, `merge`,
+/// `sweep`, `conform`).
+#[derive(Debug, Args)]
+pub(crate) struct ReportFolder {
+    /// The report folder.
+    #[arg(
+        id = "out",
+        long = "out",
+        default_value = "reports/latest",
+        value_name = "DIR"
+    )]
+    pub(crate) dir: PathBuf,
+}
+
+impl ReportFolder {
+    /// Refuses, before any work, a folder budgetlab may not replace.
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
+        budgetlab::report::check_folder(&self.dir).context("--out")
+    }
+}
+
+/// `--threads N`: the size of the worker pool (`run`, `sweep`).
+#[derive(Debug, Args)]
+pub(crate) struct ThreadsFlag {
+    /// Worker threads, 1 to 4 x the available cores (default: all cores). Results do not depend on it.
+    #[arg(
+        id = "threads",
+        long = "threads",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
+    pub(crate) value: Option<usize>,
+}
+
+impl ThreadsFlag {
+    /// Sizes the worker pool when asked to (checked against its cap); results never depend on it.
+    pub(crate) fn apply(&self) -> anyhow::Result<()> {
+        if let Some(threads) = self.value {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(budgetlab::run::check_threads(threads)?)
+                .build_global()
+                .context("--threads")?;
+        }
+        Ok(())
+    }
+}
+
+/// The flags of the commands that run strategies over a scenario's batches into a report folder (`run`,
+/// `sweep`), in the order their help lists them.
+#[derive(Debug, Args)]
+pub(crate) struct RunFlags {
+    /// Comma-separated strategy names (default: every strategy).
+    #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
+    pub(crate) strategies: Vec<String>,
+    /// Batches per scenario.
+    #[command(flatten)]
+    pub(crate) batches: BatchesFlag,
+    /// The seed.
+    #[command(flatten)]
+    pub(crate) seed: SeedFlag,
+    /// The report folder.
+    #[command(flatten)]
+    pub(crate) out: ReportFolder,
+}
+
+/// Flags registering external strategies (docs/protocol.md), for every command that runs strategies.
+#[derive(Debug, Args)]
+pub(crate) struct ExternalArgs {
+    /// Register strategy NAME (not a built-in name), run by COMMAND (split as a shell would; no shell runs it)
+    /// speaking docs/protocol.md (repeatable).
+    #[arg(
+        long = "external",
+        value_name = "NAME=COMMAND",
+        allow_hyphen_values = true
+    )]
+    pub(crate) external: Vec<String>,
+    /// Seconds one request to an external strategy may take, 0.001 to 86400.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "10",
+        allow_hyphen_values = true
+    )]
+    pub(crate) external_timeout: String,
+    /// Folder for the external strategies' stderr logs and the request of a fault.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) external_log: Option<PathBuf>,
+}
+
+impl ExternalArgs {
+    /// The external strategies and their options, logs defaulting to `default_dir`.
+    pub(crate) fn resolve(
+        &self,
+        default_dir: &str,
+    ) -> anyhow::Result<(budgetlab::ExternalStrategies, budgetlab::ExternalOptions)> {
+        let strategies = budgetlab::ExternalStrategies::from_specs(&self.external)?;
+        let mut options = budgetlab::ExternalOptions::new(
+            self.external_log.as_deref().unwrap_or(default_dir.as_ref()),
+        );
+        options.timeout = budgetlab::external::parse_timeout(&self.external_timeout)?;
+        Ok((strategies, options))
+    }
+}

@@ -1,0 +1,57 @@
+//! `budgetlab generate`: a scenario's batches (all, or one shard) as JSON Lines on stdout or in a file, and the
+//! needles planted in them beside.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use budgetlab::generate::GenerateRequest;
+
+use super::flags::{help, BatchesFlag, ScenarioFlag, SeedFlag, ShardFlag};
+use super::Status;
+
+/// Flags of `budgetlab generate`.
+#[derive(Debug, Args)]
+#[command(mut_arg(
+    "shard",
+    help("Write only shard I of N (batches i with i % N == I, keeping their global numbers)")
+))]
+pub(crate) struct GenerateArgs {
+    /// The scenario.
+    #[command(flatten)]
+    pub(crate) scenario: ScenarioFlag,
+    /// Its seed.
+    #[command(flatten)]
+    pub(crate) seed: SeedFlag,
+    /// Its batches.
+    #[command(flatten)]
+    pub(crate) batches: BatchesFlag,
+    /// The shard.
+    #[command(flatten)]
+    pub(crate) shard: ShardFlag,
+    /// Write the needles as JSON Lines to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) needles: Option<PathBuf>,
+    /// Write the batches to this file (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+impl GenerateArgs {
+    /// What the flags ask the library for.
+    fn request(&self) -> GenerateRequest {
+        GenerateRequest {
+            scenario: self.scenario.value.clone(),
+            seed: self.seed.value,
+            batches: self.batches.value,
+            shard: self.shard.value.clone(),
+        }
+    }
+}
+
+/// Writes the batches and the needles.
+pub(crate) fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
+    let job = args.request().job()?;
+    job.write_outputs(args.out.as_deref(), args.needles.as_deref())?;
+    Ok(Status::Done)
+}

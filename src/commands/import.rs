@@ -1,0 +1,45 @@
+//! `budgetlab import`: agent session logs read into batches (JSON Lines, one model turn a line), optionally
+//! anonymized, with a summary of what was read on stderr.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use budgetlab::import::ImportJob;
+
+use super::Status;
+
+/// Flags of `budgetlab import`.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The logs' format: claude-code, codex, gemini-cli, qwen-code, swe-agent, mini-swe-agent, openhands, or
+    /// auto (detected per file).
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) format: String,
+    /// Session files, or folders to walk (recursively, in sorted order).
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// Write the batches to this file (atomically); `-` or nothing: standard output.
+    #[arg(long, value_name = "FILE.jsonl|-")]
+    pub(crate) out: Option<PathBuf>,
+    /// Replace every letter and digit of the results, deterministically per SEED, keeping lengths and shape.
+    #[arg(long, value_name = "SEED")]
+    pub(crate) anonymize: Option<u64>,
+    /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
+    #[arg(long)]
+    pub(crate) skip_bad: bool,
+}
+
+/// Imports the logs and writes the batches.
+pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
+    let job = ImportJob {
+        format: args.format.parse()?,
+        paths: args.paths,
+        anonymize: args.anonymize.map(budgetlab::Seed),
+        skip_bad: args.skip_bad,
+    };
+    for line in job.write_outputs(args.out.as_deref())?.summary() {
+        eprintln!("budgetlab: {line}");
+    }
+    Ok(Status::Done)
+}

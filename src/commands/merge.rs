@@ -1,0 +1,39 @@
+//! `budgetlab merge`: the report folders of a sharded run combined into the report of the whole run.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::flags::{help, ReportFolder};
+use super::Status;
+
+/// Flags of `budgetlab merge`.
+#[derive(Debug, Args)]
+#[command(mut_arg("out", help("The report folder of the merged run")))]
+pub(crate) struct MergeArgs {
+    /// The shards' report folders (written by `budgetlab run --shard I/N`), in any order.
+    #[arg(required = true, value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// The report folder of the merged run.
+    #[command(flatten)]
+    pub(crate) out: ReportFolder,
+}
+
+/// Loads the shards, merges them and writes the report.
+pub(crate) fn execute(args: MergeArgs) -> anyhow::Result<Status> {
+    args.out.check()?;
+    let shards = args
+        .dirs
+        .iter()
+        .map(|dir| budgetlab::run::ShardReport::load(dir))
+        .collect::<budgetlab::Result<Vec<_>>>()?;
+    let list = budgetlab::run::shard_list(&shards);
+    let output = budgetlab::run::merge(shards)?;
+    budgetlab::report::write_report(&args.out.dir, &output)?;
+    eprintln!(
+        "budgetlab: merged shards {list} ({} rows) into {}",
+        output.results.rows.len(),
+        args.out.dir.display()
+    );
+    Ok(Status::Done)
+}

@@ -1,0 +1,116 @@
+//! `budgetlab run`: scenarios (or recorded batches) through every strategy, written as a report folder; a line
+//! on stderr says what was written.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
+
+use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag};
+use super::output::progress;
+use super::Status;
+
+/// Flags of `budgetlab run`.
+#[derive(Debug, Args)]
+#[command(
+    mut_arg(
+        "batches",
+        help(
+            "Batches per scenario, 1 to 1,000,000 (default: the scenario's own, at most 60; 12 \
+with --quick)"
+        )
+    ),
+    mut_arg("seed", help("Seed for every scenario, overriding theirs"))
+)]
+pub(crate) struct RunArgs {
+    /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
+    #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
+    pub(crate) scenarios: Vec<String>,
+    /// Strategies, batches, seed and report folder.
+    #[command(flatten)]
+    pub(crate) run: RunFlags,
+    /// The shard.
+    #[command(flatten)]
+    pub(crate) shard: ShardFlag,
+    /// A small run for smoke tests and CI.
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Run recorded batches (JSON Lines, one batch a line, the format of `finalize`) instead of scenarios.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
+    pub(crate) batches_file: Option<PathBuf>,
+    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,...",
+        requires = "batches_file",
+        allow_negative_numbers = true
+    )]
+    pub(crate) budgets: Vec<u64>,
+    /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
+    #[arg(long, value_name = "MODE", requires = "batches_file")]
+    pub(crate) mode: Option<String>,
+    /// Run --batches-file in the mode's legacy form.
+    #[arg(long, requires = "batches_file")]
+    pub(crate) legacy: bool,
+    /// Worker threads.
+    #[command(flatten)]
+    pub(crate) threads: ThreadsFlag,
+}
+
+impl RunArgs {
+    /// What the flags ask the library for; `slowdown` is the test-only [`SLOWDOWN_VAR`] from the environment.
+    fn request(&self, slowdown: Option<String>) -> PlanRequest {
+        let workloads = match &self.batches_file {
+            Some(file) => Workloads::Recorded(RecordedBatches {
+                file: file.clone(),
+                budgets: self.budgets.clone(),
+                mode: self.mode.clone(),
+                legacy: self.legacy,
+            }),
+            None => Workloads::Scenarios(self.scenarios.clone()),
+        };
+        PlanRequest {
+            workloads,
+            strategies: self.run.strategies.clone(),
+            batches: self.run.batches.value,
+            seed: self.run.seed.value,
+            shard: self.shard.value.clone(),
+            quick: self.quick,
+            slowdown,
+        }
+    }
+}
+
+/// Plans the run, runs it and writes the report folder.
+pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
+    let slowdown = std::env::var_os(SLOWDOWN_VAR).map(|v| v.to_string_lossy().into_owned());
+    let plan = args.request(slowdown).plan()?;
+    let out = &args.run.out;
+    out.check()?;
+    if !plan.slowdown.is_empty() {
+        eprintln!(
+            "budgetlab: {SLOWDOWN_VAR} (test only): {} repeat their work; the cost figures are not real",
+            plan.slowdown.describe()
+        );
+    }
+    args.threads.apply()?;
+    let bar = progress(plan.turns(), "turns");
+    let output = plan.run(&|n| bar.inc(n));
+    bar.finish_and_clear();
+    budgetlab::report::write_report(&out.dir, &output)?;
+    let rows = output.results.rows.len();
+    let within = output
+        .results
+        .rows
+        .iter()
+        .filter(|r| r.compliance.rate == 1.0)
+        .count();
+    eprintln!(
+        "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}",
+        plan.turns(),
+        out.dir.display()
+    );
+    Ok(Status::Done)
+}

@@ -50,9 +50,12 @@ pub enum Command {
 /// Flags of `budgetlab conform`.
 #[derive(Debug, Args)]
 pub struct ConformArgs {
-    /// The strategy to check (see `budgetlab strategies`).
+    /// The strategy to check (see `budgetlab strategies`), or a NAME registered with --external.
     #[arg(long)]
     pub strategy: String,
+    /// External strategies.
+    #[command(flatten)]
+    pub externals: ExternalArgs,
     /// Cases generated from the shipped scenarios, 0 to 100,000, besides the edge cases and vectors (default 2,000).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub cases: Option<u64>,
@@ -118,9 +121,12 @@ pub struct SimulateArgs {
     /// Runtime mode (interactive, headless, acp, agent, speculative; default: the scenario's).
     #[arg(long, value_name = "MODE")]
     pub mode: Option<String>,
-    /// The strategy at every finalization boundary.
+    /// The strategy at every finalization boundary, or a NAME registered with --external.
     #[arg(long, default_value = "reference")]
     pub strategy: String,
+    /// External strategies.
+    #[command(flatten)]
+    pub externals: ExternalArgs,
     /// Run the mode's legacy form (before the shared finalizer).
     #[arg(long)]
     pub legacy: bool,
@@ -152,9 +158,12 @@ pub struct RunArgs {
     /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
     #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
     pub scenarios: Vec<String>,
-    /// Comma-separated strategy names (default: every strategy).
+    /// Comma-separated strategy names, built-in or registered with --external (default: every strategy).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     pub strategies: Vec<String>,
+    /// External strategies.
+    #[command(flatten)]
+    pub externals: ExternalArgs,
     /// Batches per scenario, 1 to 1,000,000 (default: the scenario's own, at most 60; 12 with --quick).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub batches: Option<u64>,
@@ -289,7 +298,9 @@ pub struct ExternalArgs {
         allow_hyphen_values = true
     )]
     pub external_timeout: String,
-    /// Folder for the external strategies' stderr logs and the request of a fault.
+    /// Folder for the external strategies' stderr logs and the request of a fault (default: the report
+    /// folder's `external/`, or a failed run's `<out>.failed/external/`; for finalize and simulate,
+    /// `budgetlab-external`).
     #[arg(long, value_name = "DIR")]
     pub external_log: Option<PathBuf>,
 }
@@ -380,10 +391,13 @@ pub struct SweepArgs {
     /// Number of points (default 12; 11 for head shares).
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub steps: Option<usize>,
-    /// Comma-separated strategy names (default: reference and four alternatives; for windows, the
-    /// window-relative policies and the reference).
+    /// Comma-separated strategy names, built-in or registered with --external (default: reference and four
+    /// alternatives; for windows, the window-relative policies and the reference; and every --external one).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     pub strategies: Vec<String>,
+    /// External strategies.
+    #[command(flatten)]
+    pub externals: ExternalArgs,
     /// Batches at each point, 1 to 1,000,000 (default: the scenario's, at most 200).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub batches: Option<u64>,

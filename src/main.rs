@@ -9,10 +9,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 
+use budgetlab::report::{check_folders, write_with_externals, ExternalLogs};
 use budgetlab::scenario::check_batches;
 use budgetlab::{
-    Backend, BudgetContext, ExternalOptions, ExternalStrategies, FinalizeJob, JobStrategy,
-    PlanReminders, StrategyName,
+    Backend, BudgetContext, ExternalOptions, ExternalRegistry, ExternalStrategies, FinalizeJob,
+    JobStrategy, PlanReminders, StrategyName,
 };
 use cli::{
     BackendArg, CheckArgs, Cli, Command, CompareArgs, ConformArgs, ExternalArgs, FinalizeArgs,
@@ -174,6 +175,19 @@ fn externals(
     Ok((strategies, options))
 }
 
+/// The external strategies of a command as strategy names, logs defaulting to `default_dir`.
+fn registry(args: &ExternalArgs, default_dir: &str) -> anyhow::Result<ExternalRegistry> {
+    let (strategies, options) = externals(args, default_dir)?;
+    Ok(ExternalRegistry::new(&strategies, &options))
+}
+
+/// Where the external strategies of a command writing a report folder log: `--external-log`, or the report.
+fn report_logs(args: &ExternalArgs) -> ExternalLogs<'_> {
+    args.external_log
+        .as_deref()
+        .map_or(ExternalLogs::InReport, ExternalLogs::In)
+}
+
 fn backend(arg: BackendArg) -> Backend {
     match arg {
         BackendArg::Memory => Backend::Memory,
@@ -278,9 +292,11 @@ fn emit(bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
+    let externals = registry(&args.externals, "budgetlab-external")?;
     let request = budgetlab::run::PlanRequest {
         scenarios: args.scenarios,
         strategies: args.strategies,
+        externals: externals.clone(),
         batches: args.batches,
         seed: args.seed,
         shard: args.shard,
@@ -293,7 +309,8 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
             .map(|v| v.to_string_lossy().into_owned()),
     };
     let plan = request.plan()?;
-    budgetlab::report::check_folder(&args.out).context("--out")?;
+    let logs = report_logs(&args.externals);
+    check_folders(&args.out, &plan.strategies, logs).context("--out")?;
     if !plan.slowdown.is_empty() {
         eprintln!(
             "budgetlab: {} (test only): {} repeat their work; the cost figures are not real",
@@ -303,9 +320,15 @@ fn run_scenarios(args: RunArgs) -> anyhow::Result<()> {
     }
     set_threads(args.threads)?;
     let bar = progress(plan.turns(), "turns");
-    let output = plan.run(&|n| bar.inc(n));
+    let output = write_with_externals(
+        &args.out,
+        &externals,
+        &plan.strategies,
+        logs,
+        || plan.run(&|n| bar.inc(n)),
+        budgetlab::report::render_files,
+    )?;
     bar.finish_and_clear();
-    budgetlab::report::write_report(&args.out, &output)?;
     let rows = output.results.rows.len();
     let within = output
         .results
@@ -344,21 +367,30 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         (_, Some(w), _) => SweepParameter::Windows(w),
         (_, _, h) => SweepParameter::HeadShares(h.filter(|h| h != "0..1")),
     };
+    let externals = registry(&args.externals, "budgetlab-external")?;
     let plan = SweepRequest {
         scenario: args.scenario,
         parameter,
         steps: args.steps,
         strategies: args.strategies,
+        externals: externals.clone(),
         batches: args.batches,
         seed: args.seed,
     }
     .plan()?;
-    budgetlab::report::check_folder(&args.out).context("--out")?;
+    let logs = report_logs(&args.externals);
+    check_folders(&args.out, &plan.run.strategies, logs).context("--out")?;
     set_threads(args.threads)?;
     let bar = progress(plan.turns(), "turns");
-    let results = plan.run(&|n| bar.inc(n));
+    let results = write_with_externals(
+        &args.out,
+        &externals,
+        &plan.run.strategies,
+        logs,
+        || plan.run(&|n| bar.inc(n)),
+        budgetlab::report::sweep_folder_files,
+    )?;
     bar.finish_and_clear();
-    budgetlab::report::write_sweep(&args.out, &results)?;
     eprintln!(
         "budgetlab: {} turns at {} points written to {}",
         plan.turns(),
@@ -373,9 +405,10 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
     if let Some(seed) = args.seed {
         scenario.seed = budgetlab::Seed(seed);
     }
-    let strategy: StrategyName = args.strategy.parse()?;
+    let externals = registry(&args.externals, "budgetlab-external")?;
+    let strategy = externals.resolve(&args.strategy)?;
     let batches = check_batches("--batches", args.batches)?;
-    let mut job = budgetlab::simulate::SimulateJob::new(scenario, strategy, batches);
+    let mut job = budgetlab::simulate::SimulateJob::new(scenario, strategy.clone(), batches);
     if let Some(mode) = &args.mode {
         job.config.mode = mode.parse()?;
     }
@@ -399,8 +432,13 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
             window_tokens: None,
         };
     }
+    externals.start(std::slice::from_ref(&strategy))?;
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {
+        // A turn an external strategy faulted in is not its own: it is left out, and the fault reported.
+        if externals.faulted() {
+            break;
+        }
         if args.json {
             serde_json::to_writer(&mut out, &turn).map_err(stdout_json_error)?;
             out.write_all(b"\n").map_err(stdout_error)?;
@@ -409,6 +447,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<()> {
         }
     }
     out.flush().map_err(stdout_error)?;
+    externals.finish_saved()?;
     Ok(())
 }
 
@@ -462,30 +501,44 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 /// and written before the table is printed.
 fn conform(args: ConformArgs) -> anyhow::Result<ExitCode> {
     use budgetlab::conform;
-    let strategy: StrategyName = args.strategy.parse().context("--strategy")?;
+    let externals = registry(&args.externals, "budgetlab-external")?;
+    // A split surrogate pair is a check that fails (`surrogates-intact`), not a fault that stops the run.
+    externals.configure(|o| o.lone_surrogates = budgetlab::external::LoneSurrogatePolicy::Replace);
+    let strategy = externals.resolve(&args.strategy).context("--strategy")?;
     let cases = conform::check_cases(args.cases.unwrap_or(conform::DEFAULT_CASES))?;
     let as_reference = match &args.as_target {
         Some(value) => conform::parse_as(value)?,
         None => false,
     };
-    budgetlab::report::check_folder(&args.out).context("--out")?;
+    let used = std::slice::from_ref(&strategy);
+    let logs = report_logs(&args.externals);
+    check_folders(&args.out, used, logs).context("--out")?;
     if let Some(path) = &args.junit {
         budgetlab::atomic::Destination::resolve(path).context("--junit")?;
     }
-    let finalizer = strategy.build();
-    let job = conform::ConformJob {
-        finalizer: finalizer.as_ref(),
-        strategy: strategy.to_string(),
-        finalize_flags: Vec::new(),
-        cases,
-        seed: budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED)),
-        as_reference,
-        folder: args.out.display().to_string(),
-    };
-    let bar = progress(job.case_set().len(), "cases");
-    let report = job.run(&|n| bar.inc(n));
+    let seed = budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED));
+    let bar = progress(conform::CaseSet::new(seed, cases).len(), "cases");
+    let report = write_with_externals(
+        &args.out,
+        &externals,
+        used,
+        logs,
+        || {
+            let finalizer = strategy.build();
+            conform::ConformJob {
+                finalizer: finalizer.as_ref(),
+                strategy: strategy.to_string(),
+                finalize_flags: externals.flags_for(&strategy).unwrap_or_default(),
+                cases,
+                seed,
+                as_reference,
+                folder: args.out.display().to_string(),
+            }
+            .run(&|n| bar.inc(n))
+        },
+        |report| Ok(conform::folder_files(report)),
+    )?;
     bar.finish_and_clear();
-    conform::write_folder(&args.out, &report)?;
     if let Some(path) = &args.junit {
         write_file(path, conform::junit(&report).as_bytes()).context("--junit")?;
     }

@@ -88,15 +88,16 @@ pub fn strategy_groups(strategies: &[String]) -> Vec<StrategyGroup> {
             strategies: strategies.to_vec(),
         }];
     }
-    // A name that does not parse (a strategy of another build) is drawn with the policies.
+    // A name that is no built-in strategy's is an external strategy's (or one of another build): drawn apart.
     let family = |s: &str| {
         s.parse::<StrategyName>()
-            .map_or(Family::Policy, |name| name.family())
+            .map_or(Family::External, |name| name.family())
     };
     let title = |family: Family| match family {
         Family::BatchAllocation => "Batch allocations",
         Family::HeadShare => "Head shares (the reference keeps 0.2)",
         Family::Policy => "Replaced and peer policies",
+        Family::External => "External and other strategies",
     };
     let reference = strategies.iter().find(|s| is_baseline(s));
     let mut groups: BTreeMap<Family, StrategyGroup> = BTreeMap::new();

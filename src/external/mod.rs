@@ -20,6 +20,8 @@ mod serve;
 mod split;
 mod surrogates;
 
+#[cfg(test)]
+pub(crate) use child::procs;
 pub use child::EXIT_GRACE;
 pub use fault::{ExternalFault, Problem, SavedRequest};
 pub use finalizer::ExternalFinalizer;

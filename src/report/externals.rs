@@ -97,6 +97,8 @@ pub fn write_with_externals<T>(
             pending.commit(&files(&out)?)?;
             Ok(out)
         }
+        // A program that never started (or never spoke) without a word on stderr leaves nothing to keep.
+        Some(fault) if fault.request.is_none() && fault.log.is_none() => Err(fault.to_error(None)),
         Some(fault) => Err(set_aside(pending, &staged_logs, &fault)),
     }
 }

@@ -163,6 +163,9 @@ pub struct PendingFolder {
     dir: PathBuf,
     target: PathBuf,
     staging: Staging,
+    /// The folders [`PendingFolder::begin`] made to hold the staging folder, deepest first: removed again, when
+    /// empty, if the folder is dropped without being put anywhere.
+    made: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for PendingFolder {
@@ -179,17 +182,23 @@ impl PendingFolder {
     /// report folder) and makes the marked staging folder beside it.
     pub fn begin(dir: &Path) -> Result<PendingFolder> {
         let target = target_of(dir)?;
-        let parent = parent_of(&target);
-        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        existing(dir, &target)?;
-        remove_stale_staging(parent);
-        let mut staging = Staging::create(parent)?;
-        staging.mark()?;
-        Ok(PendingFolder {
+        let parent = parent_of(&target).to_path_buf();
+        let made: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|p| !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        let mut pending = PendingFolder {
             dir: dir.to_path_buf(),
+            staging: Staging::create(&parent)?,
             target,
-            staging,
-        })
+            made,
+        };
+        existing(dir, &pending.target)?;
+        remove_stale_staging(&parent);
+        pending.staging.mark()?;
+        Ok(pending)
     }
 
     /// Where the folder is being made: files written under it become part of the report.
@@ -206,7 +215,19 @@ impl PendingFolder {
     pub fn commit<N: AsRef<str>>(mut self, files: &[(N, Vec<u8>)]) -> Result<()> {
         self.staging.fill(true, files)?;
         let before = existing(&self.dir, &self.target)?;
-        self.staging.place(&self.dir, &self.target, before)
+        let staging = self.take_staging();
+        staging.place(&self.dir, &self.target, before)
+    }
+
+    /// The staging folder, to be put somewhere: the folders made for it stay.
+    fn take_staging(&mut self) -> Staging {
+        self.made.clear();
+        let placeholder = Staging {
+            path: PathBuf::new(),
+            lock: None,
+            armed: false,
+        };
+        std::mem::replace(&mut self.staging, placeholder)
     }
 
     /// Adds `files` and puts the folder beside the target instead, at the target's name followed by `suffix`
@@ -220,8 +241,31 @@ impl PendingFolder {
         let aside = sibling(&self.target, suffix);
         self.staging.fill(true, files)?;
         let before = existing(&aside, &aside)?;
-        self.staging.place(&aside, &aside, before)?;
+        let staging = self.take_staging();
+        staging.place(&aside, &aside, before)?;
         Ok(aside)
+    }
+}
+
+impl Drop for PendingFolder {
+    /// The staging folder goes (see [`Staging`]'s drop), then the folders made for it, while empty.
+    fn drop(&mut self) {
+        let staging = self.take_staging_keeping_made();
+        drop(staging);
+        for folder in &self.made {
+            if fs::remove_dir(folder).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+impl PendingFolder {
+    fn take_staging_keeping_made(&mut self) -> Staging {
+        let made = std::mem::take(&mut self.made);
+        let staging = self.take_staging();
+        self.made = made;
+        staging
     }
 }
 
@@ -458,6 +502,60 @@ mod tests {
         staging.swap_by_renames(&dir, &dir).unwrap();
         assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "two");
         assert_eq!(names(root.path()), ["latest"]);
+    }
+
+    #[test]
+    fn a_pending_folder_is_filled_while_a_command_runs_then_put_in_place_or_aside() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("reports/latest");
+        // Dropped unplaced, it leaves nothing, not even the folders it made to hold it.
+        let pending = PendingFolder::begin(&dir).unwrap();
+        assert!(is_report_folder(pending.path()));
+        drop(pending);
+        assert!(names(root.path()).is_empty());
+
+        let pending = PendingFolder::begin(&dir).unwrap();
+        fs::create_dir(pending.path().join("external")).unwrap();
+        fs::write(pending.path().join("external/t.0.stderr.log"), "log").unwrap();
+        pending.commit(&[("a.txt", b"one".to_vec())]).unwrap();
+        assert_eq!(names(&dir), [MARKER, "a.txt", "external"]);
+        assert!(
+            is_report_folder(&dir.join("external")),
+            "folders made before are marked too"
+        );
+        assert_eq!(names(&root.path().join("reports")), ["latest"]);
+
+        // Set aside: the report stays as it was; the aside folder is replaced only when budgetlab's.
+        for round in ["first", "second"] {
+            let pending = PendingFolder::begin(&dir).unwrap();
+            assert_eq!(
+                pending.aside_path(".failed"),
+                root.path().join("reports/latest.failed")
+            );
+            let aside = pending
+                .set_aside(".failed", &[("fault.txt", round.as_bytes().to_vec())])
+                .unwrap();
+            assert_eq!(fs::read_to_string(aside.join("fault.txt")).unwrap(), round);
+        }
+        assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "one");
+        assert_eq!(
+            names(&root.path().join("reports")),
+            ["latest", "latest.failed"]
+        );
+        fs::remove_file(root.path().join("reports/latest.failed").join(MARKER)).unwrap();
+        assert!(check_aside(&dir, ".failed").is_err());
+        let pending = PendingFolder::begin(&dir).unwrap();
+        assert!(pending
+            .set_aside(".failed", &[("fault.txt", vec![])])
+            .is_err());
+        assert_eq!(
+            names(&root.path().join("reports")),
+            ["latest", "latest.failed"]
+        );
+        assert_eq!(
+            names(&root.path().join("reports/latest.failed")),
+            ["fault.txt"]
+        );
     }
 
     #[test]

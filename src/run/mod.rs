@@ -7,6 +7,8 @@
 //! floor's, see [`cost`]) differ between runs.
 
 pub mod cost;
+#[cfg(test)]
+mod external_tests;
 mod merge;
 mod plan;
 mod results;

@@ -8,6 +8,7 @@ mod conform;
 mod differential;
 mod exports;
 mod external;
+mod external_commands;
 mod features;
 mod gate;
 mod gate_rules;

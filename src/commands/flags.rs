@@ -112,9 +112,12 @@ impl ThreadsFlag {
 /// `sweep`), in the order their help lists them.
 #[derive(Debug, Args)]
 pub(crate) struct RunFlags {
-    /// Comma-separated strategy names (default: every strategy).
+    /// Comma-separated strategy names, built-in or registered with --external (default: every strategy).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
     pub(crate) strategies: Vec<String>,
+    /// External strategies.
+    #[command(flatten)]
+    pub(crate) externals: ExternalArgs,
     /// Batches per scenario.
     #[command(flatten)]
     pub(crate) batches: BatchesFlag,
@@ -162,5 +165,22 @@ impl ExternalArgs {
         );
         options.timeout = budgetlab::external::parse_timeout(&self.external_timeout)?;
         Ok((strategies, options))
+    }
+
+    /// The external strategies as strategy names, logs defaulting to `default_dir`.
+    pub(crate) fn registry(
+        &self,
+        default_dir: &str,
+    ) -> anyhow::Result<budgetlab::ExternalRegistry> {
+        let (strategies, options) = self.resolve(default_dir)?;
+        Ok(budgetlab::ExternalRegistry::new(&strategies, &options))
+    }
+
+    /// Where the external strategies of a command writing a report folder log: `--external-log`, or the report.
+    pub(crate) fn report_logs(&self) -> budgetlab::report::ExternalLogs<'_> {
+        self.external_log.as_deref().map_or(
+            budgetlab::report::ExternalLogs::InReport,
+            budgetlab::report::ExternalLogs::In,
+        )
     }
 }

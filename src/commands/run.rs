@@ -3,8 +3,10 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::Args;
 
+use budgetlab::report::{check_folders, write_with_externals};
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
 use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag};
@@ -61,7 +63,11 @@ pub(crate) struct RunArgs {
 
 impl RunArgs {
     /// What the flags ask the library for; `slowdown` is the test-only [`SLOWDOWN_VAR`] from the environment.
-    fn request(&self, slowdown: Option<String>) -> PlanRequest {
+    fn request(
+        &self,
+        slowdown: Option<String>,
+        externals: &budgetlab::ExternalRegistry,
+    ) -> PlanRequest {
         let workloads = match &self.batches_file {
             Some(file) => Workloads::Recorded(RecordedBatches {
                 file: file.clone(),
@@ -74,6 +80,7 @@ impl RunArgs {
         PlanRequest {
             workloads,
             strategies: self.run.strategies.clone(),
+            externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,
             shard: self.shard.value.clone(),
@@ -86,9 +93,11 @@ impl RunArgs {
 /// Plans the run, runs it and writes the report folder.
 pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let slowdown = std::env::var_os(SLOWDOWN_VAR).map(|v| v.to_string_lossy().into_owned());
-    let plan = args.request(slowdown).plan()?;
+    let externals = args.run.externals.registry("budgetlab-external")?;
+    let plan = args.request(slowdown, &externals).plan()?;
     let out = &args.run.out;
-    out.check()?;
+    let logs = args.run.externals.report_logs();
+    check_folders(&out.dir, &plan.strategies, logs).context("--out")?;
     if !plan.slowdown.is_empty() {
         eprintln!(
             "budgetlab: {SLOWDOWN_VAR} (test only): {} repeat their work; the cost figures are not real",
@@ -97,9 +106,15 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     }
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let output = plan.run(&|n| bar.inc(n));
+    let output = write_with_externals(
+        &out.dir,
+        &externals,
+        &plan.strategies,
+        logs,
+        || plan.run(&|n| bar.inc(n)),
+        budgetlab::report::render_files,
+    )?;
     bar.finish_and_clear();
-    budgetlab::report::write_report(&out.dir, &output)?;
     let rows = output.results.rows.len();
     let within = output
         .results

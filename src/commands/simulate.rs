@@ -7,7 +7,7 @@ use clap::Args;
 
 use budgetlab::simulate::SimulateRequest;
 
-use super::flags::{help, ScenarioFlag, SeedFlag};
+use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag};
 use super::output::{stdout_error, stdout_json_error};
 use super::Status;
 
@@ -21,9 +21,12 @@ pub(crate) struct SimulateArgs {
     /// Runtime mode (interactive, headless, acp, agent, speculative; default: the scenario's).
     #[arg(long, value_name = "MODE")]
     pub(crate) mode: Option<String>,
-    /// The strategy at every finalization boundary.
+    /// The strategy at every finalization boundary, or a NAME registered with --external.
     #[arg(long, default_value = "reference")]
     pub(crate) strategy: String,
+    /// External strategies.
+    #[command(flatten)]
+    pub(crate) externals: ExternalArgs,
     /// Run the mode's legacy form (before the shared finalizer).
     #[arg(long)]
     pub(crate) legacy: bool,
@@ -51,10 +54,11 @@ pub(crate) struct SimulateArgs {
 
 impl SimulateArgs {
     /// What the flags ask the library for.
-    fn request(&self) -> SimulateRequest {
+    fn request(&self, externals: &budgetlab::ExternalRegistry) -> SimulateRequest {
         SimulateRequest {
             scenario: self.scenario.value.clone(),
             strategy: self.strategy.clone(),
+            externals: externals.clone(),
             mode: self.mode.clone(),
             legacy: self.legacy,
             batches: self.batches,
@@ -67,9 +71,15 @@ impl SimulateArgs {
 
 /// Simulates the turns and prints each as it is done.
 pub(crate) fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
-    let job = args.request().job()?;
+    let externals = args.externals.registry("budgetlab-external")?;
+    let job = args.request(&externals).job()?;
+    externals.start(std::slice::from_ref(&job.strategy))?;
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {
+        // A turn an external strategy faulted in is not its own: it is left out, and the fault reported.
+        if externals.faulted() {
+            break;
+        }
         if args.json {
             serde_json::to_writer(&mut out, &turn).map_err(stdout_json_error)?;
             out.write_all(b"\n").map_err(stdout_error)?;
@@ -78,5 +88,6 @@ pub(crate) fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
         }
     }
     out.flush().map_err(stdout_error)?;
+    externals.finish_saved()?;
     Ok(Status::Done)
 }

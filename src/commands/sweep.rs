@@ -1,6 +1,7 @@
 //! `budgetlab sweep`: one scenario at many budgets, context windows or head shares, written as a folder with the
 //! metrics charted against the swept parameter.
 
+use anyhow::Context;
 use clap::Args;
 
 use budgetlab::sweep::{SweepParameter, SweepRequest};
@@ -13,8 +14,9 @@ use super::Status;
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("parameter").required(true).args(["budgets", "windows", "head_shares"])))]
 #[command(
-    mut_arg("strategies", help("Comma-separated strategy names (default: reference and four alternatives; for \
-windows, the window-relative policies and the reference)")),
+    mut_arg("strategies", help("Comma-separated strategy names, built-in or registered with --external (default: \
+reference and four alternatives; for windows, the window-relative policies and the reference; and every \
+--external one)")),
     mut_arg("batches", help("Batches at each point, 1 to 1,000,000 (default: the scenario's, at most 200)")),
     mut_arg("seed", help("Seed overriding the scenario's")),
     mut_arg("out", |arg| arg.help("The output folder").default_value("reports/sweep"))
@@ -45,7 +47,7 @@ pub(crate) struct SweepArgs {
 
 impl SweepArgs {
     /// What the flags ask the library for.
-    fn request(&self) -> SweepRequest {
+    fn request(&self, externals: &budgetlab::ExternalRegistry) -> SweepRequest {
         let parameter = match (&self.budgets, &self.windows, &self.head_shares) {
             (Some(b), _, _) => SweepParameter::Budgets(b.clone()),
             (_, Some(w), _) => SweepParameter::Windows(w.clone()),
@@ -56,6 +58,7 @@ impl SweepArgs {
             parameter,
             steps: self.steps,
             strategies: self.run.strategies.clone(),
+            externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,
         }
@@ -64,14 +67,22 @@ impl SweepArgs {
 
 /// Plans the sweep, runs it and writes its folder.
 pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
-    let plan = args.request().plan()?;
+    let externals = args.run.externals.registry("budgetlab-external")?;
+    let plan = args.request(&externals).plan()?;
     let out = &args.run.out;
-    out.check()?;
+    let logs = args.run.externals.report_logs();
+    budgetlab::report::check_folders(&out.dir, &plan.run.strategies, logs).context("--out")?;
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let results = plan.run(&|n| bar.inc(n));
+    let results = budgetlab::report::write_with_externals(
+        &out.dir,
+        &externals,
+        &plan.run.strategies,
+        logs,
+        || plan.run(&|n| bar.inc(n)),
+        budgetlab::report::sweep_folder_files,
+    )?;
     bar.finish_and_clear();
-    budgetlab::report::write_sweep(&out.dir, &results)?;
     eprintln!(
         "budgetlab: {} turns at {} points written to {}",
         plan.turns(),

@@ -311,7 +311,7 @@ mod tests {
         assert_eq!(mine.caps(), None);
         assert!(!mine.caps_batch());
         // Registered strategies order after every built-in one, by name; in the order registered they list.
-        let mut names = vec![
+        let mut names = [
             mine.clone(),
             r.resolve("swe-agent").unwrap(),
             r.resolve("alpha").unwrap(),

@@ -12,8 +12,10 @@
 //!   would weigh, the legacy layers, the window-relative rule and six peer agents' policies sit beside them,
 //!   parameterised by a [`StrategyConfig`].
 //! - [`persist`]: the backends a finalizer writes complete outputs to.
-//! - [`external`]: any program speaking docs/protocol.md as a strategy ([`ExternalFinalizer`]), and
-//!   [`external::serve`], the protocol's child side for the built-in strategies (`finalize --serve`).
+//! - [`external`]: any program speaking docs/protocol.md as a strategy ([`ExternalFinalizer`]), registered for a
+//!   command as a [`StrategyName`] by an [`ExternalRegistry`] (`--external NAME=COMMAND`, one pool of children
+//!   per strategy for the whole command), and [`external::serve`], the protocol's child side for the built-in
+//!   strategies (`finalize --serve`).
 //! - [`FinalizeJob`]: what `budgetlab finalize` runs.
 //! - [`workload`]: the vocabulary a workload is described in ([`Kind`]s of output, size models, the runtime
 //!   [`workload::Mode`], the hook), below the scenario, the generator and the simulation that share it.

@@ -8,7 +8,9 @@
 //! with them. What a child reports persisting is what the harness measures. A child that fails (exits, writes a
 //! malformed line, answers the wrong id, takes longer than the [`ExternalOptions::timeout`]) is a fault: the run
 //! ends with one line naming the strategy, the request and the problem ([`ExternalFault`]), and the request is
-//! saved to be replayed. [`serve`] is the other side, for budgetlab's own strategies (`finalize --serve`).
+//! saved to be replayed. An [`ExternalRegistry`] makes the strategies registered for one command strategy names
+//! ([`StrategyName::External`]) that every command takes, each building handles on one pool of children for
+//! the whole command. [`serve`] is the other side, for budgetlab's own strategies (`finalize --serve`).
 
 mod child;
 mod fault;

@@ -248,7 +248,7 @@ impl PendingFolder {
 }
 
 impl Drop for PendingFolder {
-    /// The staging folder goes (see [`Staging`]'s drop), then the folders made for it, while empty.
+    /// The staging folder goes (removed with everything in it), then the folders made for it, while empty.
     fn drop(&mut self) {
         let staging = self.take_staging_keeping_made();
         drop(staging);

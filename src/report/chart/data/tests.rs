@@ -157,7 +157,7 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
         .chain([StrategyKey::from("someone-elses")])
         .collect();
     let groups = strategy_groups(&all);
-    assert_eq!(groups.len(), 3);
+    assert_eq!(groups.len(), 4);
     for g in &groups {
         assert_eq!(g.strategies[0], "reference");
         assert!(g.strategies.len() <= MAX_SERIES_PER_PANEL + 1);
@@ -165,9 +165,12 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
     assert!(groups[1].strategies[1..]
         .iter()
         .all(|s| s.starts_with("head-tail-")));
-    assert!(groups[2]
+    assert!(!groups[2]
         .strategies
         .contains(&StrategyKey::from("someone-elses")));
+    // A name no built-in strategy has (an external strategy's) gets a panel of its own, last.
+    assert_eq!(groups[3].title, "External and other strategies");
+    assert_eq!(groups[3].strategies, names(&["reference", "someone-elses"]));
     let total: usize = groups.iter().map(|g| g.strategies.len() - 1).sum();
     assert_eq!(total, all.len() - 1);
 }

@@ -21,10 +21,7 @@ pub fn sha256_each(texts: &[&str]) -> Vec<[u8; 32]> {
 /// pool the caller runs in, else the global one): the same digests as [`sha256_each`], whatever the thread count.
 /// A text is never split, so one text takes what it takes on one core.
 pub fn sha256_each_on_all_cores(texts: &[&str]) -> Vec<[u8; 32]> {
-    texts
-        .par_iter()
-        .map(|t| sha256(t.as_bytes()))
-        .collect()
+    texts.par_iter().map(|t| sha256(t.as_bytes())).collect()
 }
 
 /// Lowercase hex SHA-256 of `data` (a text's UTF-8 bytes, or any bytes).

@@ -50,7 +50,11 @@ pub(crate) fn header_units(paths: &[String]) -> u64 {
         [] => 0,
         [one] => units(ONE_PATH) + units(one),
         many => {
-            units(MANY_PATHS) + many.iter().map(|p| units(PATH_ITEM) + units(p)).sum::<u64>()
+            units(MANY_PATHS)
+                + many
+                    .iter()
+                    .map(|p| units(PATH_ITEM) + units(p))
+                    .sum::<u64>()
         }
     };
     units(NOTICE) + 64 + listed
@@ -120,7 +124,13 @@ mod tests {
 
     #[test]
     fn header_units_are_the_length_of_every_header() {
-        let path_lists: [&[&str]; 5] = [&[], &["/a"], &["/tmp/x.txt", "/b"], &["/é/😀.txt"], &["", "", ""]];
+        let path_lists: [&[&str]; 5] = [
+            &[],
+            &["/a"],
+            &["/tmp/x.txt", "/b"],
+            &["/é/😀.txt"],
+            &["", "", ""],
+        ];
         for paths in path_lists {
             let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
             for text in ["", "abc", "😀 text"] {

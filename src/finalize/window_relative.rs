@@ -8,9 +8,9 @@
 //! threshold can exceed any budget together.
 
 use super::config::WindowRelativeConfig;
+use super::cut_digests::CutField;
 use super::fit::{fit, header_with_digest};
 use super::head_share::HeadShare;
-use super::cut_digests::CutField;
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};

@@ -203,7 +203,7 @@ fn duplicate_ids(c: &mut Criterion) {
 }
 
 /// Total bytes of the `digest_split` inputs, each split into `DIGEST_FIELDS` equal fields.
-const DIGEST_TOTALS: [usize; 5] = [64 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20];
+const DIGEST_TOTALS: [usize; 6] = [64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20];
 const DIGEST_FIELDS: usize = 8;
 
 fn digest_split(c: &mut Criterion) {

@@ -333,10 +333,18 @@ mod tests {
 
     #[test]
     fn a_large_batch_hashes_ahead_on_two_threads_and_gives_what_one_thread_gives() {
-        let shape = crate::generate::BenchShape::A;
-        let batch = shape.batch(1);
-        let ctx = BudgetContext::new(Budget::Units(shape.budget as i64));
-        // The default threshold: shape a cuts all 100 fields of 50,000 bytes, 5 MB.
+        // Like bench shape a: 100 distinct logs of 50,000 bytes at a budget of 200,000 cut every field, 5 MB.
+        let batch: Batch = (0..100)
+            .map(|i| {
+                let log: String = (0..3_000)
+                    .map(|line| format!("entry {i} line {line}: ok\n"))
+                    .collect::<String>()[..50_000]
+                    .to_string();
+                crate::finalize::testing::output_entry(&format!("c{i}"), "shell", &log)
+            })
+            .collect();
+        let ctx = BudgetContext::new(Budget::Units(200_000));
+        // At the default threshold.
         let (two, two_runs) = every_strategy(&pool(2), PARALLEL_DIGEST_BYTES, &batch, &ctx);
         let (one, one_runs) = every_strategy(&pool(1), PARALLEL_DIGEST_BYTES, &batch, &ctx);
         assert_eq!(two, one);

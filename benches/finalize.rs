@@ -13,6 +13,13 @@
 //!
 //! Every finalization gets its own copy of the batch and a fresh in-memory backend from `iter_batched`, so
 //! neither the copy nor dropping the outcome is timed.
+//!
+//! The finalize groups run on rayon's global pool (one thread per core), so a finalization that cuts many bytes
+//! hashes them on all cores while `floor` stays on one: `reference / floor` on shape c is the ratio to the
+//! one-core floor. Group `threads_c` runs the reference on shape c in a pool of one thread and in a pool of one
+//! per core, beside the floor. Group `digest_split` hashes 8 equal fields of 64 KiB to 4 MiB in total one after
+//! the other (`one-core`) and on all cores (`all-cores`): where the second starts to win is where
+//! `PARALLEL_DIGEST_BYTES` sits.
 
 use std::time::Duration;
 
@@ -22,6 +29,7 @@ use criterion::{
     Throughput,
 };
 
+use budgetlab::digest::{sha256_each, sha256_each_on_all_cores};
 use budgetlab::{
     floor, Batch, BenchShape, Budget, BudgetContext, Entry, Field, Finalizer, Generator,
     MemoryStore, Outcome, Part, Scenario, StrategyName,
@@ -194,9 +202,62 @@ fn duplicate_ids(c: &mut Criterion) {
     group.finish();
 }
 
+/// Total bytes of the `digest_split` inputs, each split into `DIGEST_FIELDS` equal fields.
+const DIGEST_TOTALS: [usize; 6] = [64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20];
+const DIGEST_FIELDS: usize = 8;
+
+fn digest_split(c: &mut Criterion) {
+    let mut group = c.benchmark_group("digest_split");
+    configure(&mut group);
+    for total in DIGEST_TOTALS {
+        let fields: Vec<String> = (0..DIGEST_FIELDS)
+            .map(|i| {
+                let line = format!("line {i} of a log\n");
+                line.repeat(total / DIGEST_FIELDS / line.len() + 1)[..total / DIGEST_FIELDS]
+                    .to_string()
+            })
+            .collect();
+        let texts: Vec<&str> = fields.iter().map(String::as_str).collect();
+        let kib = format!("{}KiB", total >> 10);
+        group.throughput(Throughput::Bytes(total as u64));
+        group.bench_function(BenchmarkId::new("one-core", &kib), |b| {
+            b.iter(|| sha256_each(&texts))
+        });
+        group.bench_function(BenchmarkId::new("all-cores", &kib), |b| {
+            b.iter(|| sha256_each_on_all_cores(&texts))
+        });
+    }
+    group.finish();
+}
+
+fn threads_c(c: &mut Criterion) {
+    let shape = BenchShape::C;
+    let batches = [shape.batch(1)];
+    let ctx = BudgetContext::new(Budget::Units(shape.budget as i64));
+    let reference = StrategyName::REFERENCE.build();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut group = c.benchmark_group("threads_c");
+    configure(&mut group);
+    group.throughput(Throughput::Bytes(text_bytes(&batches)));
+    for threads in [1, cores.max(2)] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool");
+        let mut routine = finalizing(reference.as_ref(), &batches, &ctx);
+        group.bench_function(BenchmarkId::new("reference", threads), |b| {
+            pool.install(|| routine(b))
+        });
+    }
+    group.bench_function("floor", flooring(&batches, shape.budget));
+    group.finish();
+}
+
 criterion_group!(
     benches,
     finalize_shapes,
+    threads_c,
+    digest_split,
     finalize_mixed,
     linearity,
     duplicate_ids

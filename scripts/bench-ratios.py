@@ -105,6 +105,34 @@ def duplicate_ids_table():
     print(f"| 20,000 x 200 units, budget 1,000 | {ms(same[0])} | {ms(distinct[0])} | {ratio(same[0], distinct[0])} |")
 
 
+def threads_table():
+    """The reference on shape c in a pool of one thread and of one per core, and the one-core floor."""
+    path = os.path.join(ROOT, "threads_c", "reference")
+    flo = load("threads_c", "floor")
+    if not (os.path.isdir(path) and flo):
+        return
+    print("| threads | reference | reference / one-core floor | reference throughput |")
+    print("|---:|---:|---:|---:|")
+    for threads in sorted((n for n in os.listdir(path) if n.isdigit()), key=int):
+        r = load("threads_c", "reference", threads)
+        if r:
+            print(f"| {threads} | {ms(r[0])} | {ratio(r[0], flo[0])} | {gbps(r[1], r[0])} |")
+    print(f"| floor (1) | {ms(flo[0])} | 1.00x | {gbps(flo[1], flo[0])} |")
+
+
+def digest_split_table():
+    """8 equal fields hashed one after the other and on all cores, by total size."""
+    path = os.path.join(ROOT, "digest_split", "one-core")
+    if not os.path.isdir(path):
+        return
+    print("| bytes (8 fields) | one core | all cores | all / one |")
+    print("|---:|---:|---:|---:|")
+    for size in sorted(os.listdir(path), key=lambda n: int(n.removesuffix("KiB")) if n.endswith("KiB") else 0):
+        one, every = load("digest_split", "one-core", size), load("digest_split", "all-cores", size)
+        if one and every:
+            print(f"| {size} | {ms(one[0])} | {ms(every[0])} | {ratio(every[0], one[0])} |")
+
+
 def text_table():
     path = os.path.join(ROOT, "text_scan", "utf16_len")
     if not os.path.isdir(path):
@@ -176,6 +204,8 @@ def main():
     sections = [
         ("Reference against the floor", reference_table),
         ("Every strategy (median, and its ratio to the floor)", strategy_table),
+        ("One large batch: the reference on shape c by threads, against the one-core floor", threads_table),
+        ("Hashing 8 fields on one core and on all cores", digest_split_table),
         ("Linearity: every field doubled, the budget kept", linearity_table),
         ("Duplicate call ids against distinct ones", duplicate_ids_table),
         ("UTF-16 measurement against a memchr pass", text_table),

@@ -1,7 +1,10 @@
 //! Content digests: the SHA-256 of a text, raw or as lowercase hex. A shortened field's header names its full
 //! output's digest, a scenario's hash is the digest of its canonical JSON, a recorded workload's is the digest of
-//! its file, and the floor folds the digests of the fields it cuts. A leaf: it names no other module.
+//! its file, and the floor folds the digests of the fields it cuts. One text's SHA-256 is sequential, so many
+//! texts can be hashed at once only side by side: [`sha256_each_on_all_cores`] spreads them over the current
+//! rayon pool. A leaf: it names no other module.
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 /// The SHA-256 of `bytes`.
@@ -9,15 +12,32 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// The SHA-256 of each of `texts`, in order, one after the other on the calling thread.
+pub fn sha256_each(texts: &[&str]) -> Vec<[u8; 32]> {
+    texts.iter().map(|t| sha256(t.as_bytes())).collect()
+}
+
+/// The SHA-256 of each of `texts`, in order, computed side by side on the threads of the current rayon pool (the
+/// pool the caller runs in, else the global one): the same digests as [`sha256_each`], whatever the thread count.
+/// A text is never split, so one text takes what it takes on one core.
+pub fn sha256_each_on_all_cores(texts: &[&str]) -> Vec<[u8; 32]> {
+    texts.par_iter().map(|t| sha256(t.as_bytes())).collect()
+}
+
 /// Lowercase hex SHA-256 of `data` (a text's UTF-8 bytes, or any bytes).
 pub fn sha256_hex(data: impl AsRef<[u8]>) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(64);
-    for b in sha256(data.as_ref()) {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
+    push_hex(&mut hex, &sha256(data.as_ref()));
     hex
+}
+
+/// Appends `digest` to `out` as 64 lowercase hex digits.
+pub fn push_hex(out: &mut String, digest: &[u8; 32]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &b in digest {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
 }
 
 #[cfg(test)]
@@ -41,5 +61,30 @@ mod tests {
         );
         assert_eq!(sha256_hex(b"abc"), sha256_hex("abc"));
         assert_eq!(sha256(b"abc")[..4], [0xba, 0x78, 0x16, 0xbf]);
+        let mut out = String::from("x");
+        push_hex(&mut out, &sha256(b"abc"));
+        assert_eq!(out, format!("x{}", sha256_hex("abc")));
+    }
+
+    #[test]
+    fn all_cores_give_the_same_digests_in_the_same_order_on_any_pool() {
+        let owned: Vec<String> = (0..37).map(|i| "ab😀\n".repeat(i * 101)).collect();
+        let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let one_by_one = sha256_each(&texts);
+        assert_eq!(one_by_one.len(), 37);
+        assert_eq!(one_by_one[0], sha256(b""));
+        assert_eq!(one_by_one[5], sha256(owned[5].as_bytes()));
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(
+                pool.install(|| sha256_each_on_all_cores(&texts)),
+                one_by_one,
+                "{threads} threads"
+            );
+        }
+        assert!(sha256_each_on_all_cores(&[]).is_empty());
     }
 }

@@ -6,6 +6,11 @@
 //! sha256. [`floor`] does exactly that and nothing more: one measuring pass, the water-fill allocation computed
 //! from the lengths alone, and sha256 over the fields the allocation cuts. It writes nothing, copies no text and
 //! builds no preview.
+//!
+//! The floor is the least work of one core: it hashes the cut fields one after the other on the calling thread.
+//! A finalizer that hashes a large batch's cut fields on several cores at once (the reference and the strategies
+//! built on its parts do, see `finalize/cut_digests.rs`) can take less time than the floor; its ratio to the
+//! floor below 1 is that parallelism, measured.
 
 use crate::alloc::water_fill;
 use crate::digest::sha256;

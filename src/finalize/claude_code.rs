@@ -13,6 +13,7 @@
 
 use super::artifacts::{slots_of_entry, EntryWriter};
 use super::config::{ClaudeCodeConfig, StrategyConfig};
+use super::cut_digests::CutField;
 use super::per_result::{apply_rule, join_paths, ResultRule};
 use super::slots::{collect_slots, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
@@ -73,7 +74,8 @@ impl ResultRule for ShellCut<'_> {
             && utf16_len(text) as u64 > SHELL_MAX_CHARS
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, _paths: &[String]) -> String {
+        let text = cut.text;
         let half = (SHELL_MAX_CHARS / 2) as usize;
         let (first, last) = (head(text, half), tail(text, half));
         let cut = utf16_len(text) - utf16_len(first) - utf16_len(last);

@@ -8,6 +8,7 @@
 //!   were removed. The marker is not counted against the 10,000.
 //! - No persistence (the removed middle is gone) and no batch-level cap.
 
+use super::cut_digests::CutField;
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -35,7 +36,8 @@ impl ResultRule for Codex {
         text.len() > MAX_RESULT_BYTES
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, _paths: &[String]) -> String {
+        let text = cut.text;
         let head = head_bytes(text, MAX_RESULT_BYTES / 2);
         let tail = tail_bytes(text, MAX_RESULT_BYTES - MAX_RESULT_BYTES / 2);
         let removed = text[head.len()..text.len() - tail.len()].chars().count();

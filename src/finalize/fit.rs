@@ -5,29 +5,59 @@
 //! between them). Every cut is surrogate-safe, so a fit never exceeds its allocation.
 
 use super::head_share::HeadShare;
-use crate::digest::sha256_hex;
+use crate::digest::{push_hex, sha256};
 use crate::text::{head, tail, utf16_len};
+
+/// The header's opening line and the label of the digest, which follows it as 64 hex digits.
+const NOTICE: &str = "Tool output truncated.\nFull output sha256: ";
+/// What precedes the path of a field persisted to one artifact.
+const ONE_PATH: &str = "\nPersisted tool-output artifact: ";
+/// What precedes the list of a field persisted to several artifacts, and each item of that list.
+const MANY_PATHS: &str = "\nPersisted tool-output artifacts:";
+const PATH_ITEM: &str = "\n- ";
 
 /// The header of a shortened field: the truncation notice, the full text's sha256 and the artifact paths.
 pub fn header(full_text: &str, paths: &[String]) -> String {
+    header_with_digest(&sha256(full_text.as_bytes()), paths)
+}
+
+/// The header of a shortened field whose full text's sha256 is `digest` (computed ahead, see `cut_digests.rs`).
+pub(crate) fn header_with_digest(digest: &[u8; 32], paths: &[String]) -> String {
     let mut h = String::with_capacity(128);
-    h.push_str("Tool output truncated.\nFull output sha256: ");
-    h.push_str(&sha256_hex(full_text));
+    h.push_str(NOTICE);
+    push_hex(&mut h, digest);
     match paths {
         [] => {}
         [one] => {
-            h.push_str("\nPersisted tool-output artifact: ");
+            h.push_str(ONE_PATH);
             h.push_str(one);
         }
         many => {
-            h.push_str("\nPersisted tool-output artifacts:");
+            h.push_str(MANY_PATHS);
             for p in many {
-                h.push_str("\n- ");
+                h.push_str(PATH_ITEM);
                 h.push_str(p);
             }
         }
     }
     h
+}
+
+/// The length in UTF-16 units of any header naming `paths`, whatever the text it digests.
+pub(crate) fn header_units(paths: &[String]) -> u64 {
+    let units = |s: &str| utf16_len(s) as u64;
+    let listed = match paths {
+        [] => 0,
+        [one] => units(ONE_PATH) + units(one),
+        many => {
+            units(MANY_PATHS)
+                + many
+                    .iter()
+                    .map(|p| units(PATH_ITEM) + units(p))
+                    .sum::<u64>()
+        }
+    };
+    units(NOTICE) + 64 + listed
 }
 
 /// Rewrites `text` to at most `allocation` UTF-16 units behind `header`.
@@ -63,6 +93,7 @@ pub(crate) fn fit(text: &str, allocation: u64, header: &str, share: HeadShare) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::digest::sha256_hex;
 
     const TEXT: &str = "0123456789abcdefghijklmnopqrstuvwxyz";
 
@@ -85,6 +116,33 @@ mod tests {
             header("abc", &["/a".into(), "/b".into()]),
             format!("Tool output truncated.\nFull output sha256: {sha}\nPersisted tool-output artifacts:\n- /a\n- /b")
         );
+        assert_eq!(
+            header_with_digest(&sha256(b"abc"), &["/a".into()]),
+            header("abc", &["/a".into()])
+        );
+    }
+
+    #[test]
+    fn header_units_are_the_length_of_every_header() {
+        let path_lists: [&[&str]; 5] = [
+            &[],
+            &["/a"],
+            &["/tmp/x.txt", "/b"],
+            &["/é/😀.txt"],
+            &["", "", ""],
+        ];
+        for paths in path_lists {
+            let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+            for text in ["", "abc", "😀 text"] {
+                assert_eq!(
+                    header_units(&paths),
+                    utf16_len(&header(text, &paths)) as u64,
+                    "{paths:?}"
+                );
+            }
+        }
+        assert_eq!(header_units(&[]), 107);
+        assert_eq!(header_units(&["/é/😀.txt".into()]), 107 + 33 + 9);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! - No batch-level cap. Applies to each `functionResponse` output and error; top-level text is left alone.
 
 use super::config::GeminiCliConfig;
+use super::cut_digests::CutField;
 use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -65,7 +66,8 @@ impl ResultRule for Rule {
         utf16_len(text) as u64 > self.threshold
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, paths: &[String]) -> String {
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, paths: &[String]) -> String {
+        let text = cut.text;
         let head_units = self.threshold / 5;
         let first = head(text, head_units as usize);
         let last = tail(text, (self.threshold - head_units) as usize);

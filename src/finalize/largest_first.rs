@@ -5,9 +5,14 @@
 //! Should the stubs and the fields too short to replace still exceed the budget (a budget smaller than a few
 //! stubs), a last no-I/O pass water-fills the remaining lengths and cuts each over-long field to its allocation
 //! (stubs by their head, other fields by the reference fit), so the batch always fits.
+//!
+//! Which fields become stubs depends only on lengths (a stub's length does not depend on the digest it names),
+//! so they are all chosen and persisted first; then the digests of every field replaced or cut are computed
+//! together (on all cores when large, see `cut_digests.rs`), and the stubs and cuts written.
 
 use super::artifacts::{slots_of_entry, EntryWriter};
-use super::fit::{fit, header};
+use super::cut_digests::CutDigests;
+use super::fit::{fit, header_units, header_with_digest};
 use super::head_share::HeadShare;
 use super::slots::{collect_slots, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
@@ -16,7 +21,7 @@ use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
 use crate::model::Batch;
 use crate::persist::ArtifactStore;
-use crate::text::{head, utf16_len};
+use crate::text::head;
 
 /// The strategy's entry in the registry (see `finalize/spec.rs`).
 pub(super) const SPEC: StrategySpec = StrategySpec {
@@ -60,11 +65,13 @@ impl Finalizer for LargestFirst {
             return Outcome::unchanged(batch);
         }
         // No stub is shorter than the header without any path.
-        let shortest_stub = utf16_len(&header("", &[])) as u64;
+        let shortest_stub = header_units(&[]);
         let mut order: Vec<usize> = (0..slots.len()).collect();
         order.sort_by(|&a, &b| lengths[b].cmp(&lengths[a]).then(a.cmp(&b)));
         let mut writer = EntryWriter::new(&batch);
         let mut replaced = vec![false; slots.len()];
+        // The slots to replace by their stub, in the order chosen; each entry is persisted at its first.
+        let mut stubbed = Vec::new();
         for i in order {
             if total <= limit {
                 break;
@@ -79,18 +86,33 @@ impl Finalizer for LargestFirst {
                 slots_of_entry(&slots, slot.entry),
                 store,
             );
-            let stub = header(slot.text(&batch), batch[slot.entry].artifact_paths());
-            let stub_len = utf16_len(&stub) as u64;
+            let stub_len = header_units(batch[slot.entry].artifact_paths());
             if stub_len >= slot.len {
                 continue;
             }
-            slot.replace(&mut batch, &stub);
             total -= slot.len - stub_len;
             lengths[i] = stub_len;
             replaced[i] = true;
+            stubbed.push(i);
         }
-        if total > limit {
-            let allocation = water_fill(&lengths, limit);
+        // What the last pass cuts: every slot still over its share of a water-fill of the remaining lengths.
+        let allocation = (total > limit).then(|| water_fill(&lengths, limit));
+        let cut = |i: usize| allocation.as_ref().is_some_and(|a| lengths[i] > a[i]);
+        // Each replaced or cut field's digest, taken in that order below; no text has changed yet.
+        let mut digests = CutDigests::new(
+            stubbed
+                .iter()
+                .copied()
+                .chain((0..slots.len()).filter(|&i| !replaced[i] && cut(i)))
+                .map(|i| slots[i].text(&batch)),
+        );
+        for &i in &stubbed {
+            let slot = &slots[i];
+            let digest = digests.next(slot.text(&batch));
+            let stub = header_with_digest(&digest, batch[slot.entry].artifact_paths());
+            slot.replace(&mut batch, &stub);
+        }
+        if let Some(allocation) = &allocation {
             for (i, slot) in slots.iter().enumerate() {
                 let a = allocation[i];
                 if lengths[i] <= a {
@@ -100,12 +122,9 @@ impl Finalizer for LargestFirst {
                 let cut = if replaced[i] {
                     head(text, a as usize).to_string()
                 } else {
-                    fit(
-                        text,
-                        a,
-                        &header(text, batch[slot.entry].artifact_paths()),
-                        self.head_share,
-                    )
+                    let digest = digests.next(text);
+                    let header = header_with_digest(&digest, batch[slot.entry].artifact_paths());
+                    fit(text, a, &header, self.head_share)
                 };
                 slot.replace(&mut batch, &cut);
             }
@@ -120,6 +139,7 @@ impl Finalizer for LargestFirst {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::fit::header;
     use crate::finalize::slots::budgeted_total;
     use crate::finalize::testing::{output_entry, output_of, run};
     use crate::PlanReminders;

@@ -9,6 +9,7 @@
 
 mod artifacts;
 mod config;
+mod cut_digests;
 mod fit;
 mod head_share;
 mod name;
@@ -78,6 +79,7 @@ pub use config::{
     ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
+pub use cut_digests::PARALLEL_DIGEST_BYTES;
 pub use fit::header;
 pub use head_share::HeadShare;
 pub use legacy_layers::LegacyLayers;

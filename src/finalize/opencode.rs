@@ -9,6 +9,7 @@
 //! - Every cut result is written to a file in full (once per entry, existing paths reused), so nothing is
 //!   lost. No batch-level cap.
 
+use super::cut_digests::CutField;
 use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -60,7 +61,8 @@ impl ResultRule for OpenCode {
         kept < total
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, paths: &[String]) -> String {
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, paths: &[String]) -> String {
+        let text = cut.text;
         let (bytes, kept, total) = kept_lines(text);
         let saved = if paths.is_empty() {
             "writing the complete output failed".to_string()

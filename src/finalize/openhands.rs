@@ -7,6 +7,7 @@
 //!   saying how many were clipped.
 //! - No persistence and no batch-level cap.
 
+use super::cut_digests::CutField;
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -34,7 +35,8 @@ impl ResultRule for OpenHands {
         text.chars().nth(MAX_RESULT_CHARS).is_some()
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, _paths: &[String]) -> String {
+        let text = cut.text;
         let half = MAX_RESULT_CHARS / 2;
         let (first, last) = (head_chars(text, half), tail_chars(text, half));
         let clipped = text[first.len()..text.len() - last.len()].chars().count();

@@ -6,6 +6,7 @@
 //! [`PerResult`]; a policy that does more (`claude-code`'s message cap) calls [`apply_rule`] itself.
 
 use super::artifacts::persist_marked;
+use super::cut_digests::{CutDigests, CutField};
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Finalizer, Outcome};
 use crate::budget::{BudgetContext, PlanReminders};
@@ -28,8 +29,15 @@ pub(crate) trait ResultRule {
     /// Whether `text`, the `field` of a result of `tool`, is shortened.
     fn shortens(&self, tool: &str, field: Field, text: &str) -> bool;
 
-    /// The shortened field; `paths` are the entry's artifact paths (empty when none or when the write failed).
-    fn rewrite(&self, tool: &str, text: &str, paths: &[String]) -> String;
+    /// Whether a rewrite names the full text's sha256 (`cut.sha256()`); the digests of the shortened fields are
+    /// then computed ahead, on all cores when they are large. By default not.
+    fn names_digest(&self) -> bool {
+        false
+    }
+
+    /// The shortened field `cut`; `paths` are the entry's artifact paths (empty when none or when the write
+    /// failed).
+    fn rewrite(&self, tool: &str, cut: &CutField<'_>, paths: &[String]) -> String;
 }
 
 impl<R: ResultRule + ?Sized> ResultRule for &R {
@@ -45,8 +53,12 @@ impl<R: ResultRule + ?Sized> ResultRule for &R {
         (**self).shortens(tool, field, text)
     }
 
-    fn rewrite(&self, tool: &str, text: &str, paths: &[String]) -> String {
-        (**self).rewrite(tool, text, paths)
+    fn names_digest(&self) -> bool {
+        (**self).names_digest()
+    }
+
+    fn rewrite(&self, tool: &str, cut: &CutField<'_>, paths: &[String]) -> String {
+        (**self).rewrite(tool, cut, paths)
     }
 }
 
@@ -106,13 +118,22 @@ pub(crate) fn apply_rule(
     } else {
         Vec::new()
     };
-    for (slot, _) in slots.iter().zip(&marked).filter(|(_, &m)| m) {
+    let shortened = || {
+        slots
+            .iter()
+            .zip(&marked)
+            .filter(|(_, &m)| m)
+            .map(|(slot, _)| slot)
+    };
+    let mut digests = if rule.names_digest() {
+        CutDigests::new(shortened().map(|slot| slot.text(&batch)))
+    } else {
+        CutDigests::on_demand()
+    };
+    for slot in shortened() {
         let entry = &batch[slot.entry];
-        let rewritten = rule.rewrite(
-            slot_tool(entry, slot),
-            slot.text(&batch),
-            entry.artifact_paths(),
-        );
+        let cut = CutField::next(slot.text(&batch), &mut digests);
+        let rewritten = rule.rewrite(slot_tool(entry, slot), &cut, entry.artifact_paths());
         slot.replace(&mut batch, &rewritten);
     }
     Outcome { batch, persisted }

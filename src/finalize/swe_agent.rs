@@ -7,6 +7,7 @@
 //!   many characters were elided.
 //! - No persistence and no batch-level cap.
 
+use super::cut_digests::CutField;
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -34,7 +35,8 @@ impl ResultRule for SweAgent {
         text.chars().nth(MAX_RESULT_CHARS).is_some()
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, _paths: &[String]) -> String {
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, _paths: &[String]) -> String {
+        let text = cut.text;
         let kept = head_chars(text, MAX_RESULT_CHARS);
         let elided = text[kept.len()..].chars().count();
         format!("{kept}\n--- the remaining {elided} characters of this observation were elided ---")

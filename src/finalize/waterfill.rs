@@ -4,7 +4,8 @@
 //! reference fit); [`allocate_and_fit`] takes the allocation and the fit as parameters.
 
 use super::artifacts::EntryWriter;
-use super::fit::{fit, header};
+use super::cut_digests::CutDigests;
+use super::fit::{fit, header_with_digest};
 use super::head_share::HeadShare;
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Finalizer, Outcome};
@@ -109,7 +110,9 @@ pub(crate) fn slot_lengths(slots: &[Slot]) -> Vec<u64> {
 ///
 /// Entries are handled one at a time, in entry order: persist, then fit its shortened slots. An entry whose
 /// fields all keep their text is never touched, and nothing is allocated for it; the text of a shortened
-/// single-slot entry is moved into its artifact, not copied, and the preview is cut from there.
+/// single-slot entry is moved into its artifact, not copied, and the preview is cut from there. The headers'
+/// digests of the shortened slots are computed before the first entry is handled, on all cores, when their
+/// bytes are large (see `cut_digests.rs`); otherwise each as its slot is fitted.
 pub(crate) fn allocate_and_fit(
     mut batch: Batch,
     ctx: &BudgetContext,
@@ -128,6 +131,13 @@ pub(crate) fn allocate_and_fit(
     }
     let allocation = allocate(&slots, limit);
     debug_assert_eq!(allocation.len(), slots.len());
+    let mut digests = CutDigests::new(
+        slots
+            .iter()
+            .zip(&allocation)
+            .filter(|&(s, &a)| s.len > a)
+            .map(|(s, _)| s.text(&batch)),
+    );
     let mut writer = persist.then(|| EntryWriter::new(&batch));
     let mut start = 0;
     while start < slots.len() {
@@ -151,7 +161,8 @@ pub(crate) fn allocate_and_fit(
                 (Some(content), [_]) => content.as_str(),
                 _ => slot.text(&batch),
             };
-            let fitted = fit_slot(text, a, &header(text, batch[e].artifact_paths()));
+            let header = header_with_digest(&digests.next(text), batch[e].artifact_paths());
+            let fitted = fit_slot(text, a, &header);
             slot.replace_owned(&mut batch, fitted);
         }
     }

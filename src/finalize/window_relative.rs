@@ -8,7 +8,8 @@
 //! threshold can exceed any budget together.
 
 use super::config::WindowRelativeConfig;
-use super::fit::{fit, header};
+use super::cut_digests::CutField;
+use super::fit::{fit, header_with_digest};
 use super::head_share::HeadShare;
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
@@ -80,9 +81,14 @@ impl ResultRule for Rule {
         utf16_len(text) as u64 > self.threshold
     }
 
-    fn rewrite(&self, _tool: &str, text: &str, paths: &[String]) -> String {
+    fn names_digest(&self) -> bool {
+        true
+    }
+
+    fn rewrite(&self, _tool: &str, cut: &CutField<'_>, paths: &[String]) -> String {
         let allocation = self.preview.min(self.threshold);
-        fit(text, allocation, &header(text, paths), self.share)
+        let header = header_with_digest(&cut.sha256(), paths);
+        fit(cut.text, allocation, &header, self.share)
     }
 }
 
@@ -104,6 +110,7 @@ impl PerResultPolicy for WindowRelative {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finalize::fit::header;
     use crate::finalize::per_result::PerResult;
     use crate::finalize::testing::{output_entry, output_of, run};
 

@@ -360,6 +360,7 @@ impl SweepRequest {
                 strategies,
                 shard: Shard::WHOLE,
                 slowdown: Default::default(),
+                tokens: None,
             },
             points,
         })

@@ -7,7 +7,7 @@ use clap::Args;
 
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
-use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag};
+use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
 use super::output::progress;
 use super::Status;
 
@@ -57,6 +57,9 @@ pub struct RunArgs {
     /// Worker threads.
     #[command(flatten)]
     pub threads: ThreadsFlag,
+    /// Token counting.
+    #[command(flatten)]
+    pub tokens: TokenFlags,
 }
 
 impl RunArgs {
@@ -79,6 +82,7 @@ impl RunArgs {
             shard: self.shard.value.clone(),
             quick: self.quick,
             slowdown,
+            tokens: self.tokens.request(),
         }
     }
 }

@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TurnCost};
+use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TokenSettings, TurnCost};
 use crate::scenario::{BudgetLabel, ScenarioBudget};
 use crate::workload::Mode;
 
@@ -91,6 +91,9 @@ pub struct RunInputs {
     pub strategies: Vec<StrategyKey>,
     /// The shard, when the run was one.
     pub shard: Option<ShardInfo>,
+    /// The tokenizer and token budget of a run given `--tokenizer` (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenSettings>,
 }
 
 /// `results.json`.
@@ -293,6 +296,11 @@ impl RunResults {
         if inputs.strategies.is_empty() {
             return Err("inputs.strategies: no strategy".into());
         }
+        if let Some(tokens) = &inputs.tokens {
+            tokens
+                .validate()
+                .map_err(|m| format!("inputs.tokens.{m}"))?;
+        }
         if let Some(name) = first_repeat(inputs.strategies.iter().map(StrategyKey::as_str)) {
             return Err(format!("inputs.strategies: {name} is listed twice"));
         }
@@ -391,6 +399,20 @@ impl RunResults {
                 )));
             }
             validate_row(row).map_err(at)?;
+            match (&inputs.tokens, &row.tokens) {
+                (Some(_), Some(t)) => t.validate(row.batches).map_err(at)?,
+                (None, None) => {}
+                (Some(_), None) => {
+                    return Err(at(
+                        "tokens: absent, but the run counted tokens (inputs.tokens)".into(),
+                    ))
+                }
+                (None, Some(_)) => {
+                    return Err(at(
+                        "tokens: present, but the run counted none (no inputs.tokens)".into(),
+                    ))
+                }
+            }
         }
         Ok(())
     }
@@ -639,6 +661,9 @@ fn validate_metrics(m: &crate::metrics::BatchMetrics) -> std::result::Result<(),
         "shortenedFields",
         m.shortened_fields,
     )?;
+    if let Some(tokens) = &m.tokens {
+        tokens.validate(m.final_total)?;
+    }
     Ok(())
 }
 

@@ -19,5 +19,6 @@ mod scenarios;
 mod simulation;
 mod strategies;
 mod support;
+mod token_runs;
 mod tokens;
 mod vectors;

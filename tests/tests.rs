@@ -1,6 +1,7 @@
 //! budgetlab's integration tests: one binary, one module per topic.
 
 mod allocations;
+mod architecture;
 mod behaviours;
 mod cli;
 mod conform;

@@ -18,30 +18,30 @@ use super::Status;
 #[command(mut_arg("out", |arg| arg
     .help("The report folder: conform.json, summary.md and the counterexamples' batch files")
     .default_value("reports/conform")))]
-pub struct ConformArgs {
+pub(crate) struct ConformArgs {
     /// The strategy to check (see `budgetlab strategies`).
     #[arg(long)]
-    pub strategy: String,
+    pub(crate) strategy: String,
     /// Cases generated from the shipped scenarios, 0 to 100,000, besides the edge cases and vectors (default 2,000).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub cases: Option<u64>,
+    pub(crate) cases: Option<u64>,
     /// Seed of the generated cases (default 0).
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Also hold the strategy to the built-in reference and the production vectors: `--as reference`.
     #[arg(long = "as", value_name = "reference")]
-    pub as_target: Option<String>,
+    pub(crate) as_target: Option<String>,
     /// The report folder.
     #[command(flatten)]
-    pub out: ReportFolder,
+    pub(crate) out: ReportFolder,
     /// Also write the checks as JUnit XML to this file (`-`: standard output, instead of the table).
     #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
+    pub(crate) junit: Option<PathBuf>,
 }
 
 /// Runs the checks: [`Status::ChecksFailed`] when one fails. Both outputs are checked before the run and written
 /// before the table is printed.
-pub fn execute(args: ConformArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
     let strategy: StrategyName = args.strategy.parse().context("--strategy")?;
     let cases = conform::check_cases(args.cases.unwrap_or(conform::DEFAULT_CASES))?;
     let as_reference = match &args.as_target {

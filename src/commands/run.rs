@@ -23,22 +23,22 @@ with --quick)"
     ),
     mut_arg("seed", help("Seed for every scenario, overriding theirs"))
 )]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
     #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
-    pub scenarios: Vec<String>,
+    pub(crate) scenarios: Vec<String>,
     /// Strategies, batches, seed and report folder.
     #[command(flatten)]
-    pub run: RunFlags,
+    pub(crate) run: RunFlags,
     /// The shard.
     #[command(flatten)]
-    pub shard: ShardFlag,
+    pub(crate) shard: ShardFlag,
     /// A small run for smoke tests and CI.
     #[arg(long)]
-    pub quick: bool,
+    pub(crate) quick: bool,
     /// Run recorded batches (JSON Lines, one batch a line, the format of `finalize`) instead of scenarios.
     #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
-    pub batches_file: Option<PathBuf>,
+    pub(crate) batches_file: Option<PathBuf>,
     /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
     #[arg(
         long,
@@ -47,19 +47,19 @@ pub struct RunArgs {
         requires = "batches_file",
         allow_negative_numbers = true
     )]
-    pub budgets: Vec<u64>,
+    pub(crate) budgets: Vec<u64>,
     /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
     #[arg(long, value_name = "MODE", requires = "batches_file")]
-    pub mode: Option<String>,
+    pub(crate) mode: Option<String>,
     /// Run --batches-file in the mode's legacy form.
     #[arg(long, requires = "batches_file")]
-    pub legacy: bool,
+    pub(crate) legacy: bool,
     /// Worker threads.
     #[command(flatten)]
-    pub threads: ThreadsFlag,
+    pub(crate) threads: ThreadsFlag,
     /// Token counting.
     #[command(flatten)]
-    pub tokens: TokenFlags,
+    pub(crate) tokens: TokenFlags,
 }
 
 impl RunArgs {
@@ -88,7 +88,7 @@ impl RunArgs {
 }
 
 /// Plans the run, runs it and writes the report folder.
-pub fn execute(args: RunArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let slowdown = std::env::var_os(SLOWDOWN_VAR).map(|v| v.to_string_lossy().into_owned());
     let plan = args.request(slowdown).plan()?;
     let out = &args.run.out;

@@ -14,19 +14,19 @@ use super::Status;
 /// Flags of `budgetlab simulate`.
 #[derive(Debug, Args)]
 #[command(mut_arg("scenario", help("A scenario file, or the name of a shipped scenario")))]
-pub struct SimulateArgs {
+pub(crate) struct SimulateArgs {
     /// The scenario.
     #[command(flatten)]
-    pub scenario: ScenarioFlag,
+    pub(crate) scenario: ScenarioFlag,
     /// Runtime mode (interactive, headless, acp, agent, speculative; default: the scenario's).
     #[arg(long, value_name = "MODE")]
-    pub mode: Option<String>,
+    pub(crate) mode: Option<String>,
     /// The strategy at every finalization boundary.
     #[arg(long, default_value = "reference")]
-    pub strategy: String,
+    pub(crate) strategy: String,
     /// Run the mode's legacy form (before the shared finalizer).
     #[arg(long)]
-    pub legacy: bool,
+    pub(crate) legacy: bool,
     /// Number of turns (1 to 1,000,000).
     #[arg(
         long,
@@ -34,19 +34,19 @@ pub struct SimulateArgs {
         value_name = "N",
         allow_negative_numbers = true
     )]
-    pub batches: u64,
+    pub(crate) batches: u64,
     /// The seed.
     #[command(flatten)]
-    pub seed: SeedFlag,
+    pub(crate) seed: SeedFlag,
     /// Budget in UTF-16 units (default: the scenario's first budget).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub budget: Option<u64>,
+    pub(crate) budget: Option<u64>,
     /// Leave out the chat send guard.
     #[arg(long)]
-    pub no_send_guard: bool,
+    pub(crate) no_send_guard: bool,
     /// One JSON object per turn and line instead of tables.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 impl SimulateArgs {
@@ -66,7 +66,7 @@ impl SimulateArgs {
 }
 
 /// Simulates the turns and prints each as it is done.
-pub fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
     let job = args.request().job()?;
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {

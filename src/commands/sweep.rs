@@ -19,28 +19,28 @@ windows, the window-relative policies and the reference)")),
     mut_arg("seed", help("Seed overriding the scenario's")),
     mut_arg("out", |arg| arg.help("The output folder").default_value("reports/sweep"))
 )]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     /// The scenario.
     #[command(flatten)]
-    pub scenario: ScenarioFlag,
+    pub(crate) scenario: ScenarioFlag,
     /// Sweep the budget from FROM to TO UTF-16 units (log-spaced).
     #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
-    pub budgets: Option<String>,
+    pub(crate) budgets: Option<String>,
     /// Sweep the context window from FROM to TO tokens (log-spaced); the budget follows the window-relative rule.
     #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
-    pub windows: Option<String>,
+    pub(crate) windows: Option<String>,
     /// Sweep the head share of each preview (strategies head-tail-<share>) over FROM..TO (default 0..1).
     #[arg(long, value_name = "FROM..TO", num_args = 0..=1, default_missing_value = "0..1")]
-    pub head_shares: Option<String>,
+    pub(crate) head_shares: Option<String>,
     /// Number of points (default 12; 11 for head shares).
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    pub steps: Option<usize>,
+    pub(crate) steps: Option<usize>,
     /// Strategies, batches, seed and output folder.
     #[command(flatten)]
-    pub run: RunFlags,
+    pub(crate) run: RunFlags,
     /// Worker threads.
     #[command(flatten)]
-    pub threads: ThreadsFlag,
+    pub(crate) threads: ThreadsFlag,
 }
 
 impl SweepArgs {
@@ -63,7 +63,7 @@ impl SweepArgs {
 }
 
 /// Plans the sweep, runs it and writes its folder.
-pub fn execute(args: SweepArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     let plan = args.request().plan()?;
     let out = &args.run.out;
     out.check()?;

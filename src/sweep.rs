@@ -367,6 +367,7 @@ impl SweepRequest {
                 shard: Shard::WHOLE,
                 slowdown: Default::default(),
                 externals: self.externals.clone(),
+                tokens: None,
             },
             points,
         })

@@ -373,6 +373,7 @@ fn exercise(source: &str) -> Result<(bool, bool), TestCaseError> {
         shard: Shard::WHOLE,
         slowdown: Default::default(),
         externals: Default::default(),
+        tokens: None,
     };
     let expected = plan.turns();
     let output = plan.run(&|_| {});

@@ -21,5 +21,6 @@ mod scenarios;
 mod simulation;
 mod strategies;
 mod support;
+mod token_runs;
 mod tokens;
 mod vectors;

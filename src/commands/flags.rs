@@ -184,3 +184,32 @@ impl ExternalArgs {
         )
     }
 }
+
+/// `--tokenizer`, `--tokenizer-pattern` and `--token-budget` (`run`, `sweep`, `simulate`, `finalize`): count the
+/// model request's tokens beside its UTF-16 units. Without `--tokenizer` nothing is counted.
+#[derive(Debug, Args)]
+pub struct TokenFlags {
+    /// Count every model request's tokens: o200k_base, cl100k_base, or a tiktoken rank file (base64 token,
+    /// space, rank, one a line).
+    #[arg(long, value_name = "NAME|FILE")]
+    pub tokenizer: Option<String>,
+    /// The pre-tokenization of a rank file: o200k (the default) or cl100k.
+    #[arg(long, value_name = "o200k|cl100k", requires = "tokenizer")]
+    pub tokenizer_pattern: Option<String>,
+    /// A token budget to check compliance with: N tokens, or P% of the context window of a window budget.
+    #[arg(long, value_name = "N|P%", requires = "tokenizer")]
+    pub token_budget: Option<String>,
+}
+
+impl TokenFlags {
+    /// What the flags ask the library for; `None` without `--tokenizer`.
+    pub fn request(&self) -> Option<budgetlab::run::TokenRequest> {
+        self.tokenizer
+            .as_ref()
+            .map(|tokenizer| budgetlab::run::TokenRequest {
+                tokenizer: tokenizer.clone(),
+                pattern: self.tokenizer_pattern.clone(),
+                budget: self.token_budget.clone(),
+            })
+    }
+}

@@ -9,7 +9,7 @@ use clap::Args;
 use budgetlab::report::{check_folders, write_with_externals};
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
-use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag};
+use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
 use super::output::progress;
 use super::Status;
 
@@ -59,6 +59,9 @@ pub(crate) struct RunArgs {
     /// Worker threads.
     #[command(flatten)]
     pub(crate) threads: ThreadsFlag,
+    /// Token counting.
+    #[command(flatten)]
+    pub(crate) tokens: TokenFlags,
 }
 
 impl RunArgs {
@@ -86,6 +89,7 @@ impl RunArgs {
             shard: self.shard.value.clone(),
             quick: self.quick,
             slowdown,
+            tokens: self.tokens.request(),
         }
     }
 }

@@ -217,6 +217,9 @@ pub struct Aggregate {
     pub integrity: IntegritySummary,
     /// Cost per batch.
     pub cost: CostSummary,
+    /// Tokens as the model sees them (`--tokenizer` only; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<super::TokenSummary>,
 }
 
 /// Nearest-rank percentile `p` (0..=100) of `values`; 0 for none.
@@ -368,6 +371,7 @@ impl Aggregate {
                 records_differ: sum(&|m| u64::from(m.records_differ)),
             },
             cost: CostSummary::from_turns(costs),
+            tokens: None,
         }
     }
 }

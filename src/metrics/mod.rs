@@ -8,6 +8,7 @@ mod key;
 mod metric;
 mod retention;
 mod surrogates;
+pub mod tokens;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
@@ -18,6 +19,7 @@ pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
 pub use surrogates::broken_surrogates;
+pub use tokens::{TokenBudget, TokenSettings, TokenSummary, TurnTokens};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -108,6 +110,9 @@ pub struct BatchMetrics {
     pub non_budgeted_changed: u64,
     /// Whether the model request, the transcript and the tool-result record differ.
     pub records_differ: bool,
+    /// The model request's tokens (`--tokenizer` only; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TurnTokens>,
 }
 
 /// Measures one simulated turn. `input` is the producers' turn, `needles` the needles planted in it.
@@ -274,6 +279,7 @@ pub fn measure(
         reminders_changed: integrity.reminders_changed,
         non_budgeted_changed: integrity.non_budgeted_changed,
         records_differ: !record.records_identical,
+        tokens: None,
     }
 }
 

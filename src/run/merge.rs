@@ -142,6 +142,20 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
             let at = |message: String| Error::report(format!("{file}:{line}"), message);
             let key = index.key(&record).map_err(at)?;
             let batch = key.3;
+            match (&inputs.tokens, &record.metrics.tokens) {
+                (Some(_), None) => {
+                    return Err(at(
+                        "metrics.tokens: absent, but the run counted tokens (inputs.tokens)".into(),
+                    ))
+                }
+                (None, Some(_)) => {
+                    return Err(at(
+                        "metrics.tokens: present, but the run counted none (no inputs.tokens)"
+                            .into(),
+                    ))
+                }
+                _ => {}
+            }
             if batch % info.count != info.index {
                 return Err(at(format!(
                     "batch {batch} does not belong to shard {}/{}",
@@ -207,6 +221,22 @@ fn same_run(first: &ShardReport, shard: &ShardReport) -> Result<()> {
         if !differences.is_empty() {
             return differ(format!("scenario {}: {}", x.name, differences.join(", ")));
         }
+    }
+    if a.tokens != b.tokens {
+        let describe = |t: &Option<crate::metrics::TokenSettings>| match t {
+            None => "no tokenizer".to_string(),
+            Some(t) => format!(
+                "tokenizer {}{}",
+                t.tokenizer,
+                t.token_budget
+                    .map_or(String::new(), |b| format!(" with token budget {b}"))
+            ),
+        };
+        return differ(format!(
+            "{} vs {}",
+            describe(&b.tokens),
+            describe(&a.tokens)
+        ));
     }
     Ok(())
 }

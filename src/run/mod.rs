@@ -16,8 +16,8 @@ mod results;
 pub use cost::{Measured, Slowdown};
 pub use merge::{merge, parse_records, shard_list, ShardReport};
 pub use plan::{
-    check_threads, PlanRequest, RecordedBatches, Workloads, DEFAULT_MAX_BATCHES, QUICK_BATCHES,
-    THREADS_PER_CORE,
+    check_threads, PlanRequest, RecordedBatches, TokenRequest, Workloads, DEFAULT_MAX_BATCHES,
+    QUICK_BATCHES, THREADS_PER_CORE,
 };
 pub use results::{
     sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
@@ -34,11 +34,14 @@ use crate::error::{Error, Result};
 use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
-use crate::metrics::{measure, Aggregate, RowKey, StrategyKey, TurnCost};
+use crate::metrics::{
+    measure, Aggregate, RowKey, StrategyKey, TokenSettings, TokenSummary, TurnCost, TurnTokens,
+};
 use crate::model::{jsonl_text, parse_batch, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
 use crate::scenario::{Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
+use crate::tokens::Tokenizer;
 
 /// Where a workload's batches come from.
 #[derive(Debug, Clone)]
@@ -164,6 +167,18 @@ pub struct RunPlan {
     pub slowdown: Slowdown,
     /// The external strategies registered for the run, which `strategies` may name.
     pub externals: ExternalRegistry,
+    /// The tokenizer every turn's model request is counted with, and the token budget (`--tokenizer`); `None`
+    /// counts nothing.
+    pub tokens: Option<TokenCounting>,
+}
+
+/// Token counting in a run: the tokenizer, shared by the worker threads, and what `results.json` records of it.
+#[derive(Debug, Clone)]
+pub struct TokenCounting {
+    /// The tokenizer.
+    pub tokenizer: Tokenizer,
+    /// Its name and the token budget.
+    pub settings: TokenSettings,
 }
 
 /// A finished run: the results and every per-batch record they were aggregated from.
@@ -213,7 +228,7 @@ impl RunPlan {
                     if self.externals.faulted() {
                         return Vec::new();
                     }
-                    let out = evaluate(workload, &finalizers, i);
+                    let out = evaluate(workload, &finalizers, i, self.tokens.as_ref());
                     progress(out.len() as u64);
                     out
                 })
@@ -240,6 +255,7 @@ impl RunPlan {
                 index: self.shard.index,
                 count: self.shard.count,
             }),
+            tokens: self.tokens.as_ref().map(|t| t.settings.clone()),
         }
     }
 
@@ -258,8 +274,14 @@ struct Strategy {
     samples: u32,
 }
 
-/// One batch of a workload through every (budget, strategy), in that order.
-fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<BatchRecord> {
+/// One batch of a workload through every (budget, strategy), in that order; with `tokens`, each model request is
+/// counted too (in the worker thread, after the turn's cost was measured).
+fn evaluate(
+    workload: &Workload,
+    finalizers: &[Strategy],
+    index: u64,
+    tokens: Option<&TokenCounting>,
+) -> Vec<BatchRecord> {
     let generated = workload.batch(index);
     let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
     for budget in &workload.info.budgets {
@@ -277,7 +299,7 @@ fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<Bat
             let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
             let (strategy_ns, floor_ns) = measured.totals();
             let cost_ns = elapsed.saturating_sub(measured.overhead_ns());
-            let metrics = measure(
+            let mut metrics = measure(
                 index as usize,
                 &generated.batch,
                 &generated.needles,
@@ -285,6 +307,8 @@ fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<Bat
                 Some(budget.units),
                 &ctx.reminders,
             );
+            metrics.tokens = tokens
+                .map(|t| TurnTokens::count(&record.model_request, &ctx.reminders, &t.tokenizer));
             out.push(BatchRecord {
                 scenario: workload.info.name.clone(),
                 strategy: strategy.key.clone(),
@@ -298,6 +322,9 @@ fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<Bat
     }
     out
 }
+
+/// The strategy whose window leak a run with `--tokenizer` measures.
+const WINDOW_RELATIVE: &str = "window-relative";
 
 /// Aggregates per-batch records (from one run or from merged shards) into results, in the order of `inputs`.
 pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
@@ -331,7 +358,26 @@ pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
                 budget: budget.label,
                 strategy: &inputs.strategies[s],
             };
-            Aggregate::from_batches(key, info.mode, info.legacy, budget.units, &metrics, &costs)
+            let mut row = Aggregate::from_batches(
+                key,
+                info.mode,
+                info.legacy,
+                budget.units,
+                &metrics,
+                &costs,
+            );
+            row.tokens = inputs.tokens.as_ref().map(|settings| {
+                let turns: Vec<&TurnTokens> =
+                    metrics.iter().filter_map(|m| m.tokens.as_ref()).collect();
+                let token_budget = settings
+                    .token_budget
+                    .and_then(|b| b.tokens(budget.window_tokens));
+                let leak_window = (inputs.strategies[s].as_str() == WINDOW_RELATIVE)
+                    .then_some(budget.window_tokens)
+                    .flatten();
+                TokenSummary::from_turns(&turns, token_budget, leak_window)
+            });
+            row
         })
         .collect();
     RunResults {

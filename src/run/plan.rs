@@ -3,13 +3,15 @@
 
 use std::path::Path;
 
-use super::{RunPlan, Slowdown, Workload};
+use super::{RunPlan, Slowdown, TokenCounting, Workload};
 use crate::error::{Error, Result};
 use crate::external::ExternalRegistry;
 use crate::finalize::StrategyName;
 use crate::generate::Shard;
+use crate::metrics::TokenSettings;
 use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
 use crate::simulate::SimConfig;
+use crate::tokens::Tokenizer;
 use crate::workload::Mode;
 
 /// Batches per scenario of a `--quick` run.
@@ -96,6 +98,38 @@ pub struct PlanRequest {
     pub quick: bool,
     /// Test-only: the value of `BUDGETLAB_TEST_SLOWDOWN` (see [`Slowdown`]); `None` in every real run.
     pub slowdown: Option<String>,
+    /// Token counting (`--tokenizer`, `--token-budget`); `None` counts nothing.
+    pub tokens: Option<TokenRequest>,
+}
+
+/// What `--tokenizer NAME|FILE [--tokenizer-pattern P] [--token-budget N|P%]` ask for, before validation.
+#[derive(Debug, Clone, Default)]
+pub struct TokenRequest {
+    /// A built-in encoding's name or a rank file's path.
+    pub tokenizer: String,
+    /// The pre-tokenization of a rank file.
+    pub pattern: Option<String>,
+    /// `N` tokens or `P%` of the context window.
+    pub budget: Option<String>,
+}
+
+impl TokenRequest {
+    /// Loads the tokenizer and checks the budget.
+    pub fn resolve(&self) -> Result<TokenCounting> {
+        let budget = self.budget.as_deref().map(str::parse).transpose()?;
+        let tokenizer = Tokenizer::resolve(&self.tokenizer, self.pattern.as_deref())?;
+        let settings = TokenSettings {
+            tokenizer: tokenizer.name().to_string(),
+            token_budget: budget,
+        };
+        settings
+            .validate()
+            .map_err(|m| Error::invalid("--tokenizer", &self.tokenizer, m))?;
+        Ok(TokenCounting {
+            tokenizer,
+            settings,
+        })
+    }
 }
 
 impl PlanRequest {
@@ -143,12 +177,18 @@ impl PlanRequest {
             Some(spec) => Slowdown::parse(spec)?,
             None => Slowdown::default(),
         };
+        let tokens = self
+            .tokens
+            .as_ref()
+            .map(TokenRequest::resolve)
+            .transpose()?;
         Ok(RunPlan {
             workloads,
             strategies,
             shard,
             slowdown,
             externals: self.externals.clone(),
+            tokens,
         })
     }
 

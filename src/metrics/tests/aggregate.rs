@@ -38,6 +38,7 @@ fn quiet(batch: usize, fields: u64) -> BatchMetrics {
         reminders_changed: 0,
         non_budgeted_changed: 0,
         records_differ: false,
+        tokens: None,
     }
 }
 

@@ -12,6 +12,7 @@ pub use plotters_backend::PlottersBackend;
 
 use self::data::{
     ComplianceGrid, CostCurves, Curves, NeedleSurvival, Overshoot, PersistenceIo, RetentionCdf,
+    TokenCompliance, UnitsPerToken,
 };
 use crate::error::Result;
 use crate::run::{BatchRecord, RunResults};
@@ -69,6 +70,12 @@ pub trait ChartBackend {
 
     /// Median cost per turn against batch size, one line per strategy.
     fn cost(&self, ctx: &ChartContext, data: &CostCurves) -> Result<Vec<u8>>;
+
+    /// UTF-16 units per token by kind of output, one box per kind and tokenizer.
+    fn units_per_token(&self, ctx: &ChartContext, data: &UnitsPerToken) -> Result<Vec<u8>>;
+
+    /// Compliance in tokens beside compliance in units, by strategy.
+    fn token_compliance(&self, ctx: &ChartContext, data: &TokenCompliance) -> Result<Vec<u8>>;
 }
 
 /// The data of one chart, before it is drawn.
@@ -88,6 +95,10 @@ pub enum ChartData {
     BudgetCurves(Curves),
     /// See [`ChartBackend::cost`].
     Cost(CostCurves),
+    /// See [`ChartBackend::units_per_token`].
+    UnitsPerToken(UnitsPerToken),
+    /// See [`ChartBackend::token_compliance`].
+    TokenCompliance(TokenCompliance),
 }
 
 /// A chart to draw: its file stem, title, caption and data.
@@ -118,6 +129,8 @@ impl ChartSpec {
             ChartData::Persistence(d) => backend.persistence(&ctx, d),
             ChartData::BudgetCurves(d) => backend.budget_curves(&ctx, d),
             ChartData::Cost(d) => backend.cost(&ctx, d),
+            ChartData::UnitsPerToken(d) => backend.units_per_token(&ctx, d),
+            ChartData::TokenCompliance(d) => backend.token_compliance(&ctx, d),
         }
     }
 }
@@ -254,6 +267,30 @@ each size, binned by powers of two of the producers' output (log-log). A line th
 scales worse with batch size. These are the only figures that differ between runs."
                 .into(),
             data: ChartData::Cost(cost),
+        });
+    }
+    if let Some(upt) = data::units_per_token(results, records) {
+        let of = if upt.per_turn {
+            "one turn's output of the kind (the reference strategy's turns)"
+        } else {
+            "each row's output of the kind (batches.jsonl was not available for single turns)"
+        };
+        specs.push(ChartSpec {
+            stem: "units-per-token".into(),
+            title: "UTF-16 units per token by kind of output".into(),
+            caption: format!(
+                "How many UTF-16 units make one token of what the model receives, for {of}: the box spans the middle half, the bar inside is the median, the whiskers reach the smallest and largest. Every budget here is in units, but the model's window is in tokens: left of the dashed line (the 3 units per token the window-relative rule assumes) a character budget lets more tokens through than it was sized for. CJK text sits near 1 to 2, English logs and code near 4."
+            ),
+            data: ChartData::UnitsPerToken(upt),
+        });
+    }
+    if let Some(tc) = data::token_compliance(results) {
+        specs.push(ChartSpec {
+            stem: "token-compliance".into(),
+            title: format!("Compliance in units and in tokens (token budget {})", tc.budget),
+            caption: "For each strategy, the share of turns whose model request fits the budget in UTF-16 units (grey) beside the share that fits the token budget (colour), over the same rows (those with a token budget: a percentage applies to window budgets only). A strategy can be at 100% in units and far below in tokens: its budget counts characters, and text of few units per token (CJK, dense JSON) carries more tokens than the budget assumed."
+                .into(),
+            data: ChartData::TokenCompliance(tc),
         });
     }
     specs

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TurnCost};
+use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TokenSettings, TurnCost};
 use crate::scenario::{BudgetLabel, ScenarioBudget};
 use crate::workload::Mode;
 use validate::validate_metrics;
@@ -96,6 +96,9 @@ pub struct RunInputs {
     pub strategies: Vec<StrategyKey>,
     /// The shard, when the run was one.
     pub shard: Option<ShardInfo>,
+    /// The tokenizer and token budget of a run given `--tokenizer` (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenSettings>,
 }
 
 /// `results.json`.

@@ -21,6 +21,11 @@ impl RunResults {
         if inputs.strategies.is_empty() {
             return Err("inputs.strategies: no strategy".into());
         }
+        if let Some(tokens) = &inputs.tokens {
+            tokens
+                .validate()
+                .map_err(|m| format!("inputs.tokens.{m}"))?;
+        }
         if let Some(name) = first_repeat(inputs.strategies.iter().map(StrategyKey::as_str)) {
             return Err(format!("inputs.strategies: {name} is listed twice"));
         }
@@ -119,6 +124,20 @@ impl RunResults {
                 )));
             }
             validate_row(row).map_err(at)?;
+            match (&inputs.tokens, &row.tokens) {
+                (Some(_), Some(t)) => t.validate(row.batches).map_err(at)?,
+                (None, None) => {}
+                (Some(_), None) => {
+                    return Err(at(
+                        "tokens: absent, but the run counted tokens (inputs.tokens)".into(),
+                    ))
+                }
+                (None, Some(_)) => {
+                    return Err(at(
+                        "tokens: present, but the run counted none (no inputs.tokens)".into(),
+                    ))
+                }
+            }
         }
         Ok(())
     }
@@ -364,6 +383,9 @@ pub(super) fn validate_metrics(
         "shortenedFields",
         m.shortened_fields,
     )?;
+    if let Some(tokens) = &m.tokens {
+        tokens.validate(m.final_total)?;
+    }
     Ok(())
 }
 

@@ -12,6 +12,8 @@ mod overshoot;
 mod overview;
 mod persistence;
 mod retention;
+mod token_compliance;
+mod units_per_token;
 
 pub use compliance::{compliance_grid, ComplianceGrid};
 pub use cost::{cost_curves, CostCurves};
@@ -25,6 +27,8 @@ pub use overshoot::{overshoot, Overshoot, OvershootRow, Spread};
 pub use overview::{overview, OverviewRow};
 pub use persistence::{persistence_io, PersistenceIo, PersistenceRow};
 pub use retention::{cdf_points, retention_cdf, RetentionCdf};
+pub use token_compliance::{token_compliance, TokenCompliance, TokenComplianceRow};
+pub use units_per_token::{units_per_token, TokenizerBoxes, UnitsPerToken};
 
 use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::RunResults;

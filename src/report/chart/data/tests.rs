@@ -46,6 +46,7 @@ fn turn(batch: usize, budget: u64, input: u64, over: u64, kept: f64) -> BatchMet
         reminders_changed: 0,
         non_budgeted_changed: 0,
         records_differ: false,
+        tokens: None,
     }
 }
 
@@ -101,6 +102,7 @@ fn run() -> (RunResults, Vec<BatchRecord>) {
         scenarios: vec![workload("a", &[1000, 4000]), workload("b", &[1000])],
         strategies: vec!["reference".into(), "codex".into()],
         shard: None,
+        tokens: None,
     };
     let mut records = Vec::new();
     for (scenario, label, budget) in [

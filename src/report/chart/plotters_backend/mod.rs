@@ -14,6 +14,8 @@ mod persistence;
 mod retention;
 mod style;
 mod text;
+mod token_compliance;
+mod units_per_token;
 
 use std::sync::OnceLock;
 
@@ -22,6 +24,7 @@ use plotters::prelude::*;
 
 use super::data::{
     ComplianceGrid, CostCurves, Curves, NeedleSurvival, Overshoot, PersistenceIo, RetentionCdf,
+    TokenCompliance, UnitsPerToken,
 };
 use super::{ChartBackend, ChartContext, Format};
 use crate::error::{Error, Result};
@@ -152,5 +155,13 @@ impl ChartBackend for PlottersBackend {
 
     fn cost(&self, ctx: &ChartContext, data: &CostCurves) -> Result<Vec<u8>> {
         render(ctx, &cost::Lines(data))
+    }
+
+    fn units_per_token(&self, ctx: &ChartContext, data: &UnitsPerToken) -> Result<Vec<u8>> {
+        render(ctx, &units_per_token::Boxes(data))
+    }
+
+    fn token_compliance(&self, ctx: &ChartContext, data: &TokenCompliance) -> Result<Vec<u8>> {
+        render(ctx, &token_compliance::Bars(data))
     }
 }

@@ -1,0 +1,603 @@
+//! Budgets as the model sees them: the tokens of a turn's model request under a real tokenizer, and their
+//! aggregation into a row. Nothing here runs unless a run was given `--tokenizer`; every figure of this module is
+//! absent from a run without one.
+//!
+//! A turn's [`TurnTokens`] counts the same fields as its UTF-16 total (the budgeted slots of the model request,
+//! each encoded on its own), by kind of tool output ([`TextKind`], read from the batch as `budgetlab tokens`
+//! reads it). A row's [`TokenSummary`] gives units per token by kind (the kind's units over its tokens, and the
+//! 10th and 90th percentiles of the turns' ratios), compliance with a token budget when one was given
+//! ([`TokenBudget`]), and for `window-relative` at a window budget, how often the threshold, computed at 3 units
+//! per token, lets a result through that is more than 10% of the window in tokens ([`WindowLeak`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::aggregate::percentile;
+use crate::budget::PlanReminders;
+use crate::error::{Error, Result};
+use crate::finalize::{collect_slots, SlotScope};
+use crate::model::Entry;
+use crate::tokens::{TextKind, Tokenizer};
+
+/// The largest token budget `--token-budget N` takes.
+pub const MAX_TOKEN_BUDGET: u64 = 100_000_000;
+
+/// The longest tokenizer name a results file may hold (a rank file's path), in bytes.
+pub const MAX_TOKENIZER_NAME: usize = 4096;
+
+/// The share of the window a single result may take under the window-relative rule, in percent.
+const WINDOW_PERCENT: u64 = 10;
+
+/// A token budget: a number of tokens, or a share of the row's context window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenBudget {
+    /// This many tokens (`--token-budget 4000`).
+    Tokens(u64),
+    /// This percentage, 1 to 100, of the row's context window (`--token-budget 10%`); rows of an absolute
+    /// budget have no window, so no token compliance.
+    WindowPercent(u64),
+}
+
+impl TokenBudget {
+    /// The budget in tokens of a row whose context window is `window` tokens (`None` when it has none and the
+    /// budget is a share of it). The share is rounded down.
+    pub fn tokens(self, window: Option<u64>) -> Option<u64> {
+        match self {
+            TokenBudget::Tokens(n) => Some(n),
+            TokenBudget::WindowPercent(p) => window
+                .map(|w| u64::try_from(u128::from(w) * u128::from(p) / 100).unwrap_or(u64::MAX)),
+        }
+    }
+}
+
+impl fmt::Display for TokenBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenBudget::Tokens(n) => write!(f, "{n}"),
+            TokenBudget::WindowPercent(p) => write!(f, "{p}%"),
+        }
+    }
+}
+
+impl FromStr for TokenBudget {
+    type Err = Error;
+
+    /// `N` (1 to [`MAX_TOKEN_BUDGET`] tokens) or `P%` (a whole percentage, 1 to 100, of the context window).
+    fn from_str(s: &str) -> Result<TokenBudget> {
+        let bad = |why: String| Error::invalid("--token-budget", s, why);
+        let whole = |digits: &str| {
+            (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| digits.parse::<u64>().ok())
+                .flatten()
+        };
+        if let Some(p) = s.strip_suffix('%') {
+            match whole(p) {
+                Some(p) if (1..=100).contains(&p) => Ok(TokenBudget::WindowPercent(p)),
+                _ => Err(bad(
+                    "a share of the window is a whole percentage, 1% to 100%".into(),
+                )),
+            }
+        } else {
+            match whole(s) {
+                Some(n) if (1..=MAX_TOKEN_BUDGET).contains(&n) => Ok(TokenBudget::Tokens(n)),
+                _ => Err(bad(format!(
+                    "expected a number of tokens, 1 to {MAX_TOKEN_BUDGET}, or a percentage of the context \
+                     window such as 10%"
+                ))),
+            }
+        }
+    }
+}
+
+impl Serialize for TokenBudget {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TokenBudget {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(|_| {
+            serde::de::Error::custom(format_args!(
+                "{text:?} is not a token budget (tokens, or a percentage such as 10%)"
+            ))
+        })
+    }
+}
+
+/// What a run counted tokens with, as `results.json` records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TokenSettings {
+    /// The tokenizer's name: a built-in encoding's, or the rank file's path.
+    pub tokenizer: String,
+    /// The token budget, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<TokenBudget>,
+}
+
+impl TokenSettings {
+    /// Whether the settings keep their promises; the message names the field.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.tokenizer.is_empty() || self.tokenizer.len() > MAX_TOKENIZER_NAME {
+            return Err(format!(
+                "tokenizer: a name of 1 to {MAX_TOKENIZER_NAME} bytes, not {}",
+                self.tokenizer.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The fields, UTF-16 units and tokens of one kind of output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KindTokens {
+    /// Fields of the kind.
+    pub fields: u64,
+    /// Their UTF-16 units.
+    pub units: u64,
+    /// Their tokens.
+    pub tokens: u64,
+}
+
+/// The tokens of one turn's model request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnTokens {
+    /// Tokens of the model request's budgeted fields, each encoded on its own.
+    pub tokens: u64,
+    /// UTF-16 units of the same fields (the turn's `finalTotal`).
+    pub units: u64,
+    /// The most tokens of any one field.
+    pub max_field_tokens: u64,
+    /// By kind of tool output (`budgetlab tokens`'s kinds), in kind-name order.
+    pub by_kind: BTreeMap<String, KindTokens>,
+}
+
+impl TurnTokens {
+    /// Counts the budgeted fields of `request` (the model request) with `tokenizer`.
+    pub fn count(
+        request: &[Entry],
+        reminders: &PlanReminders,
+        tokenizer: &Tokenizer,
+    ) -> TurnTokens {
+        let mut out = TurnTokens {
+            tokens: 0,
+            units: 0,
+            max_field_tokens: 0,
+            by_kind: BTreeMap::new(),
+        };
+        for slot in collect_slots(request, reminders, SlotScope::ALL) {
+            let text = slot.text(request);
+            let tokens = tokenizer.count(text) as u64;
+            let kind = TextKind::of(&request[slot.entry], slot.field, text);
+            let k = out.by_kind.entry(kind.as_str().to_string()).or_default();
+            k.fields += 1;
+            k.units += slot.len;
+            k.tokens += tokens;
+            out.tokens += tokens;
+            out.units += slot.len;
+            out.max_field_tokens = out.max_field_tokens.max(tokens);
+        }
+        out
+    }
+
+    /// Whether the turn's figures agree with each other; the message names the field.
+    pub fn validate(&self, final_total: u64) -> std::result::Result<(), String> {
+        if self.units != final_total {
+            return Err(format!(
+                "tokens.units is {}, but finalTotal is {final_total}; they count the same fields",
+                self.units
+            ));
+        }
+        if self.max_field_tokens > self.tokens {
+            return Err(format!(
+                "tokens.maxFieldTokens is {}, more than tokens.tokens ({})",
+                self.max_field_tokens, self.tokens
+            ));
+        }
+        for kind in self.by_kind.keys() {
+            if !is_kind_name(kind) {
+                return Err(format!("tokens.byKind: {kind:?} is not a kind of output"));
+            }
+        }
+        let sum = |f: fn(&KindTokens) -> u64| self.by_kind.values().map(f).sum::<u64>();
+        if sum(|k| k.units) != self.units || sum(|k| k.tokens) != self.tokens {
+            return Err(
+                "tokens.byKind: the kinds do not add up to tokens.units and tokens.tokens".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Whether `name` is the name of a [`TextKind`].
+fn is_kind_name(name: &str) -> bool {
+    name == TextKind::HookText.as_str()
+        || name == TextKind::Other.as_str()
+        || crate::workload::Kind::ALL
+            .iter()
+            .any(|k| k.as_str() == name)
+}
+
+/// Units per token of one kind over a row's turns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KindUnitsPerToken {
+    /// Fields, units and tokens of the kind over the row.
+    #[serde(flatten)]
+    pub counts: KindTokens,
+    /// The kind's units over its tokens; null when it has no tokens.
+    pub mean: Option<f64>,
+    /// 10th percentile (nearest rank) of the turns' units per token of the kind, over turns with tokens of it.
+    pub p10: Option<f64>,
+    /// 90th percentile of the same.
+    pub p90: Option<f64>,
+}
+
+/// Compliance with the token budget over a row's batches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TokenCompliance {
+    /// The budget, in tokens.
+    pub budget: u64,
+    /// Share of batches whose model request is within it (0..1).
+    pub rate: f64,
+    /// Batches over it.
+    pub violations: u64,
+    /// Largest overshoot, in tokens.
+    pub max_overshoot: u64,
+    /// 99th percentile overshoot (nearest rank), in tokens.
+    pub p99_overshoot: u64,
+}
+
+/// For `window-relative` at a window budget: results the threshold lets through that are more than 10% of the
+/// window in tokens (the rule assumes 3 units per token).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WindowLeak {
+    /// 10% of the window, in tokens: what the threshold means to let through at most.
+    pub limit_tokens: u64,
+    /// Turns whose model request holds a result of more tokens than that.
+    pub turns: u64,
+    /// Their share of the row's turns (0..1).
+    pub share: f64,
+    /// 99th percentile (nearest rank) over turns of the largest result's tokens over the limit.
+    pub p99_ratio: f64,
+}
+
+/// A row's tokens: present only in a run given `--tokenizer`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TokenSummary {
+    /// Tokens of the model requests, over the row's turns.
+    pub tokens: u64,
+    /// UTF-16 units of the same fields.
+    pub units: u64,
+    /// Units over tokens; null when there are no tokens.
+    pub units_per_token: Option<f64>,
+    /// 99th percentile (nearest rank) of the turns' tokens.
+    pub p99_tokens: u64,
+    /// Units per token by kind of output, in kind-name order.
+    pub by_kind: BTreeMap<String, KindUnitsPerToken>,
+    /// Compliance with `--token-budget`; absent without one, and for a share of the window at a budget without a
+    /// window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliance: Option<TokenCompliance>,
+    /// `window-relative` at a window budget only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_leak: Option<WindowLeak>,
+}
+
+/// Nearest-rank percentile `p` of `sorted` (ascending); `None` for none.
+fn percentile_f64(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+    Some(sorted[rank.min(sorted.len()) - 1])
+}
+
+fn ratio(units: u64, tokens: u64) -> Option<f64> {
+    (tokens > 0).then(|| units as f64 / tokens as f64)
+}
+
+impl TokenSummary {
+    /// Aggregates the turns of a row (in batch order). `budget` is the token budget of the row, if any;
+    /// `leak_window` the context window, in tokens, of a `window-relative` row at a window budget.
+    pub fn from_turns(
+        turns: &[&TurnTokens],
+        budget: Option<u64>,
+        leak_window: Option<u64>,
+    ) -> TokenSummary {
+        let totals: Vec<u64> = turns.iter().map(|t| t.tokens).collect();
+        let mut by_kind: BTreeMap<String, (KindTokens, Vec<f64>)> = BTreeMap::new();
+        for turn in turns {
+            for (kind, k) in &turn.by_kind {
+                let (sum, ratios) = by_kind.entry(kind.clone()).or_default();
+                sum.fields += k.fields;
+                sum.units += k.units;
+                sum.tokens += k.tokens;
+                ratios.extend(ratio(k.units, k.tokens));
+            }
+        }
+        let by_kind = by_kind
+            .into_iter()
+            .map(|(kind, (counts, mut ratios))| {
+                ratios.sort_unstable_by(f64::total_cmp);
+                let row = KindUnitsPerToken {
+                    counts,
+                    mean: ratio(counts.units, counts.tokens),
+                    p10: percentile_f64(&ratios, 10.0),
+                    p90: percentile_f64(&ratios, 90.0),
+                };
+                (kind, row)
+            })
+            .collect();
+        let compliance = budget.map(|budget| {
+            let overshoots: Vec<u64> = totals.iter().map(|t| t.saturating_sub(budget)).collect();
+            let violations = overshoots.iter().filter(|&&o| o > 0).count() as u64;
+            let n = turns.len() as u64;
+            TokenCompliance {
+                budget,
+                rate: if n == 0 {
+                    1.0
+                } else {
+                    (n - violations) as f64 / n as f64
+                },
+                violations,
+                max_overshoot: overshoots.iter().copied().max().unwrap_or(0),
+                p99_overshoot: percentile(&overshoots, 99.0),
+            }
+        });
+        let window_leak = leak_window.map(|window| {
+            let limit = window * WINDOW_PERCENT / 100;
+            let mut ratios: Vec<f64> = turns
+                .iter()
+                .map(|t| t.max_field_tokens as f64 / limit.max(1) as f64)
+                .collect();
+            ratios.sort_unstable_by(f64::total_cmp);
+            let over = turns.iter().filter(|t| t.max_field_tokens > limit).count() as u64;
+            WindowLeak {
+                limit_tokens: limit,
+                turns: over,
+                share: if turns.is_empty() {
+                    0.0
+                } else {
+                    over as f64 / turns.len() as f64
+                },
+                p99_ratio: percentile_f64(&ratios, 99.0).unwrap_or(0.0),
+            }
+        });
+        let units = turns.iter().map(|t| t.units).sum();
+        let tokens = totals.iter().sum();
+        TokenSummary {
+            tokens,
+            units,
+            units_per_token: ratio(units, tokens),
+            p99_tokens: percentile(&totals, 99.0),
+            by_kind,
+            compliance,
+            window_leak,
+        }
+    }
+
+    /// Whether the row's token figures keep their promises (`batches` is the row's); the message names the
+    /// field.
+    pub fn validate(&self, batches: u64) -> std::result::Result<(), String> {
+        let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+            (None, None) => true,
+            _ => false,
+        };
+        if !close(self.units_per_token, ratio(self.units, self.tokens)) {
+            return Err("tokens.unitsPerToken is not tokens.units over tokens.tokens".into());
+        }
+        let mut units = 0u64;
+        let mut tokens = 0u64;
+        for (kind, k) in &self.by_kind {
+            let at = |m: &str| format!("tokens.byKind.{kind}: {m}");
+            if !is_kind_name(kind) {
+                return Err(at("not a kind of output"));
+            }
+            if !close(k.mean, ratio(k.counts.units, k.counts.tokens)) {
+                return Err(at("mean is not units over tokens"));
+            }
+            for v in [k.p10, k.p90].into_iter().flatten() {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(at("p10 and p90 are finite and at least 0"));
+                }
+            }
+            if let (Some(p10), Some(p90)) = (k.p10, k.p90) {
+                if p10 > p90 {
+                    return Err(at("p10 is more than p90"));
+                }
+            }
+            units = units.saturating_add(k.counts.units);
+            tokens = tokens.saturating_add(k.counts.tokens);
+        }
+        if units != self.units || tokens != self.tokens {
+            return Err(
+                "tokens.byKind: the kinds do not add up to tokens.units and tokens.tokens".into(),
+            );
+        }
+        if let Some(c) = &self.compliance {
+            if c.violations > batches {
+                return Err(format!(
+                    "tokens.compliance.violations is {}, more than batches ({batches})",
+                    c.violations
+                ));
+            }
+            let rate = if batches == 0 {
+                1.0
+            } else {
+                (batches - c.violations) as f64 / batches as f64
+            };
+            if (c.rate - rate).abs() > 1e-9 {
+                return Err(format!(
+                    "tokens.compliance.rate is {}, but {} violations in {batches} batches give {rate}",
+                    c.rate, c.violations
+                ));
+            }
+            if c.p99_overshoot > c.max_overshoot || (c.violations == 0) != (c.max_overshoot == 0) {
+                return Err(
+                    "tokens.compliance: the overshoots disagree with the violations".into(),
+                );
+            }
+        }
+        if let Some(w) = &self.window_leak {
+            if w.turns > batches {
+                return Err(format!(
+                    "tokens.windowLeak.turns is {}, more than batches ({batches})",
+                    w.turns
+                ));
+            }
+            let share = if batches == 0 {
+                0.0
+            } else {
+                w.turns as f64 / batches as f64
+            };
+            if (w.share - share).abs() > 1e-9 {
+                return Err(format!(
+                    "tokens.windowLeak.share is {}, but {} of {batches} turns give {share}",
+                    w.share, w.turns
+                ));
+            }
+            if !w.p99_ratio.is_finite() || w.p99_ratio < 0.0 {
+                return Err("tokens.windowLeak.p99Ratio is a finite number of at least 0".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(tokens: u64, units: u64, max: u64, kinds: &[(&str, u64, u64)]) -> TurnTokens {
+        TurnTokens {
+            tokens,
+            units,
+            max_field_tokens: max,
+            by_kind: kinds
+                .iter()
+                .map(|&(k, u, t)| {
+                    (
+                        k.to_string(),
+                        KindTokens {
+                            fields: 1,
+                            units: u,
+                            tokens: t,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn token_budgets_parse_as_tokens_or_a_share_of_the_window() {
+        assert_eq!(
+            "4000".parse::<TokenBudget>().unwrap(),
+            TokenBudget::Tokens(4000)
+        );
+        assert_eq!(
+            "10%".parse::<TokenBudget>().unwrap(),
+            TokenBudget::WindowPercent(10)
+        );
+        assert_eq!(
+            TokenBudget::WindowPercent(10).tokens(Some(16_000)),
+            Some(1_600)
+        );
+        assert_eq!(TokenBudget::WindowPercent(10).tokens(None), None);
+        assert_eq!(TokenBudget::Tokens(7).tokens(None), Some(7));
+        assert_eq!(TokenBudget::WindowPercent(10).to_string(), "10%");
+        for bad in ["0", "0%", "101%", "-5", "1.5%", "", "%", "abc", "100000001"] {
+            assert!(bad.parse::<TokenBudget>().is_err(), "{bad}");
+        }
+        assert_eq!(
+            "0%".parse::<TokenBudget>().unwrap_err().to_string(),
+            "invalid --token-budget \"0%\": a share of the window is a whole percentage, 1% to 100%"
+        );
+    }
+
+    #[test]
+    fn a_row_sums_the_turns_and_takes_percentiles_of_their_ratios() {
+        let a = turn(100, 400, 60, &[("shell", 300, 60), ("search", 100, 40)]);
+        let b = turn(300, 600, 250, &[("shell", 600, 300)]);
+        let s = TokenSummary::from_turns(&[&a, &b], Some(200), None);
+        assert_eq!((s.tokens, s.units, s.p99_tokens), (400, 1000, 300));
+        assert_eq!(s.units_per_token, Some(2.5));
+        let shell = &s.by_kind["shell"];
+        assert_eq!((shell.counts.units, shell.counts.tokens), (900, 360));
+        assert_eq!(shell.mean, Some(2.5));
+        assert_eq!((shell.p10, shell.p90), (Some(2.0), Some(5.0)));
+        assert_eq!(s.by_kind["search"].p90, Some(2.5));
+        let c = s.compliance.as_ref().unwrap();
+        assert_eq!(
+            (c.budget, c.violations, c.rate, c.max_overshoot),
+            (200, 1, 0.5, 100)
+        );
+        assert_eq!(s.window_leak, None);
+        assert_eq!(s.validate(2), Ok(()));
+        assert!(s.validate(0).is_err());
+    }
+
+    #[test]
+    fn the_window_leak_counts_turns_with_a_result_over_a_tenth_of_the_window() {
+        // 16k window: 1,600 tokens is 10%. One turn at 1,600 (not over), one at 2,400 (1.5x).
+        let a = turn(2000, 5000, 1600, &[("other", 5000, 2000)]);
+        let b = turn(2400, 4800, 2400, &[("other", 4800, 2400)]);
+        let s = TokenSummary::from_turns(&[&a, &b], None, Some(16_000));
+        let w = s.window_leak.as_ref().unwrap();
+        assert_eq!((w.limit_tokens, w.turns, w.share), (1600, 1, 0.5));
+        assert_eq!(w.p99_ratio, 1.5);
+        assert_eq!(s.compliance, None);
+        assert_eq!(s.validate(2), Ok(()));
+    }
+
+    #[test]
+    fn a_turn_counts_the_budgeted_fields_by_kind() {
+        let entry = |id: &str, tool: &str, output: &str| {
+            Entry::new(
+                id,
+                tool,
+                vec![crate::model::Part::function_response(
+                    id,
+                    tool,
+                    Some(serde_json::json!(output)),
+                    None,
+                )],
+            )
+        };
+        let batch = vec![
+            entry("a", "run_shell_command", "hello world"),
+            entry("b", "grep", "src/a.rs:1: fn main"),
+        ];
+        let t = TurnTokens::count(
+            &batch,
+            &PlanReminders::default(),
+            &Tokenizer::builtin(crate::tokens::Encoding::O200kBase),
+        );
+        assert_eq!(
+            t.by_kind["shell"],
+            KindTokens {
+                fields: 1,
+                units: 11,
+                tokens: 2
+            }
+        );
+        assert_eq!(t.by_kind["search"].units, 19);
+        assert_eq!(t.units, 30);
+        assert_eq!(t.tokens, 2 + t.by_kind["search"].tokens);
+        assert_eq!(t.max_field_tokens, t.by_kind["search"].tokens.max(2));
+        assert_eq!(t.validate(30), Ok(()));
+        assert!(t.validate(31).is_err());
+    }
+}

@@ -23,6 +23,8 @@
 //! - [`simulate`]: one turn through the runtime boundaries of a [`workload::Mode`] (producers, scheduler before
 //!   and after the PostToolBatch hook, the runtime's aggregation and outer finalization, the send guard, the
 //!   model request), with a strategy at every boundary, in the new or the legacy form.
+//! - [`needles`]: the needles of any text (exit lines, first errors, summary lines, JSON keys) found by reading
+//!   it, so that recorded batches get needle survival like generated ones.
 //! - [`metrics`]: what a simulated turn did (compliance, retention, needle survival against its upper bound,
 //!   persistence I/O, integrity), as pure functions, and their aggregation into rows.
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
@@ -70,6 +72,7 @@ pub mod import;
 pub mod job;
 pub mod metrics;
 pub mod model;
+pub mod needles;
 pub mod persist;
 pub mod report;
 pub mod rng;

@@ -1,11 +1,9 @@
 //! Metrics: pure computation of what one simulated turn did, for one strategy, and their aggregation per
 //! scenario, strategy and mode. No I/O and no clock here; the cost figures are measured by the runner and kept
-//! apart from everything else, which is a deterministic function of the inputs. [`detect`](mod@detect) finds
-//! needles in any text (recorded batches have no planted ones).
+//! apart from everything else, which is a deterministic function of the inputs.
 
 mod aggregate;
 mod bound;
-pub mod detect;
 mod retention;
 mod surrogates;
 
@@ -14,7 +12,6 @@ pub use aggregate::{
     NeedleSummary, PersistenceSummary, RetentionSummary, RowKey, TurnCost,
 };
 pub use bound::needle_upper_bound;
-pub use detect::{detect, detect_batch, detect_field, DetectedNeedle};
 pub use retention::{first_line, jain_index, kept_units, last_line};
 pub use surrogates::broken_surrogates;
 

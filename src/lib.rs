@@ -32,6 +32,8 @@
 //!   stored baseline (the nightly CI gate) or compares two runs.
 //! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
+//! - [`profile`](mod@profile): what a workload's tool results look like (sizes, shape, width, repeats, needles,
+//!   tools), the same measure for a recorded corpus and a generated scenario.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
@@ -74,6 +76,7 @@ pub mod metrics;
 pub mod model;
 pub mod needles;
 pub mod persist;
+pub mod profile;
 pub mod report;
 pub mod rng;
 pub mod run;

@@ -42,7 +42,7 @@ pub(super) fn is_error(line: &str) -> bool {
         || s.starts_with("FAIL ")
         || s.starts_with("--- FAIL: ")
         || (s.starts_with("FAILED ") && s.contains("::"))
-        || s.starts_with("error TS")
+        || s.strip_prefix("error ").is_some_and(is_coded)
         || s.starts_with("Unhandled exception")
         || s.starts_with("[Error occurred")
         || s.contains("undefined reference to ")
@@ -56,16 +56,16 @@ pub(super) fn is_error(line: &str) -> bool {
     }
     // `src/a.c:3:5: error: ...`, `x.py:3: error: ...`.
     if !s.starts_with('/') || s.contains(": ") {
-        for marker in [
-            ": error:",
-            ": error[",
-            ": error TS",
-            ": fatal error:",
-            ": Error:",
-        ] {
+        for marker in [": error:", ": error[", ": fatal error:", ": Error:"] {
             if s.contains(marker) {
                 return true;
             }
+        }
+        // `src/a.ts(3,5): error TS2345: ...`
+        if s.split_once(": error ")
+            .is_some_and(|(_, rest)| is_coded(rest))
+        {
+            return true;
         }
     }
     // The shell's own complaints.
@@ -103,6 +103,18 @@ pub(super) fn is_error(line: &str) -> bool {
         }
     }
     is_exception_line(s)
+}
+
+/// Whether `rest` starts with an error code and a colon: capital letters, then digits (`TS2345: ...`,
+/// `CS0103: ...`).
+fn is_coded(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let letters = b.iter().take_while(|c| c.is_ascii_uppercase()).count();
+    let digits = b[letters..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    letters > 0 && digits > 0 && b.get(letters + digits) == Some(&b':')
 }
 
 /// The largest char boundary of `s` at or below `i`.

@@ -119,7 +119,6 @@ fn has_duration(s: &str) -> bool {
 
 /// Prefixes (after trimming) of build and tool result lines.
 const SUMMARY_PREFIXES: &[&str] = &[
-    "[100%] Built target",
     "Built target ",
     "BUILD SUCCESSFUL",
     "BUILD FAILED",
@@ -147,6 +146,15 @@ pub(super) fn is_summary(s: &str) -> bool {
     }
     // Build results and search headers by their words.
     let core = s.trim_start_matches(|c: char| !c.is_ascii_alphanumeric() && c != '[');
+    // CMake's progress (`[100%] Built target ledger`) is looked through.
+    let core = match core.strip_prefix('[').and_then(|r| r.split_once("%] ")) {
+        Some((pct, rest))
+            if !pct.is_empty() && pct.bytes().all(|b| b.is_ascii_digit() || b == b' ') =>
+        {
+            rest
+        }
+        _ => core,
+    };
     if SUMMARY_PREFIXES.iter().any(|p| core.starts_with(p)) {
         return true;
     }

@@ -11,35 +11,22 @@ fn kinds(text: &str) -> Vec<(NeedleKind, String)> {
 
 use NeedleKind::{ExitInfo, FirstError, JsonKey, SummaryLine};
 
-#[test]
-fn exit_lines_in_every_harness_style() {
-    for line in [
-        "Exit Code: 0",
-        "Exit Code: 137 (SIGKILL)",
-        "Exit code: 1",
-        "Exit code 2",
-        "<returncode>0</returncode>",
-        "<returncode>-1</returncode>",
-        "[Command finished with exit code 1]",
-        "[The command completed with exit code 0.]",
-        "Process exited with code 3",
-        "exit status 2",
-    ] {
-        assert_eq!(kinds(&format!("x\n{line}\ny")), [(ExitInfo, line.into())]);
-    }
-    for not in [
-        "Exit code: none",
-        "the exit code was 1 yesterday",
-        "Exit codes: 1, 2",
-        "<returncode>x</returncode>",
-    ] {
-        assert_eq!(kinds(not), [], "{not}");
-    }
-}
+/// Exit lines of every harness style.
+const EXIT_LINES: &[&str] = &[
+    "Exit Code: 0",
+    "Exit Code: 137 (SIGKILL)",
+    "Exit code: 1",
+    "Exit code 2",
+    "<returncode>0</returncode>",
+    "<returncode>-1</returncode>",
+    "[Command finished with exit code 1]",
+    "[The command completed with exit code 0.]",
+    "Process exited with code 3",
+    "exit status 2",
+];
 
-#[test]
-fn summaries_wherever_they_sit() {
-    for line in [
+/// Summary lines of test runners, searches and builds.
+const SUMMARY_LINES: &[&str] = &[
         "test result: FAILED. 40 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.31s",
         "=================== 1 failed, 41 passed in 2.10s ===================",
         "==== 41 passed in 2.10s ====",
@@ -55,6 +42,7 @@ fn summaries_wherever_they_sit() {
         "  1234 total",
         "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 1.20s",
         "[100%] Built target ledger",
+        "[ 50%] Built target parser",
         "gmake: *** [Makefile:136: all] Error 2",
         "make[1]: *** [CMakeFiles/Makefile2:98: all] Error 2",
         "error: could not compile `ledger` (lib) due to 2 previous errors",
@@ -71,7 +59,54 @@ fn summaries_wherever_they_sit() {
         "End of matches for \"parse\" in /repo/src/a.py",
         "Success: no issues found in 10 source files",
         "✖ 3 problems (2 errors, 1 warning)",
+];
+
+/// Error lines of compilers, runtimes, test runners and shells.
+const ERROR_LINES: &[&str] = &[
+    "error: linker `cc` not found",
+    "Error: ENOENT: no such file or directory, open 'a'",
+    "ERROR:  canceling statement due to statement timeout",
+    "src/a.c:3:5: error: implicit declaration of function 'f'",
+    "KeyError: 'EUR'",
+    "E       ValueError: amount must be positive, got -5",
+    "java.lang.IllegalStateException: closed",
+    "AssertionError",
+    "thread 'main' panicked at src/main.rs:2:5:",
+    "npm ERR! code ERESOLVE",
+    "npm error code ERESOLVE",
+    "fatal: not a git repository (or any of the parent directories): .git",
+    "2025-03-04 12:00:01.123 ERROR [billing] 付款失败",
+    "ls: cannot access 'x': No such file or directory",
+    "bash: foo: command not found",
+    "FAIL src/a.test.ts",
+    "--- FAIL: TestParse (0.00s)",
+    "FAILED tests/test_a.py::test_b - assert 1 == 2",
+    "src/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable",
+    "error TS2307: Cannot find module 'x'",
+    "sh: 1: pytest: not found",
+    "Unhandled exception. System.InvalidOperationException: closed",
+    "[Error occurred in processing last action]",
+    "/usr/bin/ld: a.o: in function `main': undefined reference to `f'",
+];
+
+#[test]
+fn exit_lines_in_every_harness_style() {
+    for &line in EXIT_LINES {
+        assert_eq!(kinds(&format!("x\n{line}\ny")), [(ExitInfo, line.into())]);
+    }
+    for not in [
+        "Exit code: none",
+        "the exit code was 1 yesterday",
+        "Exit codes: 1, 2",
+        "<returncode>x</returncode>",
     ] {
+        assert_eq!(kinds(not), [], "{not}");
+    }
+}
+
+#[test]
+fn summaries_wherever_they_sit() {
+    for &line in SUMMARY_LINES {
         assert_eq!(kinds(line), [(SummaryLine, line.into())], "{line}");
     }
     for not in [
@@ -97,32 +132,7 @@ fn only_the_first_error_line_counts() {
             "\x1b[1;31merror[E0308]\x1b[0m: mismatched types".into()
         )]
     );
-    for line in [
-        "error: linker `cc` not found",
-        "Error: ENOENT: no such file or directory, open 'a'",
-        "ERROR:  canceling statement due to statement timeout",
-        "src/a.c:3:5: error: implicit declaration of function 'f'",
-        "KeyError: 'EUR'",
-        "E       ValueError: amount must be positive, got -5",
-        "java.lang.IllegalStateException: closed",
-        "AssertionError",
-        "thread 'main' panicked at src/main.rs:2:5:",
-        "npm ERR! code ERESOLVE",
-        "npm error code ERESOLVE",
-        "fatal: not a git repository (or any of the parent directories): .git",
-        "2025-03-04 12:00:01.123 ERROR [billing] 付款失败",
-        "ls: cannot access 'x': No such file or directory",
-        "bash: foo: command not found",
-        "FAIL src/a.test.ts",
-        "--- FAIL: TestParse (0.00s)",
-        "FAILED tests/test_a.py::test_b - assert 1 == 2",
-        "src/a.ts(3,5): error TS2345: Argument of type 'string' is not assignable",
-        "error TS2307: Cannot find module 'x'",
-        "sh: 1: pytest: not found",
-        "Unhandled exception. System.InvalidOperationException: closed",
-        "[Error occurred in processing last action]",
-        "/usr/bin/ld: a.o: in function `main': undefined reference to `f'",
-    ] {
+    for &line in ERROR_LINES {
         assert_eq!(kinds(line), [(FirstError, line.into())], "{line}");
     }
     for not in [
@@ -227,4 +237,26 @@ fn exit_styles_look_through_ansi_and_blanks() {
         Some("Exit Code: N")
     );
     assert_eq!(exit_style("Exit Code: x"), None);
+}
+
+#[test]
+fn anonymized_needles_stay_needles_of_their_kind() {
+    // `import --anonymize` keeps the detector's vocabulary, so an anonymized corpus has the same needles.
+    let mut failures = Vec::new();
+    for seed in [1, 7, 2026] {
+        let mut anonymizer = crate::import::Anonymizer::new(crate::rng::Seed(seed));
+        for (lines, kind) in [
+            (EXIT_LINES, ExitInfo),
+            (SUMMARY_LINES, SummaryLine),
+            (ERROR_LINES, FirstError),
+        ] {
+            for line in lines {
+                let anonymized = anonymizer.plain(line);
+                if kinds(&anonymized) != [(kind, anonymized.clone())] {
+                    failures.push(format!("seed {seed}: {line:?} became {anonymized:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

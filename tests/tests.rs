@@ -14,6 +14,7 @@ mod gate;
 mod gate_rules;
 mod generate;
 mod import;
+mod needles;
 mod outputs;
 mod properties;
 mod report;

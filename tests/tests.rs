@@ -19,5 +19,6 @@ mod scenarios;
 mod simulation;
 mod strategies;
 mod support;
+mod texture;
 mod tokens;
 mod vectors;

@@ -23,5 +23,6 @@ mod simulation;
 mod strategies;
 mod support;
 mod token_runs;
+mod texture;
 mod tokens;
 mod vectors;

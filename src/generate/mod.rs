@@ -18,11 +18,15 @@ mod job;
 mod kinds;
 mod needles;
 mod producer;
+mod repeat;
 mod shapes;
+mod splice;
+mod texture;
 mod vocab;
 
 pub use job::{GenerateJob, GenerateRequest, GenerateStats, Shard, MAX_SHARDS};
 pub use needles::{Needle, NeedleKind};
+pub use repeat::LOOKBACK;
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
 
 use serde_json::Value;
@@ -45,6 +49,8 @@ pub(crate) struct Knobs {
     pub object_output_rate: f64,
     /// Share of prose (log messages, comments, docstrings, documentation, issues) written in Chinese.
     pub cjk_share: f64,
+    /// Share of file reads and edits written as windowed file views.
+    pub file_view_share: f64,
     /// The plan-mode lifecycle reminders.
     pub reminders: PlanReminders,
 }
@@ -158,6 +164,8 @@ pub struct Generator {
     weights: Vec<f64>,
     models: std::collections::BTreeMap<SizeKey, SizeModel>,
     knobs: Knobs,
+    /// The exit-line styles' weights, in `ExitStyle::ALL` order.
+    exit_weights: Vec<f64>,
 }
 
 impl Generator {
@@ -178,8 +186,15 @@ impl Generator {
                 pretty_json_rate: scenario.shape.pretty_json_rate,
                 object_output_rate: scenario.shape.object_output_rate,
                 cjk_share: scenario.shape.cjk_share,
+                file_view_share: scenario.texture.file_view_share,
                 reminders: PlanReminders::default(),
             },
+            exit_weights: scenario
+                .texture
+                .exit_style_weights()
+                .into_iter()
+                .map(|(_, w)| w)
+                .collect(),
             scenario: scenario.clone(),
         }
     }
@@ -195,7 +210,16 @@ impl Generator {
 
     /// Batch `index`: a pure function of the scenario, its seed and `index`.
     pub fn batch(&self, index: u64) -> GeneratedBatch {
+        self.with_repeats(self.fresh_batch(index))
+    }
+
+    /// Batch `index` before its repeats of earlier results (`repeat`) are put in.
+    fn fresh_batch(&self, index: u64) -> GeneratedBatch {
         let shape = &self.scenario.shape;
+        let texture = &self.scenario.texture;
+        // The texture's own stream, so that the kinds' draws are the same with or without it.
+        let mut textured = (!texture.is_default())
+            .then(|| Stream::derive(self.seed, &format!("texture:{}", self.name), index));
         let mut c = Ctx {
             rng: Stream::for_batch(self.seed, &self.name, index),
             knobs: &self.knobs,
@@ -233,11 +257,20 @@ impl Generator {
             let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
             let mut draft =
                 kinds::write(&mut c, kind, target, self.model(SizeKey::Kind(Kind::Media)));
+            if let Some(t) = &mut textured {
+                texture::frame(t, texture, &self.exit_weights, kind, &mut draft);
+            }
             producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
-            let hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
+            let mut hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
                 let size = self.model(SizeKey::HookText).sample(&mut c.rng);
                 hook_text::write(&mut c.rng, size)
             });
+            if let Some(t) = &mut textured {
+                texture::surface(t, texture, &mut draft, &mut hook);
+            }
+            if let Some(name) = texture.tool_names.get(&kind) {
+                draft.tool.clone_from(name);
+            }
             let (entry, placed) = assemble(e, call_id, draft, hook);
             batch.push(entry);
             needles.extend(placed);
@@ -364,6 +397,7 @@ pub(crate) fn test_ctx(seed: u64) -> Ctx<'static> {
             pretty_json_rate: 0.5,
             object_output_rate: 0.1,
             cjk_share: 0.0,
+            file_view_share: 0.0,
             reminders: PlanReminders::default(),
         }),
     }

@@ -97,6 +97,7 @@ impl BenchShape {
             pretty_json_rate: 0.0,
             object_output_rate: 0.0,
             cjk_share: 0.0,
+            file_view_share: 0.0,
             reminders: PlanReminders::default(),
         };
         (0..self.entries)

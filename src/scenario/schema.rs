@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::texture::Texture;
 use crate::finalize::StrategyConfig;
 use crate::rng::Seed;
 use crate::workload::{HookConfig, Kind, Mode, SizeKey, SizeOverride};
@@ -59,6 +60,10 @@ pub struct Scenario {
     /// The simulated PostToolBatch hook (`[hook]`).
     #[serde(default)]
     pub hook: HookConfig,
+    /// How the outputs look as a harness records them (`[texture]`); left out of the serialized scenario (and so
+    /// of its digest) when it is the default.
+    #[serde(default, skip_serializing_if = "Texture::is_default")]
+    pub texture: Texture,
 }
 
 /// Entries per batch: log-normal around `median`, clamped to `[min, max]`.

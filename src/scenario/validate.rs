@@ -167,6 +167,7 @@ impl Scenario {
                 );
             }
         }
+        self.texture.validate()?;
         let p = &self.persistence;
         for (key, v) in [
             ("producer_fault_rate", p.producer_fault_rate),

@@ -36,11 +36,13 @@ pub enum Kind {
     Cancelled,
     /// Media: an inlineData (base64) or fileData part beside a short output.
     Media,
+    /// Edit results: a confirmation and the edited region of the file, numbered (none in the mixed workload).
+    Edit,
 }
 
 impl Kind {
     /// Every kind, in a fixed order.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Shell,
         Kind::Mcp,
         Kind::Surrogate,
@@ -53,6 +55,7 @@ impl Kind {
         Kind::ErrorTrace,
         Kind::Cancelled,
         Kind::Media,
+        Kind::Edit,
     ];
 
     /// The kind's name as scenario files spell it.
@@ -70,6 +73,7 @@ impl Kind {
             Kind::ErrorTrace => "error_trace",
             Kind::Cancelled => "cancelled",
             Kind::Media => "media",
+            Kind::Edit => "edit",
         }
     }
 
@@ -88,6 +92,7 @@ impl Kind {
             Kind::ErrorTrace => 4.0,
             Kind::Cancelled => 1.5,
             Kind::Media => 2.0,
+            Kind::Edit => 0.0,
         }
     }
 
@@ -109,6 +114,8 @@ impl Kind {
             Kind::Cancelled => SizeModel::body(60.0, 0.3),
             // The base64 data of a media part, in bytes (not counted by any budget).
             Kind::Media => SizeModel::body(6_000.0, 0.9).clamped(64, 400_000),
+            // The edited region an edit result shows.
+            Kind::Edit => SizeModel::body(2_400.0, 0.9).with_tail(0.02, 20_000.0, 0.5),
         }
     }
 }
@@ -214,12 +221,12 @@ mod tests {
 
     #[test]
     fn size_keys_are_the_kinds_then_hook_text_then_giant_in_order() {
-        assert_eq!(SizeKey::ALL.len(), 14);
+        assert_eq!(SizeKey::ALL.len(), 15);
         for (key, kind) in SizeKey::ALL.iter().zip(Kind::ALL) {
             assert_eq!(*key, SizeKey::from(kind));
             assert_eq!(key.as_str(), kind.as_str());
         }
-        assert_eq!(SizeKey::ALL[12..], [SizeKey::HookText, SizeKey::Giant]);
+        assert_eq!(SizeKey::ALL[13..], [SizeKey::HookText, SizeKey::Giant]);
         let mut sorted = SizeKey::ALL;
         sorted.sort();
         assert_eq!(
@@ -252,7 +259,7 @@ mod tests {
             err.starts_with(
                 "unknown variant `shel`, expected one of `shell`, `mcp`, `surrogate`, `plan_mode`, \
                  `file_read`, `search`, `listing`, `short_success`, `empty`, `error_trace`, `cancelled`, \
-                 `media`, `hook_text`, `giant`"
+                 `media`, `edit`, `hook_text`, `giant`"
             ),
             "{err}"
         );

@@ -1,8 +1,9 @@
 //! One file a kind of tool output ([`Kind`]), each writing a [`Draft`] of about the size it is asked for:
 //! `shell` (a folder, one file a family of tools), `mcp`, `surrogate`, `plan_mode`, `file_read`, `search`,
-//! `listing`, `short_success`, `empty`, `error_trace`, `cancelled` and `media`. [`write`] picks the kind's writer.
+//! `listing`, `short_success`, `empty`, `error_trace`, `cancelled`, `media` and `edit`. [`write`] picks the kind's writer.
 
 mod cancelled;
+mod edit;
 mod empty;
 mod error_trace;
 mod file_read;
@@ -36,6 +37,7 @@ pub(crate) fn write(c: &mut Ctx, kind: Kind, target: usize, media: &SizeModel) -
             let bytes = media.sample(&mut c.rng);
             media::write(c, bytes)
         }
+        Kind::Edit => edit::write(c, target),
     }
 }
 

@@ -22,7 +22,7 @@ mod scenarios;
 mod simulation;
 mod strategies;
 mod support;
-mod token_runs;
 mod texture;
+mod token_runs;
 mod tokens;
 mod vectors;

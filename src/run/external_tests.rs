@@ -65,6 +65,7 @@ impl Setup {
             shard: Shard::WHOLE,
             slowdown: Slowdown::default(),
             externals: self.externals.clone(),
+            tokens: None,
         }
     }
 

@@ -198,7 +198,7 @@ pub const KEYWORDS: &[&str] = &[
     "None",
     "True",
     "False",
-    // the rest of the needle detector's vocabulary (crate::needles): its exit phrases, summary prefixes and
+    // the rest of the needle detector's vocabulary (the `needles` module): its exit phrases, summary prefixes and
     // tally words, and the starts of error lines, so that an anonymized corpus has the same needles
     "The",
     "the",

@@ -4,7 +4,9 @@
 //! texts can be hashed at once only side by side: [`sha256_each_on_all_cores`] spreads them over the current
 //! rayon pool. A leaf: it names no other module.
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
 use sha2::{Digest, Sha256};
 
 /// The SHA-256 of `bytes`.
@@ -17,11 +19,34 @@ pub fn sha256_each(texts: &[&str]) -> Vec<[u8; 32]> {
     texts.iter().map(|t| sha256(t.as_bytes())).collect()
 }
 
-/// The SHA-256 of each of `texts`, in order, computed side by side on the threads of the current rayon pool (the
-/// pool the caller runs in, else the global one): the same digests as [`sha256_each`], whatever the thread count.
-/// A text is never split, so one text takes what it takes on one core.
+/// The SHA-256 of each of `texts`, in order, computed side by side on the calling thread and the other threads of
+/// the current rayon pool (the pool the caller runs in, else the global one): the same digests as [`sha256_each`],
+/// whatever the thread count. A text is never split, so one text takes what it takes on one core.
+///
+/// The calling thread starts hashing at once and never waits for a helper to start: it and up to `threads - 1`
+/// helper tasks take the texts one at a time, longest first, until none is left, so a helper that the pool starts
+/// late (its threads busy, or the machine loaded) simply finds less to do, and the caller waits at most for the
+/// texts helpers are already hashing.
 pub fn sha256_each_on_all_cores(texts: &[&str]) -> Vec<[u8; 32]> {
-    texts.par_iter().map(|t| sha256(t.as_bytes())).collect()
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
+    let taken = AtomicUsize::new(0);
+    let digests: Vec<OnceLock<[u8; 32]>> = texts.iter().map(|_| OnceLock::new()).collect();
+    let hash_until_none_left = || {
+        while let Some(&i) = order.get(taken.fetch_add(1, Ordering::Relaxed)) {
+            let _ = digests[i].set(sha256(texts[i].as_bytes()));
+        }
+    };
+    rayon::in_place_scope(|scope| {
+        for _ in 1..rayon::current_num_threads().min(texts.len()) {
+            scope.spawn(|_| hash_until_none_left());
+        }
+        hash_until_none_left();
+    });
+    digests
+        .into_iter()
+        .map(|d| d.into_inner().expect("every text is taken once and hashed"))
+        .collect()
 }
 
 /// Lowercase hex SHA-256 of `data` (a text's UTF-8 bytes, or any bytes).

@@ -7,9 +7,11 @@
 //! where its fit needs it, as a one-core finalizer would. The digests, and so every output, are the same either
 //! way and on any number of threads.
 //!
-//! Inside a parallel run the hashing is nested in the run's per-batch tasks: rayon runs it on the same pool's
-//! threads (a thread waiting for its fields helps with other tasks meanwhile), so nothing is oversubscribed and
-//! nothing reaches an output but the digests, collected in field order.
+//! The calling thread hashes from the start, and helper tasks on the pool's other threads take fields as they get
+//! to run (`digest::sha256_each_on_all_cores`), so a busy pool or a loaded machine costs little more than hashing
+//! on one core. Inside a parallel run the hashing is nested in the run's per-batch tasks: the helpers are tasks of
+//! the same pool (an idle thread takes them; nothing is oversubscribed), and nothing reaches an output but the
+//! digests, each stored at its field's place.
 
 use crate::digest::{sha256, sha256_each_on_all_cores};
 

@@ -9,6 +9,7 @@ mod exports;
 mod external;
 mod features;
 mod gate;
+mod gate_output;
 mod gate_rules;
 mod generate;
 mod import;

@@ -11,6 +11,7 @@ mod external;
 mod external_commands;
 mod features;
 mod gate;
+mod gate_output;
 mod gate_rules;
 mod generate;
 mod import;

@@ -43,6 +43,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Count the tokens of batches: UTF-16 units, tokens and units per token by tool and by kind of output.
     Tokens(TokensArgs),
+    /// Profile tool output (sizes, shape, width, repeats, needles, tools) of batches files or scenarios.
+    Profile(ProfileArgs),
     /// Check one finalizer against the design's contract; exit 1 with shrunk counterexamples when a check fails.
     Conform(ConformArgs),
 }
@@ -89,6 +91,23 @@ pub struct ImportArgs {
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
+}
+
+/// Flags of `budgetlab profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Batches files (JSON Lines, one batch a line) or scenarios (a .toml file or a shipped name), each profiled.
+    #[arg(required = true, value_name = "SOURCE")]
+    pub sources: Vec<String>,
+    /// A source to compare every SOURCE with (side by side, with the differences).
+    #[arg(long, value_name = "SOURCE")]
+    pub compare: Option<String>,
+    /// Batches per source, 1 to 1,000,000 (a scenario's first N, default its own number; a file's first N).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub batches: Option<u64>,
+    /// Also write a report folder: profile.json, summary.md and the charts.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Flags of `budgetlab tokens`.

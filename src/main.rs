@@ -16,8 +16,8 @@ use budgetlab::{
 };
 use cli::{
     BackendArg, CheckArgs, Cli, Command, CompareArgs, ConformArgs, ExternalArgs, FinalizeArgs,
-    GenerateArgs, MergeArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
-    TokensArgs,
+    GenerateArgs, MergeArgs, ProfileArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs,
+    SweepArgs, TokensArgs,
 };
 
 fn main() -> ExitCode {
@@ -129,6 +129,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(())
         }
         Command::Tokens(args) => tokens(args),
+        Command::Profile(args) => profile(args),
     }?;
     Ok(ExitCode::SUCCESS)
 }
@@ -528,6 +529,24 @@ fn tokens(args: TokensArgs) -> anyhow::Result<()> {
         }
         .as_bytes(),
     )
+}
+
+/// `budgetlab profile`: the Markdown on stdout; with `--out`, the report folder too (checked before anything is
+/// read, written before the Markdown is printed).
+fn profile(args: ProfileArgs) -> anyhow::Result<()> {
+    if let Some(out) = &args.out {
+        budgetlab::report::check_folder(out).context("--out")?;
+    }
+    let report = budgetlab::profile::ProfileJob {
+        sources: args.sources,
+        compare: args.compare,
+        batches: args.batches,
+    }
+    .run()?;
+    if let Some(out) = &args.out {
+        budgetlab::profile::write_report(out, &report)?;
+    }
+    emit(budgetlab::profile::markdown(&report).as_bytes())
 }
 
 /// Writes a whole file atomically (`-` is stdout), creating its folder when needed.

@@ -14,6 +14,7 @@ mod generate;
 mod import;
 mod needles;
 mod outputs;
+mod profile;
 mod properties;
 mod report;
 mod scenarios;

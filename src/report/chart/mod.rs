@@ -69,6 +69,22 @@ pub trait ChartBackend {
 
     /// Median cost per turn against batch size, one line per strategy.
     fn cost(&self, ctx: &ChartContext, data: &CostCurves) -> Result<Vec<u8>>;
+
+    /// Bars of several series side by side in groups (a profile's shape features, one bar per source).
+    fn grouped_bars(&self, ctx: &ChartContext, data: &GroupedBars) -> Result<Vec<u8>>;
+}
+
+/// The data of [`ChartBackend::grouped_bars`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedBars {
+    /// The groups, top to bottom.
+    pub groups: Vec<String>,
+    /// The series: one bar of each in every group, in legend order.
+    pub series: Vec<String>,
+    /// `values[group][series]` in percent; `None` where a series has nothing to measure (no bar, `-` written).
+    pub values: Vec<Vec<Option<f64>>>,
+    /// The label of the value axis.
+    pub x_label: String,
 }
 
 /// The data of one chart, before it is drawn.
@@ -88,6 +104,8 @@ pub enum ChartData {
     BudgetCurves(Curves),
     /// See [`ChartBackend::cost`].
     Cost(CostCurves),
+    /// See [`ChartBackend::grouped_bars`].
+    GroupedBars(GroupedBars),
 }
 
 /// A chart to draw: its file stem, title, caption and data.
@@ -118,6 +136,7 @@ impl ChartSpec {
             ChartData::Persistence(d) => backend.persistence(&ctx, d),
             ChartData::BudgetCurves(d) => backend.budget_curves(&ctx, d),
             ChartData::Cost(d) => backend.cost(&ctx, d),
+            ChartData::GroupedBars(d) => backend.grouped_bars(&ctx, d),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! string, the bitmap backend into a buffer that is then encoded as PNG), with text from the shipped font.
 
 mod axis;
+mod bars;
 mod compliance;
 mod cost;
 mod curves;
@@ -23,7 +24,7 @@ use plotters::prelude::*;
 use super::data::{
     ComplianceGrid, CostCurves, Curves, NeedleSurvival, Overshoot, PersistenceIo, RetentionCdf,
 };
-use super::{ChartBackend, ChartContext, Format};
+use super::{ChartBackend, ChartContext, Format, GroupedBars};
 use crate::error::{Error, Result};
 
 /// The font every chart's text is drawn with (DejaVu Sans; its licence is beside it).
@@ -152,5 +153,9 @@ impl ChartBackend for PlottersBackend {
 
     fn cost(&self, ctx: &ChartContext, data: &CostCurves) -> Result<Vec<u8>> {
         render(ctx, &cost::Lines(data))
+    }
+
+    fn grouped_bars(&self, ctx: &ChartContext, data: &GroupedBars) -> Result<Vec<u8>> {
+        render(ctx, &bars::Groups(data))
     }
 }

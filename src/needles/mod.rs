@@ -251,4 +251,4 @@ pub(super) fn integer_len(s: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -163,5 +163,5 @@ pub fn read_batches_file(path: &Path, limit: Option<u64>) -> Result<(Vec<Batch>,
         .iter()
         .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
         .collect::<Result<Vec<_>>>()?;
-    Ok((batches, crate::finalize::sha256_hex(text)))
+    Ok((batches, crate::run::sha256_hex_bytes(text.as_bytes())))
 }

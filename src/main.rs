@@ -60,6 +60,7 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
         Command::Compare(args) => compare::execute(args),
         Command::Import(args) => import::execute(args),
         Command::Tokens(args) => tokens::execute(args),
+        Command::Profile(args) => profile::execute(args),
         Command::Conform(args) => conform::execute(args),
     }
 }

@@ -416,6 +416,10 @@ fn batches_0_is_refused_by_every_command_that_takes_it() {
             ],
             &[&refusal],
         );
+        expect_refused(
+            &["profile", "many-small", "--batches", n, "--out", o],
+            &[&refusal],
+        );
     }
     assert!(!out.exists());
 }

@@ -30,7 +30,7 @@ fn verdict_with_failures(n: usize) -> Verdict {
         cases: (0..n)
             .map(|i| CheckCase {
                 scenario: format!("s{i}"),
-                budget_label: Some("abs-1000".into()),
+                budget_label: Some("abs-1000".parse().unwrap()),
                 strategy: Some("greedy".into()),
                 kind: CheckKind::Integrity,
                 failure: Some("bad".into()),
@@ -70,7 +70,10 @@ fn a_tolerance_of_zero_is_accepted_and_allows_no_change() {
     let err = Tolerances::from_specs(&["retention=-0.0001"])
         .unwrap_err()
         .to_string();
-    assert!(err.contains("a tolerance is a finite number of at least 0"), "{err}");
+    assert!(
+        err.contains("a tolerance is a finite number of at least 0"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -78,13 +81,26 @@ fn metrics_and_tolerances_print_as_the_reports_name_them() {
     let names: Vec<String> = Metric::ALL.iter().map(ToString::to_string).collect();
     assert_eq!(
         names,
-        ["compliance", "retention", "needles", "writes", "cost", "time"]
+        [
+            "compliance",
+            "retention",
+            "needles",
+            "writes",
+            "cost",
+            "time"
+        ]
     );
     // Absolute tolerances are percentage points for shares only; a count's is in its own unit.
     assert_eq!(Tolerance::Absolute(3.0).describe(Metric::Writes), "±3");
-    assert_eq!(Tolerance::Absolute(0.01).describe(Metric::Retention), "±0.01 (1 pp)");
+    assert_eq!(
+        Tolerance::Absolute(0.01).describe(Metric::Retention),
+        "±0.01 (1 pp)"
+    );
     assert_eq!(Tolerance::Relative(0.1).describe(Metric::Retention), "±10%");
-    assert_eq!(Tolerance::Relative(0.1).allowance(Metric::Retention), "±10%");
+    assert_eq!(
+        Tolerance::Relative(0.1).allowance(Metric::Retention),
+        "±10%"
+    );
     assert_eq!(Tolerance::Off.describe(Metric::Cost), "off");
     assert_eq!(Tolerance::Off.allowance(Metric::Cost), "off");
 }

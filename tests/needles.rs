@@ -115,7 +115,8 @@ fn long_log() -> String {
     out
 }
 
-const SUMMARY: &str = "test result: FAILED. 3 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.31s\n";
+const SUMMARY: &str =
+    "test result: FAILED. 3 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.31s\n";
 
 fn shell_batch(id: &str, output: &str) -> serde_json::Value {
     serde_json::json!([{

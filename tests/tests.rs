@@ -17,6 +17,7 @@ mod generate;
 mod import;
 mod needles;
 mod outputs;
+mod profile;
 mod properties;
 mod report;
 mod scenarios;

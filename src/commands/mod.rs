@@ -15,6 +15,7 @@ pub(crate) mod generate;
 pub(crate) mod import;
 pub(crate) mod merge;
 pub(crate) mod output;
+pub(crate) mod profile;
 pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod scenarios;
@@ -61,6 +62,8 @@ pub(crate) enum Command {
     Import(import::ImportArgs),
     /// Count the tokens of batches: UTF-16 units, tokens and units per token by tool and by kind of output.
     Tokens(tokens::TokensArgs),
+    /// Profile tool output (sizes, shape, width, repeats, needles, tools) of batches files or scenarios.
+    Profile(profile::ProfileArgs),
     /// Check one finalizer against the design's contract; exit 1 with shrunk counterexamples when a check fails.
     Conform(conform::ConformArgs),
 }

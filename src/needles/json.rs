@@ -5,9 +5,9 @@ use crate::generate::NeedleKind;
 use crate::text::utf16_len;
 
 /// The top-level keys of `text` when it is a JSON object (its first non-blank character is `{`): each key's
-/// quoted text where it stands, pushed to `out`, the first [`MAX_JSON_KEYS`] only. Whether any key was found (a `{` that does not open an object
-/// with keys is read as lines instead). A text cut short (a producer preview) still gives the keys before the
-/// cut; nothing after the object's closing brace is read.
+/// quoted text where it stands, pushed to `out`, the first [`MAX_JSON_KEYS`] only. Whether any key was found (a
+/// `{` that does not open an object with keys is read as lines instead). A text cut short (a producer preview)
+/// still gives the keys before the cut; nothing after the object's closing brace is read.
 pub(super) fn json_keys(text: &str, out: &mut Vec<DetectedNeedle>) -> bool {
     let trimmed = text.trim_start();
     if !trimmed.starts_with('{') {

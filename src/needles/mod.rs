@@ -8,22 +8,22 @@
 //! through; a line longer than [`MAX_NEEDLE_LINE_BYTES`] is never a needle), and each line is at most one
 //! needle, always the whole line:
 //!
-//! - **exit information** ([`exit`](mod@exit)): a line that is only an exit status in one of the styles
+//! - **exit information** (`exit.rs`): a line that is only an exit status in one of the styles
 //!   harnesses write (`Exit Code: 1`, `Exit code: 0`, `Exit code 1`, `<returncode>0</returncode>`,
 //!   `[Command finished with exit code 2]`, `Process exited with code 1`, `exit status 2`, ...);
 //!   [`exit_style`] names the style;
-//! - **summary lines** ([`summary`](mod@summary)), wherever they sit: test-runner totals (two or more counts
+//! - **summary lines** (`summary.rs`), wherever they sit: test-runner totals (two or more counts
 //!   of passed, failed, tests, files changed, insertions, packages, matches ...; or one such count with a
 //!   duration or a `===` banner; `Tests run: 5, Failures: 1`; Go's `ok`/`FAIL` package lines), search headers
 //!   and footers (`Found 3 matches`, `No matches found`, `12 matches in 4 files`, `End of matches for`), `wc`'s
 //!   `total`, and build results (`Finished ... in 2.3s`, `Built target`, `BUILD SUCCESSFUL`, `Done in 4.1s`,
 //!   `could not compile`, `make: *** ... Error 2`, npm's closing log line, ...);
-//! - **the first error line** ([`error`](mod@error); only the first of a text): compiler and tool errors
+//! - **the first error line** (`error.rs`; only the first of a text): compiler and tool errors
 //!   (`error[E0308]: ...`, `error: ...`, `src/a.c:3:5: error: ...`, `error TS2345: ...`), exceptions
 //!   (`ValueError: ...`, `E   KeyError: ...`, `Exception in thread ...`), panics (`panicked at`, `panic: `),
 //!   failed tests (`FAIL `, `--- FAIL: `, `FAILED path::test`), `npm ERR!` and `npm error`, `fatal: `, log
-//!   lines at level ERROR or FATAL, and the shell's complaints (`bash: ...`, `No such file or directory`,
-//!   `Permission denied`, `command not found`). A summary or exit line is never taken for an error.
+//!   lines at level ERROR or FATAL, and the shell's complaints (`sh: 1: x: not found`, `No such file or
+//!   directory`, `Permission denied`, `command not found`). A summary or exit line is never taken for an error.
 //!
 //! [`detect_field`] adds one rule for the `error` field of a failed call: when no line above is an error, its
 //! first non-blank line is the first error. [`detect_batch`] runs it on every text field of a batch and
@@ -251,4 +251,4 @@ pub(super) fn integer_len(s: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

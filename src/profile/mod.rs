@@ -10,15 +10,23 @@
 //! outputs, the exit-line styles, the needles the detector ([`crate::needles`]) finds by kind and position, and
 //! one row per tool. Percentiles are nearest-rank and shares of nothing are `None` (see [`stats`]).
 //!
-//! Everything here is a pure function of the batches: [`profile_batches`] for recorded ones,
+//! The computation is a pure function of the batches: [`profile_batches`] for recorded ones,
 //! [`profile_scenario`] for a scenario's generated ones (whose planted needles are also checked against what
 //! the detector finds). Batches are read in parallel and folded in order, so a profile does not depend on the
-//! thread count.
+//! thread count. Around it: [`ProfileJob`] reads the sources `budgetlab profile` is given into a
+//! [`ProfileReport`], [`markdown`] renders it (side by side, with differences against `--compare`), and
+//! [`write_report`] writes the report folder (`profile.json`, `summary.md`, the charts).
 
 mod facts;
+mod markdown;
+mod report;
+mod source;
 pub mod stats;
 
 pub use facts::{is_found, BatchFacts, OutputFacts};
+pub use markdown::markdown;
+pub use report::{profile_charts, render_files, size_cdf_points, write_report};
+pub use source::{read_batches_file, ProfileJob, ProfileReport};
 pub use stats::{nearest_rank, percentile, share, Distribution, Positions};
 
 use std::collections::BTreeMap;

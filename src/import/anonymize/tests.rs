@@ -147,3 +147,32 @@ proptest! {
         prop_assert_eq!(back.keys().collect::<Vec<_>>(), map.keys().collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn anonymized_needles_stay_needles_of_their_kind() {
+    // Every example line of the detector's tests, anonymized with three seeds, is still one needle of its
+    // kind, the whole line: an anonymized corpus has the same needles.
+    use crate::generate::NeedleKind;
+    use crate::needles::tests::{ERROR_LINES, EXIT_LINES, SUMMARY_LINES};
+    let mut failures = Vec::new();
+    for seed in [1, 7, 2026] {
+        let mut anonymizer = Anonymizer::new(Seed(seed));
+        for (lines, kind) in [
+            (EXIT_LINES, NeedleKind::ExitInfo),
+            (SUMMARY_LINES, NeedleKind::SummaryLine),
+            (ERROR_LINES, NeedleKind::FirstError),
+        ] {
+            for line in lines {
+                let anonymized = anonymizer.plain(line);
+                let found: Vec<(NeedleKind, usize, usize)> = crate::needles::detect(&anonymized)
+                    .into_iter()
+                    .map(|n| (n.kind, n.offset, n.len))
+                    .collect();
+                if found != [(kind, 0, utf16_len(&anonymized))] {
+                    failures.push(format!("seed {seed}: {line:?} became {anonymized:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

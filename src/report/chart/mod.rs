@@ -76,6 +76,21 @@ pub trait ChartBackend {
 
     /// Compliance in tokens beside compliance in units, by strategy.
     fn token_compliance(&self, ctx: &ChartContext, data: &TokenCompliance) -> Result<Vec<u8>>;
+    /// Bars of several series side by side in groups (a profile's shape features, one bar per source).
+    fn grouped_bars(&self, ctx: &ChartContext, data: &GroupedBars) -> Result<Vec<u8>>;
+}
+
+/// The data of [`ChartBackend::grouped_bars`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedBars {
+    /// The groups, top to bottom.
+    pub groups: Vec<String>,
+    /// The series: one bar of each in every group, in legend order.
+    pub series: Vec<String>,
+    /// `values[group][series]` in percent; `None` where a series has nothing to measure (no bar, `-` written).
+    pub values: Vec<Vec<Option<f64>>>,
+    /// The label of the value axis.
+    pub x_label: String,
 }
 
 /// The data of one chart, before it is drawn.
@@ -99,6 +114,8 @@ pub enum ChartData {
     UnitsPerToken(UnitsPerToken),
     /// See [`ChartBackend::token_compliance`].
     TokenCompliance(TokenCompliance),
+    /// See [`ChartBackend::grouped_bars`].
+    GroupedBars(GroupedBars),
 }
 
 /// A chart to draw: its file stem, title, caption and data.
@@ -131,6 +148,7 @@ impl ChartSpec {
             ChartData::Cost(d) => backend.cost(&ctx, d),
             ChartData::UnitsPerToken(d) => backend.units_per_token(&ctx, d),
             ChartData::TokenCompliance(d) => backend.token_compliance(&ctx, d),
+            ChartData::GroupedBars(d) => backend.grouped_bars(&ctx, d),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! string, the bitmap backend into a buffer that is then encoded as PNG), with text from the shipped font.
 
 mod axis;
+mod bars;
 mod compliance;
 mod cost;
 mod curves;
@@ -26,7 +27,7 @@ use super::data::{
     ComplianceGrid, CostCurves, Curves, NeedleSurvival, Overshoot, PersistenceIo, RetentionCdf,
     TokenCompliance, UnitsPerToken,
 };
-use super::{ChartBackend, ChartContext, Format};
+use super::{ChartBackend, ChartContext, Format, GroupedBars};
 use crate::error::{Error, Result};
 
 /// The font every chart's text is drawn with (DejaVu Sans; its licence is beside it).
@@ -163,5 +164,9 @@ impl ChartBackend for PlottersBackend {
 
     fn token_compliance(&self, ctx: &ChartContext, data: &TokenCompliance) -> Result<Vec<u8>> {
         render(ctx, &token_compliance::Bars(data))
+    }
+
+    fn grouped_bars(&self, ctx: &ChartContext, data: &GroupedBars) -> Result<Vec<u8>> {
+        render(ctx, &bars::Groups(data))
     }
 }

@@ -1,0 +1,48 @@
+//! `budgetlab profile`: the shape of tool output in batches files or scenarios, as Markdown, and with `--out` a
+//! report folder (profile.json, summary.md, the charts).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use budgetlab::profile::{markdown, write_report, ProfileJob};
+
+use super::output::emit;
+use super::Status;
+
+/// Flags of `budgetlab profile`.
+#[derive(Debug, Args)]
+pub(crate) struct ProfileArgs {
+    /// Batches files (JSON Lines, one batch a line) or scenarios (a .toml file or a shipped name), each profiled.
+    #[arg(required = true, value_name = "SOURCE")]
+    pub(crate) sources: Vec<String>,
+    /// A source to compare every SOURCE with (side by side, with the differences).
+    #[arg(long, value_name = "SOURCE")]
+    pub(crate) compare: Option<String>,
+    /// Batches per source, 1 to 1,000,000 (a scenario's first N, default its own number; a file's first N).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) batches: Option<u64>,
+    /// Also write a report folder: profile.json, summary.md and the charts.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+/// Profiles the sources; the folder given to `--out` is checked before anything is read, and written before the
+/// Markdown is printed.
+pub(crate) fn execute(args: ProfileArgs) -> anyhow::Result<Status> {
+    if let Some(out) = &args.out {
+        budgetlab::report::check_folder(out).context("--out")?;
+    }
+    let report = ProfileJob {
+        sources: args.sources,
+        compare: args.compare,
+        batches: args.batches,
+    }
+    .run()?;
+    if let Some(out) = &args.out {
+        write_report(out, &report)?;
+    }
+    emit(markdown(&report).as_bytes())?;
+    Ok(Status::Done)
+}

@@ -14,6 +14,7 @@ mod generate;
 mod import;
 mod outputs;
 mod properties;
+mod real_shape;
 mod report;
 mod scenarios;
 mod simulation;

@@ -255,10 +255,16 @@ impl Generator {
                 (kind, self.model(kind.into()).sample(&mut c.rng))
             };
             let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
+            // A shell output's framing is chosen first: the kind writes its own text to the size drawn, whatever
+            // framing the style then puts around it.
+            let style = textured
+                .as_mut()
+                .and_then(|t| texture::exit_style_of(t, texture, &self.exit_weights, kind));
+            let target = target + style.map_or(0, texture::framing_allowance);
             let mut draft =
                 kinds::write(&mut c, kind, target, self.model(SizeKey::Kind(Kind::Media)));
             if let Some(t) = &mut textured {
-                texture::frame(t, texture, &self.exit_weights, kind, &mut draft);
+                texture::frame(t, texture, &self.exit_weights, style, kind, &mut draft);
             }
             producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
             let mut hook = (c.rng.unit() < shape.hook_text_rate).then(|| {

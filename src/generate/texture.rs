@@ -1,7 +1,8 @@
 //! A scenario's texture (`[texture]`, [`Texture`]) applied to the drafts the kinds write, from the batch's own
-//! texture stream (never the stream the kinds draw from, so a scenario's sizes and contents stay what they were
-//! and only the texture changes). Two steps, each editing the text with `splice`, so the needles stay at their
-//! places:
+//! texture stream (never the stream the kinds draw from, so the sizes drawn stay what they were; a shell output
+//! whose style drops the generator's header and exit line is written [`framing_allowance`] units longer, so that
+//! its own text still comes to its drawn size). Two steps, each editing the text with `splice`, so the needles
+//! stay at their places:
 //!
 //! - [`frame`], before the producers' previews: the harness's framing of a shell output (its exit-line style,
 //!   with the generator's own `Command:` / `Output:` header only in the `header` style) and, at
@@ -37,11 +38,37 @@ const BMP_WORDS: &[&str] = &[
 /// What an astral character becomes when a result must have none: two white squares, the length of the pair.
 const ASTRAL_FOLD: &str = "\u{25a1}\u{25a1}";
 
-/// Applies the harness framing: the exit-line style of a shell output and the summary line's position.
+/// The exit style of the next output when it is of the shell kind and the scenario names styles, drawn before
+/// the kind writes it (see [`framing_allowance`]).
+pub(crate) fn exit_style_of(
+    rng: &mut Stream,
+    texture: &Texture,
+    styles: &[f64],
+    kind: Kind,
+) -> Option<ExitStyle> {
+    (kind == Kind::Shell && !texture.exit_styles.is_empty())
+        .then(|| ExitStyle::ALL[rng.weighted(styles)])
+}
+
+/// How many more units a shell output is written with in `style` than in the generator's own: about what the
+/// style drops of the `Command:` / `Output:` header and the `Exit Code: N` line, so that the output's own text
+/// still comes to the size drawn (small commands would otherwise be left with nothing).
+pub(crate) fn framing_allowance(style: ExitStyle) -> usize {
+    match style {
+        ExitStyle::Header | ExitStyle::Returncode => 0,
+        ExitStyle::Finished => 20,
+        ExitStyle::ExitCode => 35,
+        ExitStyle::None => 48,
+    }
+}
+
+/// Applies the harness framing: the exit-line style of a shell output (`style`, or drawn here for a shell tool's
+/// output of another kind) and the summary line's position.
 pub(crate) fn frame(
     rng: &mut Stream,
     texture: &Texture,
     styles: &[f64],
+    style: Option<ExitStyle>,
     kind: Kind,
     d: &mut Draft,
 ) {
@@ -50,7 +77,7 @@ pub(crate) fn frame(
         return;
     };
     if is_shell && !texture.exit_styles.is_empty() {
-        let style = ExitStyle::ALL[rng.weighted(styles)];
+        let style = style.unwrap_or_else(|| ExitStyle::ALL[rng.weighted(styles)]);
         exit_style(w, style);
     }
     if texture.summary_start_share > 0.0
@@ -304,9 +331,18 @@ fn is_astral(text: &str) -> bool {
     text.bytes().any(|b| b >= 0xf0)
 }
 
-/// Whether `text` is a JSON document (its first non-blank character opens an object or an array).
+/// Whether `text` is a JSON document: its first non-blank character opens an object, or an array whose first
+/// value starts there (`[File: ...]` is not one).
 fn is_json(text: &str) -> bool {
-    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+    let t = text.trim_start();
+    match t.as_bytes().first() {
+        Some(b'{') => true,
+        Some(b'[') => matches!(
+            t[1..].trim_start().as_bytes().first(),
+            Some(b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9')
+        ),
+        _ => false,
+    }
 }
 
 /// The lines of `w` no needle touches that hold something, as UTF-16 ranges.
@@ -342,11 +378,19 @@ fn insert_word(rng: &mut Stream, w: &mut Written, words: &[&str]) -> bool {
         splice::insert(w, at, &format!("{word} "));
         return true;
     }
-    let lines = free_lines(w);
+    let mut lines = free_lines(w);
     if lines.is_empty() {
-        return false;
+        // Every line holds a needle: the word goes after the last one that has text (the needle stays whole).
+        lines.extend(
+            splice::line_ranges(&w.text)
+                .into_iter()
+                .rev()
+                .find(|&(s, e)| e > s && !splice::inside_needle(w, e)),
+        );
     }
-    let (_, end) = lines[rng.index(lines.len())];
+    let Some(&(_, end)) = lines.get(rng.index(lines.len().max(1))) else {
+        return false;
+    };
     splice::insert(w, end, &format!(" {word}"));
     true
 }
@@ -654,17 +698,24 @@ mod tests {
         assert_eq!(w.text, "{\n  \"title\": \"😀 Rates\",\n  \"ok\": true\n}");
         check(&w);
         serde_json::from_str::<serde_json::Value>(&w.text).unwrap();
-        // No line without a needle: no place for a word, nothing changes.
+        assert!(is_json(" [\n  {\"a\": 1}]") && is_json("[]") && is_json("{}"));
+        assert!(!is_json("[File: /repo/a.py (3 lines total)]") && !is_json("plain"));
+        // No line without a needle: the word goes after the last needle line, which stays whole.
         let mut w = Written {
             needles: vec![crate::generate::buf::Planted {
-                kind: NeedleKind::ExitInfo,
+                kind: NeedleKind::SummaryLine,
                 offset: 0,
-                text: "Exit Code: 0".into(),
+                text: "Found 0 matches in 0 files".into(),
             }],
-            ..Written::plain("Exit Code: 0".into())
+            ..Written::plain("Found 0 matches in 0 files".into())
         };
+        assert!(insert_word(&mut rng(), &mut w, &["…"]));
+        assert_eq!(w.text, "Found 0 matches in 0 files …");
+        check(&w);
+        // Nothing to put it after: nothing changes.
+        let mut w = Written::default();
         assert!(!insert_word(&mut rng(), &mut w, BMP_WORDS));
-        assert_eq!(w.text, "Exit Code: 0");
+        assert_eq!(w, Written::default());
     }
 
     #[test]

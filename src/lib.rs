@@ -23,6 +23,8 @@
 //! - [`simulate`]: one turn through the runtime boundaries of a [`workload::Mode`] (producers, scheduler before
 //!   and after the PostToolBatch hook, the runtime's aggregation and outer finalization, the send guard, the
 //!   model request), with a strategy at every boundary, in the new or the legacy form.
+//! - [`needles`]: the needles of any text (exit lines, first errors, summary lines, JSON keys) found by reading
+//!   it, so that recorded batches get needle survival like generated ones.
 //! - [`metrics`]: what a simulated turn did (compliance, retention, needle survival against its upper bound,
 //!   persistence I/O, integrity), as pure functions, and their aggregation into rows.
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
@@ -30,6 +32,8 @@
 //!   stored baseline (the nightly CI gate) or compares two runs.
 //! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
+//! - [`profile`](mod@profile): what a workload's tool results look like (sizes, shape, width, repeats, needles,
+//!   tools), the same measure for a recorded corpus and a generated scenario.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
@@ -70,7 +74,9 @@ pub mod import;
 pub mod job;
 pub mod metrics;
 pub mod model;
+pub mod needles;
 pub mod persist;
+pub mod profile;
 pub mod report;
 pub mod rng;
 pub mod run;

@@ -110,7 +110,7 @@ fn recorded_batches_run_at_the_given_budgets_mode_and_legacy_form() {
                "violationBoundaries": {"headless-turn": 2}})
     );
     assert_eq!(row(&legacy, "abs-20000")["compliance"]["rate"], 1.0);
-    // Recorded batches have no planted needles: the summary says so rather than showing a score.
+    // Runs of `x` hold no needle the detector could find: the summary says so rather than showing a score.
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         summary.contains("## turns · abs-6000 (6000 units) · headless (legacy) · 2 batches"),

@@ -12,6 +12,7 @@ mod gate;
 mod gate_rules;
 mod generate;
 mod import;
+mod needles;
 mod outputs;
 mod properties;
 mod real_shape;

@@ -5,9 +5,10 @@
 //! same UTF-16 length: ASCII lowercase, uppercase and digits among themselves, other letters and digits of the
 //! Basic Multilingual Plane to BMP ones, astral ones to astral ones, so surrogate pairs stay pairs), every other
 //! character (whitespace, line ends, punctuation, symbols, emoji), ANSI escape sequences, the words of
-//! [`KEYWORDS`] and the suffixes of [`KEPT_SUFFIXES`] (so exit lines, first error lines and summary lines stay
-//! detectable; their numbers may change digits), and, when a whole text is JSON, its structure and object keys
-//! (its string values are anonymized, its numbers keep a valid form, `true`/`false`/`null` stay).
+//! [`KEYWORDS`], the suffixes of [`KEPT_SUFFIXES`] and the duration units of [`KEPT_UNITS`] (so exit lines,
+//! first error lines and summary lines stay detectable; their numbers may change digits), and, when a whole
+//! text is JSON, its structure and object keys (its string values are anonymized, its numbers keep a valid
+//! form, `true`/`false`/`null` stay).
 //!
 //! Replacement goes word by word (a word is a maximal run of letters and digits): a word's replacement is drawn
 //! from a stream keyed by (seed, word) ([`crate::rng::Stream::keyed`]), so one seed always replaces a word the
@@ -197,7 +198,76 @@ pub const KEYWORDS: &[&str] = &[
     "None",
     "True",
     "False",
+    // the rest of the needle detector's vocabulary (crate::needles): its exit phrases, summary prefixes and
+    // tally words, and the starts of error lines, so that an anonymized corpus has the same needles
+    "The",
+    "the",
+    "completed",
+    "exited",
+    "process",
+    "return",
+    "none",
+    "E",
+    "A",
+    "sh",
+    "bash",
+    "zsh",
+    "make",
+    "gmake",
+    "could",
+    "compile",
+    "Compiled",
+    "successfully",
+    "Successfully",
+    "installed",
+    "Built",
+    "target",
+    "FAILURE",
+    "CRITICAL",
+    "Uncaught",
+    "Unhandled",
+    "undefined",
+    "reference",
+    "to",
+    "up",
+    "date",
+    "added",
+    "audited",
+    "package",
+    "packages",
+    "failing",
+    "passing",
+    "pending",
+    "suite",
+    "suites",
+    "snapshot",
+    "snapshots",
+    "assertions",
+    "examples",
+    "vulnerabilities",
+    "problem",
+    "problems",
+    "message",
+    "messages",
+    "reaction",
+    "reactions",
+    "run",
+    "cached",
+    "End",
+    "for",
+    "Success",
+    "no",
+    "issues",
+    "complete",
+    "log",
+    "this",
+    "can",
+    "be",
 ];
+
+/// Units of a duration, kept when a word is digits followed by one of them (`0.31s`, `300ms`, `2m`): test and
+/// build summaries end with their duration.
+pub const KEPT_UNITS: &[&str] = &["ms", "us", "ns", "s", "m", "h"];
 
 /// Word endings kept when a longer word ends with them (`TypeError` keeps `Error`, `ZeroDivisionError` too), so
 /// exception names stay recognisable as such.
@@ -288,6 +358,12 @@ impl Anonymizer {
     fn word_into(&mut self, word: &str, out: &mut String) {
         if self.keywords.contains(word) {
             out.push_str(word);
+            return;
+        }
+        let digits = word.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && KEPT_UNITS.contains(&&word[digits..]) {
+            self.word_into(&word[..digits], out);
+            out.push_str(&word[digits..]);
             return;
         }
         if let Some(suffix) = KEPT_SUFFIXES

@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::model::Batch;
 use crate::rng::Seed;
 
-pub use anonymize::{Anonymizer, KEPT_SUFFIXES, KEYWORDS};
+pub use anonymize::{Anonymizer, KEPT_SUFFIXES, KEPT_UNITS, KEYWORDS};
 pub use read::{Source, Tally, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES};
 pub use turns::{ImportedEntry, ToolResult, Turns};
 pub use walk::MAX_WALK_DEPTH;

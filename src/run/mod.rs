@@ -39,7 +39,8 @@ use crate::simulate::{simulate_turn, SimConfig};
 pub enum Source {
     /// Generated from a scenario.
     Generated(Box<Generator>),
-    /// Recorded batches (e.g. from a real agent's transcript), without needles.
+    /// Recorded batches (e.g. from a real agent's transcript); their needles are found by the detector
+    /// ([`crate::needles`]), since nobody planted any.
     Recorded(Vec<Batch>),
 }
 
@@ -130,11 +131,14 @@ impl Workload {
     fn batch(&self, index: u64) -> GeneratedBatch {
         match &self.source {
             Source::Generated(g) => g.batch(index),
-            Source::Recorded(batches) => GeneratedBatch {
-                index,
-                batch: batches[index as usize].clone(),
-                needles: Vec::new(),
-            },
+            Source::Recorded(batches) => {
+                let batch = batches[index as usize].clone();
+                GeneratedBatch {
+                    index,
+                    needles: crate::needles::detect_batch(&batch),
+                    batch,
+                }
+            }
         }
     }
 }

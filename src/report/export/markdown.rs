@@ -24,7 +24,8 @@ pub fn duration(ns: u64) -> String {
     }
 }
 
-/// Needle survival against its upper bound, or "–" when the batches had no planted needles (recorded ones).
+/// Needle survival against its upper bound, or "–" when the batches had no needles (none planted, or none found
+/// in recorded batches).
 pub fn needles_cell(r: &Aggregate) -> String {
     if r.needles.by_kind.values().all(|k| k.planted == 0) {
         "–".to_string()

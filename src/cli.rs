@@ -43,6 +43,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Count the tokens of batches: UTF-16 units, tokens and units per token by tool and by kind of output.
     Tokens(TokensArgs),
+    /// Fit a scenario to a corpus of batches; exit 1 when its generated batches do not match the corpus.
+    Calibrate(CalibrateArgs),
     /// Check one finalizer against the design's contract; exit 1 with shrunk counterexamples when a check fails.
     Conform(ConformArgs),
 }
@@ -89,6 +91,20 @@ pub struct ImportArgs {
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
     pub skip_bad: bool,
+}
+
+/// Flags of `budgetlab calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The corpus: batches, one a line (as `import` writes them).
+    #[arg(value_name = "FILE.jsonl")]
+    pub input: PathBuf,
+    /// The scenario file to write (atomically); `-`: standard output, the comparison then on stderr.
+    #[arg(long, value_name = "NAME.toml")]
+    pub out: PathBuf,
+    /// The scenario's name (default: the file name of --out without `.toml`).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 /// Flags of `budgetlab tokens`.

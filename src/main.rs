@@ -15,9 +15,9 @@ use budgetlab::{
     PlanReminders, StrategyName,
 };
 use cli::{
-    BackendArg, CheckArgs, Cli, Command, CompareArgs, ConformArgs, ExternalArgs, FinalizeArgs,
-    GenerateArgs, MergeArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs, SweepArgs,
-    TokensArgs,
+    BackendArg, CalibrateArgs, CheckArgs, Cli, Command, CompareArgs, ConformArgs, ExternalArgs,
+    FinalizeArgs, GenerateArgs, MergeArgs, ReportArgs, RunArgs, ScenariosArgs, SimulateArgs,
+    SweepArgs, TokensArgs,
 };
 
 fn main() -> ExitCode {
@@ -94,6 +94,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => return check(args),
+        Command::Calibrate(args) => return calibrate(args),
         Command::Conform(args) => return conform(args),
         Command::Finalize(args) => finalize(args),
         Command::Strategies => {
@@ -528,6 +529,33 @@ fn tokens(args: TokensArgs) -> anyhow::Result<()> {
         }
         .as_bytes(),
     )
+}
+
+/// `budgetlab calibrate`: the scenario file, the comparison, and exit 1 when the fit misses.
+fn calibrate(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
+    // Refuse an output path no file can be written to before the fit, not after it.
+    budgetlab::atomic::Destination::resolve(&args.out).context("--out")?;
+    let name = match args.name {
+        Some(name) => name,
+        None if budgetlab::atomic::is_stdout(&args.out) => "calibrated".into(),
+        None => args
+            .out
+            .file_stem()
+            .map_or("calibrated".into(), |s| s.to_string_lossy().into_owned()),
+    };
+    let (batches, source) = budgetlab::calibrate::read_corpus(&args.input)?;
+    let fit = budgetlab::calibrate::calibrate(&batches, source, &name)?;
+    write_file(&args.out, fit.toml.as_bytes())?;
+    if budgetlab::atomic::is_stdout(&args.out) {
+        eprint!("{}", fit.markdown());
+    } else {
+        emit(fit.markdown().as_bytes())?;
+    }
+    Ok(if fit.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Writes a whole file atomically (`-` is stdout), creating its folder when needed.

@@ -38,37 +38,63 @@ const BMP_WORDS: &[&str] = &[
 /// What an astral character becomes when a result must have none: two white squares, the length of the pair.
 const ASTRAL_FOLD: &str = "\u{25a1}\u{25a1}";
 
-/// The exit style of the next output when it is of the shell kind and the scenario names styles, drawn before
-/// the kind writes it (see [`framing_allowance`]).
-pub(crate) fn exit_style_of(
-    rng: &mut Stream,
-    texture: &Texture,
-    styles: &[f64],
-    kind: Kind,
-) -> Option<ExitStyle> {
-    (kind == Kind::Shell && !texture.exit_styles.is_empty())
-        .then(|| ExitStyle::ALL[rng.weighted(styles)])
+/// How one shell output is framed: a named style, or the `i`-th of the scenario's `exit_lines`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Frame {
+    /// A named style.
+    Style(ExitStyle),
+    /// A custom last line, by its index in the scenario's `exit_lines`.
+    Line(usize),
 }
 
-/// How many more units a shell output is written with in `style` than in the generator's own: about what the
-/// style drops of the `Command:` / `Output:` header and the `Exit Code: N` line, so that the output's own text
-/// still comes to the size drawn (small commands would otherwise be left with nothing).
-pub(crate) fn framing_allowance(style: ExitStyle) -> usize {
-    match style {
-        ExitStyle::Header | ExitStyle::Returncode => 0,
-        ExitStyle::Finished => 20,
-        ExitStyle::ExitCode => 35,
-        ExitStyle::None => 48,
+/// The weights a frame is drawn with: the named styles' in [`ExitStyle::ALL`] order, then the exit lines'.
+pub(crate) fn frame_weights(texture: &Texture) -> Vec<f64> {
+    texture
+        .exit_style_weights()
+        .into_iter()
+        .map(|(_, w)| w)
+        .chain(texture.exit_lines.values().copied())
+        .collect()
+}
+
+fn draw(rng: &mut Stream, weights: &[f64]) -> Frame {
+    let i = rng.weighted(weights);
+    match ExitStyle::ALL.get(i) {
+        Some(style) => Frame::Style(*style),
+        None => Frame::Line(i - ExitStyle::ALL.len()),
     }
 }
 
-/// Applies the harness framing: the exit-line style of a shell output (`style`, or drawn here for a shell tool's
-/// output of another kind) and the summary line's position.
+/// The frame of the next output when it is of the shell kind and the scenario reframes shell outputs, drawn
+/// before the kind writes it (see [`framing_allowance`]).
+pub(crate) fn frame_of(
+    rng: &mut Stream,
+    texture: &Texture,
+    weights: &[f64],
+    kind: Kind,
+) -> Option<Frame> {
+    (kind == Kind::Shell && texture.reframes()).then(|| draw(rng, weights))
+}
+
+/// How many more units a shell output is written with in `frame` than in the generator's own: about what the
+/// frame drops of the `Command:` / `Output:` header and the `Exit Code: N` line, so that the output's own text
+/// still comes to the size drawn (small commands would otherwise be left with nothing).
+pub(crate) fn framing_allowance(frame: Frame) -> usize {
+    match frame {
+        Frame::Style(ExitStyle::Header | ExitStyle::Returncode) => 0,
+        Frame::Style(ExitStyle::Finished) => 20,
+        Frame::Style(ExitStyle::ExitCode) | Frame::Line(_) => 35,
+        Frame::Style(ExitStyle::None) => 48,
+    }
+}
+
+/// Applies the harness framing: the exit line of a shell output (`frame`, or drawn here for a shell tool's output
+/// of another kind) and the summary line's position.
 pub(crate) fn frame(
     rng: &mut Stream,
     texture: &Texture,
-    styles: &[f64],
-    style: Option<ExitStyle>,
+    weights: &[f64],
+    frame: Option<Frame>,
     kind: Kind,
     d: &mut Draft,
 ) {
@@ -76,9 +102,14 @@ pub(crate) fn frame(
     let Some(Body::Text(w)) = &mut d.output else {
         return;
     };
-    if is_shell && !texture.exit_styles.is_empty() {
-        let style = style.unwrap_or_else(|| ExitStyle::ALL[rng.weighted(styles)]);
-        exit_style(w, style);
+    if is_shell && texture.reframes() {
+        match frame.unwrap_or_else(|| draw(rng, weights)) {
+            Frame::Style(style) => exit_style(w, style, None),
+            Frame::Line(i) => {
+                let line = texture.exit_lines.keys().nth(i).map(String::as_str);
+                exit_style(w, ExitStyle::ExitCode, line);
+            }
+        }
     }
     if texture.summary_start_share > 0.0
         && w.needles.iter().any(|n| n.kind == NeedleKind::SummaryLine)
@@ -107,8 +138,9 @@ fn body_start(text: &str) -> usize {
     0
 }
 
-/// Rewrites a shell output's exit information in `style` (nothing for `header`, the style it is written in).
-fn exit_style(w: &mut Written, style: ExitStyle) {
+/// Rewrites a shell output's exit information in `style` (nothing for `header`, the style it is written in); with
+/// `line`, a last line with the status where its last `N` is, in place of `exit_code`'s.
+fn exit_style(w: &mut Written, style: ExitStyle, line: Option<&str>) {
     if style == ExitStyle::Header {
         return;
     }
@@ -149,10 +181,13 @@ fn exit_style(w: &mut Written, style: ExitStyle) {
         ExitStyle::Finished | ExitStyle::ExitCode => {
             let end = w.units;
             splice::insert(w, end, sep(w));
-            let line = if style == ExitStyle::Finished {
-                format!("[Command finished with exit code {code}]")
-            } else {
-                format!("Exit code: {code}")
+            let line = match (style, line) {
+                (ExitStyle::Finished, _) => format!("[Command finished with exit code {code}]"),
+                (_, Some(template)) => {
+                    let at = template.rfind('N').unwrap_or(template.len());
+                    format!("{}{code}{}", &template[..at], &template[(at + 1).min(template.len())..])
+                }
+                _ => format!("Exit code: {code}"),
             };
             let end = w.units;
             splice::plant(w, end, &line, NeedleKind::ExitInfo);
@@ -570,7 +605,7 @@ mod tests {
         ];
         for (style, text, exit) in cases {
             let mut w = shell("  40 a.rs\n", "Exit Code: 0");
-            exit_style(&mut w, style);
+            exit_style(&mut w, style, None);
             assert_eq!(w.text, text, "{style}");
             check(&w);
             let found = w
@@ -582,8 +617,17 @@ mod tests {
         }
         // A killed process keeps its code; the signal is the header style's alone.
         let mut w = shell("", "Exit Code: 137 (SIGKILL)");
-        exit_style(&mut w, ExitStyle::ExitCode);
+        exit_style(&mut w, ExitStyle::ExitCode, None);
         assert_eq!(w.text, "   42 total\nExit code: 137");
+        // A line of the scenario's own, the status where its N is.
+        let mut w = shell("", "Exit Code: 2");
+        exit_style(
+            &mut w,
+            ExitStyle::ExitCode,
+            Some("[The command completed with exit code N.]"),
+        );
+        assert_eq!(w.text, "   42 total\n[The command completed with exit code 2.]");
+        assert_eq!(w.needles.last().unwrap().text, "[The command completed with exit code 2.]");
     }
 
     #[test]
@@ -596,7 +640,7 @@ mod tests {
         );
         check(&w);
         let mut w = shell("  40 a.rs\n", "Exit Code: 0");
-        exit_style(&mut w, ExitStyle::Returncode);
+        exit_style(&mut w, ExitStyle::Returncode, None);
         summary_first(&mut w, false);
         assert_eq!(
             w.text,

@@ -38,6 +38,8 @@
 //!   recorded workload's.
 //! - [`profile`](mod@profile): what a workload's tool results look like (sizes, shape, width, repeats, needles,
 //!   tools), the same measure for a recorded corpus and a generated scenario.
+//! - [`calibrate`](mod@calibrate): a scenario fitted to a recorded corpus (sizes per kind, the kind mix, the
+//!   width and the texture), with the check that its profile matches the corpus's.
 //! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
@@ -67,6 +69,7 @@
 pub mod alloc;
 pub mod atomic;
 pub mod budget;
+pub mod calibrate;
 pub mod conform;
 pub mod digest;
 pub mod error;

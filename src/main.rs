@@ -61,6 +61,7 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
         Command::Import(args) => import::execute(args),
         Command::Tokens(args) => tokens::execute(args),
         Command::Profile(args) => profile::execute(args),
+        Command::Calibrate(args) => calibrate::execute(args),
         Command::Conform(args) => conform::execute(args),
     }
 }

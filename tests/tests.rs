@@ -19,6 +19,7 @@ mod needles;
 mod outputs;
 mod profile;
 mod properties;
+mod real_shape;
 mod report;
 mod scenarios;
 mod simulation;

@@ -6,6 +6,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub(crate) mod calibrate;
 pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod conform;
@@ -64,6 +65,8 @@ pub(crate) enum Command {
     Tokens(tokens::TokensArgs),
     /// Profile tool output (sizes, shape, width, repeats, needles, tools) of batches files or scenarios.
     Profile(profile::ProfileArgs),
+    /// Fit a scenario to a corpus of batches; exit 1 when its generated batches do not match the corpus.
+    Calibrate(calibrate::CalibrateArgs),
     /// Check one finalizer against the design's contract; exit 1 with shrunk counterexamples when a check fails.
     Conform(conform::ConformArgs),
 }

@@ -20,6 +20,7 @@ mod needles;
 mod producer;
 mod repeat;
 mod shapes;
+mod short;
 mod splice;
 mod texture;
 mod vocab;
@@ -51,6 +52,8 @@ pub(crate) struct Knobs {
     pub cjk_share: f64,
     /// Share of file reads and edits written as windowed file views.
     pub file_view_share: f64,
+    /// Results drawn shorter than this are written as short outputs (`short`); 0: never.
+    pub short_units: usize,
     /// The plan-mode lifecycle reminders.
     pub reminders: PlanReminders,
 }
@@ -187,14 +190,10 @@ impl Generator {
                 object_output_rate: scenario.shape.object_output_rate,
                 cjk_share: scenario.shape.cjk_share,
                 file_view_share: scenario.texture.file_view_share,
+                short_units: usize::try_from(scenario.texture.short_units).unwrap_or(usize::MAX),
                 reminders: PlanReminders::default(),
             },
-            exit_weights: scenario
-                .texture
-                .exit_style_weights()
-                .into_iter()
-                .map(|(_, w)| w)
-                .collect(),
+            exit_weights: texture::frame_weights(&scenario.texture),
             scenario: scenario.clone(),
         }
     }
@@ -255,10 +254,20 @@ impl Generator {
                 (kind, self.model(kind.into()).sample(&mut c.rng))
             };
             let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
-            let mut draft =
-                kinds::write(&mut c, kind, target, self.model(SizeKey::Kind(Kind::Media)));
+            // A shell output's framing is chosen first: the kind writes its own text to the size drawn, whatever
+            // framing the style then puts around it.
+            let frame = textured
+                .as_mut()
+                .and_then(|t| texture::frame_of(t, texture, &self.exit_weights, kind));
+            let framed = target + frame.map_or(0, texture::framing_allowance);
+            let short = target < self.knobs.short_units && short::has_short_form(kind);
+            let mut draft = if short {
+                short::write(&mut c, kind, framed)
+            } else {
+                kinds::write(&mut c, kind, framed, self.model(SizeKey::Kind(Kind::Media)))
+            };
             if let Some(t) = &mut textured {
-                texture::frame(t, texture, &self.exit_weights, kind, &mut draft);
+                texture::frame(t, texture, &self.exit_weights, frame, kind, &mut draft);
             }
             producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
             let mut hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
@@ -398,6 +407,7 @@ pub(crate) fn test_ctx(seed: u64) -> Ctx<'static> {
             object_output_rate: 0.1,
             cjk_share: 0.0,
             file_view_share: 0.0,
+            short_units: 0,
             reminders: PlanReminders::default(),
         }),
     }

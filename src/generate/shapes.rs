@@ -98,6 +98,7 @@ impl BenchShape {
             object_output_rate: 0.0,
             cjk_share: 0.0,
             file_view_share: 0.0,
+            short_units: 0,
             reminders: PlanReminders::default(),
         };
         (0..self.entries)

@@ -1,7 +1,8 @@
 //! A scenario's texture (`[texture]`, [`Texture`]) applied to the drafts the kinds write, from the batch's own
-//! texture stream (never the stream the kinds draw from, so a scenario's sizes and contents stay what they were
-//! and only the texture changes). Two steps, each editing the text with `splice`, so the needles stay at their
-//! places:
+//! texture stream (never the stream the kinds draw from, so the sizes drawn stay what they were; a shell output
+//! whose style drops the generator's header and exit line is written [`framing_allowance`] units longer, so that
+//! its own text still comes to its drawn size). Two steps, each editing the text with `splice`, so the needles
+//! stay at their places:
 //!
 //! - [`frame`], before the producers' previews: the harness's framing of a shell output (its exit-line style,
 //!   with the generator's own `Command:` / `Output:` header only in the `header` style) and, at
@@ -37,11 +38,63 @@ const BMP_WORDS: &[&str] = &[
 /// What an astral character becomes when a result must have none: two white squares, the length of the pair.
 const ASTRAL_FOLD: &str = "\u{25a1}\u{25a1}";
 
-/// Applies the harness framing: the exit-line style of a shell output and the summary line's position.
+/// How one shell output is framed: a named style, or the `i`-th of the scenario's `exit_lines`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Frame {
+    /// A named style.
+    Style(ExitStyle),
+    /// A custom last line, by its index in the scenario's `exit_lines`.
+    Line(usize),
+}
+
+/// The weights a frame is drawn with: the named styles' in [`ExitStyle::ALL`] order, then the exit lines'.
+pub(crate) fn frame_weights(texture: &Texture) -> Vec<f64> {
+    texture
+        .exit_style_weights()
+        .into_iter()
+        .map(|(_, w)| w)
+        .chain(texture.exit_lines.values().copied())
+        .collect()
+}
+
+fn draw(rng: &mut Stream, weights: &[f64]) -> Frame {
+    let i = rng.weighted(weights);
+    match ExitStyle::ALL.get(i) {
+        Some(style) => Frame::Style(*style),
+        None => Frame::Line(i - ExitStyle::ALL.len()),
+    }
+}
+
+/// The frame of the next output when it is of the shell kind and the scenario reframes shell outputs, drawn
+/// before the kind writes it (see [`framing_allowance`]).
+pub(crate) fn frame_of(
+    rng: &mut Stream,
+    texture: &Texture,
+    weights: &[f64],
+    kind: Kind,
+) -> Option<Frame> {
+    (kind == Kind::Shell && texture.reframes()).then(|| draw(rng, weights))
+}
+
+/// How many more units a shell output is written with in `frame` than in the generator's own: about what the
+/// frame drops of the `Command:` / `Output:` header and the `Exit Code: N` line, so that the output's own text
+/// still comes to the size drawn (small commands would otherwise be left with nothing).
+pub(crate) fn framing_allowance(frame: Frame) -> usize {
+    match frame {
+        Frame::Style(ExitStyle::Header | ExitStyle::Returncode) => 0,
+        Frame::Style(ExitStyle::Finished) => 20,
+        Frame::Style(ExitStyle::ExitCode) | Frame::Line(_) => 35,
+        Frame::Style(ExitStyle::None) => 48,
+    }
+}
+
+/// Applies the harness framing: the exit line of a shell output (`frame`, or drawn here for a shell tool's output
+/// of another kind) and the summary line's position.
 pub(crate) fn frame(
     rng: &mut Stream,
     texture: &Texture,
-    styles: &[f64],
+    weights: &[f64],
+    frame: Option<Frame>,
     kind: Kind,
     d: &mut Draft,
 ) {
@@ -49,9 +102,14 @@ pub(crate) fn frame(
     let Some(Body::Text(w)) = &mut d.output else {
         return;
     };
-    if is_shell && !texture.exit_styles.is_empty() {
-        let style = ExitStyle::ALL[rng.weighted(styles)];
-        exit_style(w, style);
+    if is_shell && texture.reframes() {
+        match frame.unwrap_or_else(|| draw(rng, weights)) {
+            Frame::Style(style) => exit_style(w, style, None),
+            Frame::Line(i) => {
+                let line = texture.exit_lines.keys().nth(i).map(String::as_str);
+                exit_style(w, ExitStyle::ExitCode, line);
+            }
+        }
     }
     if texture.summary_start_share > 0.0
         && w.needles.iter().any(|n| n.kind == NeedleKind::SummaryLine)
@@ -80,8 +138,9 @@ fn body_start(text: &str) -> usize {
     0
 }
 
-/// Rewrites a shell output's exit information in `style` (nothing for `header`, the style it is written in).
-fn exit_style(w: &mut Written, style: ExitStyle) {
+/// Rewrites a shell output's exit information in `style` (nothing for `header`, the style it is written in); with
+/// `line`, a last line with the status where its last `N` is, in place of `exit_code`'s.
+fn exit_style(w: &mut Written, style: ExitStyle, line: Option<&str>) {
     if style == ExitStyle::Header {
         return;
     }
@@ -122,10 +181,17 @@ fn exit_style(w: &mut Written, style: ExitStyle) {
         ExitStyle::Finished | ExitStyle::ExitCode => {
             let end = w.units;
             splice::insert(w, end, sep(w));
-            let line = if style == ExitStyle::Finished {
-                format!("[Command finished with exit code {code}]")
-            } else {
-                format!("Exit code: {code}")
+            let line = match (style, line) {
+                (ExitStyle::Finished, _) => format!("[Command finished with exit code {code}]"),
+                (_, Some(template)) => {
+                    let at = template.rfind('N').unwrap_or(template.len());
+                    format!(
+                        "{}{code}{}",
+                        &template[..at],
+                        &template[(at + 1).min(template.len())..]
+                    )
+                }
+                _ => format!("Exit code: {code}"),
             };
             let end = w.units;
             splice::plant(w, end, &line, NeedleKind::ExitInfo);
@@ -304,9 +370,18 @@ fn is_astral(text: &str) -> bool {
     text.bytes().any(|b| b >= 0xf0)
 }
 
-/// Whether `text` is a JSON document (its first non-blank character opens an object or an array).
+/// Whether `text` is a JSON document: its first non-blank character opens an object, or an array whose first
+/// value starts there (`[File: ...]` is not one).
 fn is_json(text: &str) -> bool {
-    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+    let t = text.trim_start();
+    match t.as_bytes().first() {
+        Some(b'{') => true,
+        Some(b'[') => matches!(
+            t[1..].trim_start().as_bytes().first(),
+            Some(b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9')
+        ),
+        _ => false,
+    }
 }
 
 /// The lines of `w` no needle touches that hold something, as UTF-16 ranges.
@@ -342,11 +417,19 @@ fn insert_word(rng: &mut Stream, w: &mut Written, words: &[&str]) -> bool {
         splice::insert(w, at, &format!("{word} "));
         return true;
     }
-    let lines = free_lines(w);
+    let mut lines = free_lines(w);
     if lines.is_empty() {
-        return false;
+        // Every line holds a needle: the word goes after the last one that has text (the needle stays whole).
+        lines.extend(
+            splice::line_ranges(&w.text)
+                .into_iter()
+                .rev()
+                .find(|&(s, e)| e > s && !splice::inside_needle(w, e)),
+        );
     }
-    let (_, end) = lines[rng.index(lines.len())];
+    let Some(&(_, end)) = lines.get(rng.index(lines.len().max(1))) else {
+        return false;
+    };
     splice::insert(w, end, &format!(" {word}"));
     true
 }
@@ -526,7 +609,7 @@ mod tests {
         ];
         for (style, text, exit) in cases {
             let mut w = shell("  40 a.rs\n", "Exit Code: 0");
-            exit_style(&mut w, style);
+            exit_style(&mut w, style, None);
             assert_eq!(w.text, text, "{style}");
             check(&w);
             let found = w
@@ -538,8 +621,23 @@ mod tests {
         }
         // A killed process keeps its code; the signal is the header style's alone.
         let mut w = shell("", "Exit Code: 137 (SIGKILL)");
-        exit_style(&mut w, ExitStyle::ExitCode);
+        exit_style(&mut w, ExitStyle::ExitCode, None);
         assert_eq!(w.text, "   42 total\nExit code: 137");
+        // A line of the scenario's own, the status where its N is.
+        let mut w = shell("", "Exit Code: 2");
+        exit_style(
+            &mut w,
+            ExitStyle::ExitCode,
+            Some("[The command completed with exit code N.]"),
+        );
+        assert_eq!(
+            w.text,
+            "   42 total\n[The command completed with exit code 2.]"
+        );
+        assert_eq!(
+            w.needles.last().unwrap().text,
+            "[The command completed with exit code 2.]"
+        );
     }
 
     #[test]
@@ -552,7 +650,7 @@ mod tests {
         );
         check(&w);
         let mut w = shell("  40 a.rs\n", "Exit Code: 0");
-        exit_style(&mut w, ExitStyle::Returncode);
+        exit_style(&mut w, ExitStyle::Returncode, None);
         summary_first(&mut w, false);
         assert_eq!(
             w.text,
@@ -654,17 +752,24 @@ mod tests {
         assert_eq!(w.text, "{\n  \"title\": \"😀 Rates\",\n  \"ok\": true\n}");
         check(&w);
         serde_json::from_str::<serde_json::Value>(&w.text).unwrap();
-        // No line without a needle: no place for a word, nothing changes.
+        assert!(is_json(" [\n  {\"a\": 1}]") && is_json("[]") && is_json("{}"));
+        assert!(!is_json("[File: /repo/a.py (3 lines total)]") && !is_json("plain"));
+        // No line without a needle: the word goes after the last needle line, which stays whole.
         let mut w = Written {
             needles: vec![crate::generate::buf::Planted {
-                kind: NeedleKind::ExitInfo,
+                kind: NeedleKind::SummaryLine,
                 offset: 0,
-                text: "Exit Code: 0".into(),
+                text: "Found 0 matches in 0 files".into(),
             }],
-            ..Written::plain("Exit Code: 0".into())
+            ..Written::plain("Found 0 matches in 0 files".into())
         };
+        assert!(insert_word(&mut rng(), &mut w, &["…"]));
+        assert_eq!(w.text, "Found 0 matches in 0 files …");
+        check(&w);
+        // Nothing to put it after: nothing changes.
+        let mut w = Written::default();
         assert!(!insert_word(&mut rng(), &mut w, BMP_WORDS));
-        assert_eq!(w.text, "Exit Code: 0");
+        assert_eq!(w, Written::default());
     }
 
     #[test]

@@ -24,7 +24,9 @@ mod validate;
 pub use budget::{BudgetLabel, ScenarioBudget};
 pub use schema::{BatchSize, Budgets, Persistence, Producer, Scenario, Shape, REQUIRED};
 pub use shipped::SHIPPED;
-pub use texture::{ExitStyle, Texture, MAX_STYLE_WEIGHT, MAX_TOOL_NAME_BYTES};
+pub use texture::{
+    ExitStyle, Texture, MAX_EXIT_LINE_BYTES, MAX_SHORT_UNITS, MAX_STYLE_WEIGHT, MAX_TOOL_NAME_BYTES,
+};
 pub use validate::{
     check_batches, FieldError, FieldPath, ENTRY_OVERHEAD_UNITS, MAX_APPEND_UNITS, MAX_BATCHES,
     MAX_BATCH_UNITS, MAX_BATCH_WIDTH, MAX_BUDGETS, MAX_BUDGET_UNITS, MAX_KIND_WEIGHT,

@@ -41,6 +41,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "surrogate-storm",
         include_str!("../../scenarios/surrogate-storm.toml"),
     ),
+    (
+        "swe-agent-recorded",
+        include_str!("../../scenarios/swe-agent-recorded.toml"),
+    ),
 ];
 
 impl Scenario {

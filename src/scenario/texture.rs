@@ -103,9 +103,19 @@ pub struct Texture {
     /// numbered lines, and a closing `(N more lines below)` marker.
     #[serde(skip_serializing_if = "is_zero")]
     pub file_view_share: f64,
-    /// Relative weights of the shell exit-line styles; left out (empty): the generator's own (`header`) alone.
+    /// Relative weights of the shell exit-line styles; left out (empty, and no `exit_lines`): the generator's own
+    /// (`header`) alone.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub exit_styles: BTreeMap<ExitStyle, f64>,
+    /// More exit-line styles, each a last line with `N` where the status goes (`"Exit code N"`,
+    /// `"[The command completed with exit code N]"`), and its weight beside `exit_styles`' weights.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub exit_lines: BTreeMap<String, f64>,
+    /// Results drawn shorter than this many units are written as short outputs that say something of their own
+    /// (a command's value, a one-line error, a match or two, a few settings or names, a small JSON object)
+    /// rather than as their kind's long form cut down; 0: the kinds' own forms.
+    #[serde(skip_serializing_if = "is_zero_units")]
+    pub short_units: u64,
     /// The tool name every result of a kind is recorded under (`shell = "bash"`); kinds left out keep the
     /// generator's names.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -115,6 +125,16 @@ pub struct Texture {
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
+
+fn is_zero_units(v: &u64) -> bool {
+    *v == 0
+}
+
+/// Largest `short_units`.
+pub const MAX_SHORT_UNITS: u64 = 100_000;
+
+/// Longest exit line of `exit_lines`, in bytes.
+pub const MAX_EXIT_LINE_BYTES: usize = 200;
 
 impl Texture {
     /// Whether this is the default texture (outputs exactly as the kinds write them).
@@ -174,10 +194,42 @@ impl Texture {
                 );
             }
         }
-        if !self.exit_styles.is_empty() && self.exit_styles.values().sum::<f64>() <= 0.0 {
+        for (line, w) in &self.exit_lines {
+            if line.is_empty()
+                || line.len() > MAX_EXIT_LINE_BYTES
+                || !line.contains('N')
+                || line.chars().any(char::is_control)
+            {
+                return err(
+                    &["exit_lines", line],
+                    format!(
+                        "must be a line of 1 to {MAX_EXIT_LINE_BYTES} bytes with an N where the status goes and \
+                         no control characters"
+                    ),
+                );
+            }
+            if !(w.is_finite() && (0.0..=MAX_STYLE_WEIGHT).contains(w)) {
+                return err(
+                    &["exit_lines", line],
+                    format!("weight must be a number in [0, {MAX_STYLE_WEIGHT}], got {w}"),
+                );
+            }
+        }
+        let named = !self.exit_styles.is_empty() || !self.exit_lines.is_empty();
+        let total = self.exit_styles.values().sum::<f64>() + self.exit_lines.values().sum::<f64>();
+        if named && total <= 0.0 {
             return err(
                 &["exit_styles"],
                 "at least one style needs a positive weight".into(),
+            );
+        }
+        if self.short_units > MAX_SHORT_UNITS {
+            return err(
+                &["short_units"],
+                format!(
+                    "must be at most {MAX_SHORT_UNITS}, got {}",
+                    self.short_units
+                ),
             );
         }
         for (kind, name) in &self.tool_names {
@@ -200,12 +252,17 @@ impl Texture {
         Ok(())
     }
 
-    /// The exit styles' weights in [`ExitStyle::ALL`] order; `header` alone when the table is empty.
+    /// Whether shell outputs are reframed: the scenario names exit styles or exit lines.
+    pub fn reframes(&self) -> bool {
+        !self.exit_styles.is_empty() || !self.exit_lines.is_empty()
+    }
+
+    /// The exit styles' weights in [`ExitStyle::ALL`] order; `header` alone when no style or line is named.
     pub fn exit_style_weights(&self) -> Vec<(ExitStyle, f64)> {
         ExitStyle::ALL
             .into_iter()
             .map(|s| {
-                let w = if self.exit_styles.is_empty() {
+                let w = if !self.reframes() {
                     f64::from(u8::from(s == ExitStyle::Header))
                 } else {
                     self.exit_styles.get(&s).copied().unwrap_or(0.0)
@@ -283,6 +340,23 @@ mod tests {
             };
             assert_eq!(path(&t), "texture.tool_names.shell", "{bad:?}");
         }
+        for bad in ["", "Exit code", "Exit\ncode N"] {
+            let t = Texture {
+                exit_lines: BTreeMap::from([(bad.to_string(), 1.0)]),
+                ..Texture::default()
+            };
+            assert_eq!(path(&t), format!("texture.exit_lines.{bad}"), "{bad:?}");
+        }
+        let t = Texture {
+            exit_lines: BTreeMap::from([("Exit code N".to_string(), 0.0)]),
+            ..Texture::default()
+        };
+        assert_eq!(path(&t), "texture.exit_styles");
+        let t = Texture {
+            short_units: 100_001,
+            ..Texture::default()
+        };
+        assert_eq!(path(&t), "texture.short_units");
         let ok = Texture {
             astral_share: Some(0.0),
             non_ascii_share: Some(0.0),

@@ -14,4 +14,4 @@ mod size;
 pub use hook::HookConfig;
 pub use kind::{Kind, SizeKey};
 pub use mode::Mode;
-pub use size::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_SIZE};
+pub use size::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_QUANTILES, MAX_SIZE};

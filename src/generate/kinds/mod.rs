@@ -16,6 +16,8 @@ pub(crate) mod shell;
 mod short_success;
 mod surrogate;
 
+pub(crate) use edit::TOOL as EDIT_TOOL;
+
 use super::{Ctx, Draft};
 use crate::workload::{Kind, SizeModel};
 

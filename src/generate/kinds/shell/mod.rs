@@ -69,7 +69,8 @@ pub(crate) fn exit_info(b: &mut TextBuf, exit: Exit) {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Exit(pub u8, pub Option<&'static str>);
 
-pub(super) fn header(b: &mut TextBuf, command: &str, dir: Option<&str>) {
+/// Writes the generator's own command header: `Command:`, maybe `Directory:`, and `Output:`.
+pub(crate) fn header(b: &mut TextBuf, command: &str, dir: Option<&str>) {
     b.ascii("Command: ");
     b.ascii(command);
     b.nl();

@@ -1,0 +1,50 @@
+//! `budgetlab calibrate`: a scenario fitted to a corpus of batches, the comparison of its batches with the
+//! corpus, and exit 1 when the fit misses.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use budgetlab::atomic::{is_stdout, Destination};
+use budgetlab::calibrate::{calibrate, read_corpus};
+
+use super::output::{emit, write_file};
+use super::Status;
+
+/// Flags of `budgetlab calibrate`.
+#[derive(Debug, Args)]
+pub(crate) struct CalibrateArgs {
+    /// The corpus: batches, one a line (as `import` writes them).
+    #[arg(value_name = "FILE.jsonl")]
+    pub(crate) input: PathBuf,
+    /// The scenario file to write (atomically); `-`: standard output, the comparison then on stderr.
+    #[arg(long, value_name = "NAME.toml")]
+    pub(crate) out: PathBuf,
+    /// The scenario's name (default: the file name of --out without `.toml`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+}
+
+/// Fits, writes the scenario and prints the comparison.
+pub(crate) fn execute(args: CalibrateArgs) -> anyhow::Result<Status> {
+    // An output path no file can be written to is refused before the fit, not after it.
+    Destination::resolve(&args.out).context("--out")?;
+    let name = match args.name {
+        Some(name) => name,
+        None if is_stdout(&args.out) => "calibrated".into(),
+        None => args
+            .out
+            .file_stem()
+            .map_or("calibrated".into(), |s| s.to_string_lossy().into_owned()),
+    };
+    let (batches, source) = read_corpus(&args.input)?;
+    let fit = calibrate(&batches, source, &name)?;
+    write_file(&args.out, fit.toml.as_bytes())?;
+    if is_stdout(&args.out) {
+        eprint!("{}", fit.markdown());
+    } else {
+        emit(fit.markdown().as_bytes())?;
+    }
+    Ok(Status::of_checks(fit.passed()))
+}

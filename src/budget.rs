@@ -59,7 +59,7 @@ impl fmt::Display for Budget {
 }
 
 /// The function name whose successful output installs the planning policy and is exempt from the budget.
-pub const PLAN_MODE_TOOL: &str = "enter_plan_mode";
+pub(crate) const PLAN_MODE_TOOL: &str = "enter_plan_mode";
 
 /// Built-in lifecycle reminder for plan mode that may later proceed to edits.
 const BUILTIN_PLAN_REMINDER: &str = "<system-reminder>\n\

@@ -2,7 +2,7 @@
 //! an aggregate character budget.
 //!
 //! # From the top
-//! - [`model`]: a batch is a list of [`Entry`]s, each with Gemini-shaped [`Part`]s and the tri-state
+//! - `model`: a batch is a list of [`Entry`]s, each with Gemini-shaped [`Part`]s and the tri-state
 //!   `persistedOutputFiles` metadata; [`parse_batch`] reads one from JSON.
 //! - [`text`]: every length and budget is in UTF-16 code units; [`text::utf16_len`] measures, and the cuts never
 //!   split a surrogate pair.
@@ -20,7 +20,7 @@
 //! - [`workload`]: the vocabulary a workload is described in ([`Kind`]s of output, size models, the runtime
 //!   [`workload::Mode`], the hook), below the scenario, the generator and the simulation that share it.
 //! - [`scenario`] and [`generate`]: a [`Scenario`] (TOML in `scenarios/`) names a workload; its [`Generator`]
-//!   makes batch `i` from its own [`rng`] stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
+//!   makes batch `i` from its own `rng` stream, with the [`Needle`]s planted in it; [`GenerateJob`] is what
 //!   `budgetlab generate` runs.
 //! - [`simulate`]: one turn through the runtime boundaries of a [`workload::Mode`] (producers, scheduler before
 //!   and after the PostToolBatch hook, the runtime's aggregation and outer finalization, the send guard, the
@@ -40,7 +40,7 @@
 //!   tools), the same measure for a recorded corpus and a generated scenario.
 //! - [`calibrate`](mod@calibrate): a scenario fitted to a recorded corpus (sizes per kind, the kind mix, the
 //!   width and the texture), with the check that its profile matches the corpus's.
-//! - [`floor`](mod@floor): the least work any exact finalizer must do on a batch, what the benches on the fixed
+//! - `floor`: the least work any exact finalizer must do on a batch, what the benches on the fixed
 //!   [`BenchShape`]s report the finalizers' cost against.
 //! - [`tokens`]: the model's view of a budget: a [`Tokenizer`] (OpenAI's `o200k_base` or `cl100k_base`, or a
 //!   tiktoken rank file) counts a text's tokens, and [`tokens::TokenTally`] is what `budgetlab tokens` reports.
@@ -68,25 +68,25 @@
 
 pub mod alloc;
 pub mod atomic;
-pub mod budget;
+mod budget;
 pub mod calibrate;
 pub mod conform;
 pub mod digest;
-pub mod error;
+mod error;
 pub mod external;
 pub mod finalize;
-pub mod floor;
+mod floor;
 pub mod gate;
 pub mod generate;
 pub mod import;
-pub mod job;
+mod job;
 pub mod metrics;
-pub mod model;
+mod model;
 pub mod needles;
 pub mod persist;
 pub mod profile;
 pub mod report;
-pub mod rng;
+mod rng;
 pub mod run;
 pub mod scenario;
 pub mod simulate;

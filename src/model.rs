@@ -203,13 +203,13 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// `bytes` without a leading UTF-8 byte order mark: JSON has none, but a file saved with one is still meant as
 /// JSON.
-pub fn without_bom(bytes: &[u8]) -> &[u8] {
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
 /// The text of a JSON Lines file: `bytes` as UTF-8, without a leading byte order mark. When they are not UTF-8,
 /// the error is the 1-based line and the 1-based byte within that line where the first invalid sequence starts.
-pub fn jsonl_text(bytes: &[u8]) -> std::result::Result<&str, (usize, usize)> {
+pub(crate) fn jsonl_text(bytes: &[u8]) -> std::result::Result<&str, (usize, usize)> {
     let bytes = without_bom(bytes);
     std::str::from_utf8(bytes).map_err(|e| {
         let good = &bytes[..e.valid_up_to()];
@@ -219,8 +219,27 @@ pub fn jsonl_text(bytes: &[u8]) -> std::result::Result<&str, (usize, usize)> {
     })
 }
 
+/// The batches of a JSON Lines text (one JSON array of entries a line, blank lines skipped, a leading byte order
+/// mark skipped) and the text itself. Errors name `name:line`: text that is not UTF-8, a line that is not a batch.
+pub(crate) fn parse_jsonl_batches<'a>(
+    bytes: &'a [u8],
+    name: &str,
+) -> Result<(Vec<Batch>, &'a str)> {
+    let text = jsonl_text(bytes).map_err(|(line, byte)| Error::Batch {
+        source_name: format!("{name}:{line}"),
+        message: format!("not valid UTF-8 (byte {byte} of the line)"),
+    })?;
+    let batches = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((batches, text))
+}
+
 /// Converts a parsed JSON value into a batch, moving (not copying) its strings.
-pub fn batch_from_value(value: Value, source_name: &str) -> Result<Batch> {
+pub(crate) fn batch_from_value(value: Value, source_name: &str) -> Result<Batch> {
     let bad = |message: String| Error::Batch {
         source_name: source_name.to_string(),
         message,

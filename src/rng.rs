@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 
 /// The random generator every stream uses: ChaCha with 8 rounds, whose output the rand maintainers promise to
 /// keep reproducible (unlike `StdRng`).
-pub type GenRng = ChaCha8Rng;
+pub(crate) type GenRng = ChaCha8Rng;
 
 /// A run's seed, as given in a scenario file or with `--seed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -175,7 +175,7 @@ impl Stream {
 
 /// The standard normal quantile function (Acklam's rational approximation, relative error below 1.2e-9), made
 /// only of arithmetic, `sqrt` and our deterministic [`det_ln`].
-pub fn inverse_normal_cdf(p: f64) -> f64 {
+pub(crate) fn inverse_normal_cdf(p: f64) -> f64 {
     const A: [f64; 6] = [
         -3.969_683_028_665_376e1,
         2.209_460_984_245_205e2,
@@ -228,7 +228,7 @@ const LN2: f64 = std::f64::consts::LN_2;
 
 /// Natural logarithm of a positive, finite, normal `x`, computed with IEEE `+ - * /` only so that it gives the
 /// same bits on every platform (a platform's `ln` may differ in the last place).
-pub fn det_ln(x: f64) -> f64 {
+pub(crate) fn det_ln(x: f64) -> f64 {
     debug_assert!(x > 0.0 && x.is_finite());
     let bits = x.to_bits();
     let mut e = ((bits >> 52) & 0x7ff) as i64 - 1023;
@@ -253,7 +253,7 @@ pub fn det_ln(x: f64) -> f64 {
 }
 
 /// `e^x` computed with IEEE `+ - * /` only (see [`det_ln`]); saturates outside the finite range.
-pub fn det_exp(x: f64) -> f64 {
+pub(crate) fn det_exp(x: f64) -> f64 {
     if x > 709.0 {
         return f64::INFINITY;
     }

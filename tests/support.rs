@@ -6,12 +6,12 @@ use budgetlab::{
 use serde_json::{json, Value};
 
 /// A function-response part with a string output.
-pub fn output_part(id: &str, name: &str, output: &str) -> Part {
+pub(crate) fn output_part(id: &str, name: &str, output: &str) -> Part {
     Part::function_response(id, name, Some(json!(output)), None)
 }
 
 /// An entry with one function response carrying `output`.
-pub fn shell_entry(call_id: &str, output: &str) -> Entry {
+pub(crate) fn shell_entry(call_id: &str, output: &str) -> Entry {
     Entry::new(
         call_id,
         "shell",
@@ -20,7 +20,7 @@ pub fn shell_entry(call_id: &str, output: &str) -> Entry {
 }
 
 /// Runs `strategy` at `budget` with the given reminders; returns the outcome and the store.
-pub fn run_with(
+pub(crate) fn run_with(
     strategy: StrategyName,
     batch: Vec<Entry>,
     budget: i64,
@@ -34,7 +34,7 @@ pub fn run_with(
 }
 
 /// Runs the reference finalizer with the built-in reminders.
-pub fn reference(batch: Vec<Entry>, budget: i64) -> (Outcome, MemoryStore) {
+pub(crate) fn reference(batch: Vec<Entry>, budget: i64) -> (Outcome, MemoryStore) {
     run_with(
         StrategyName::REFERENCE,
         batch,
@@ -44,25 +44,25 @@ pub fn reference(batch: Vec<Entry>, budget: i64) -> (Outcome, MemoryStore) {
 }
 
 /// The string at `field` of part `part` of entry `entry`.
-pub fn field(outcome: &Outcome, entry: usize, part: usize, f: Field) -> &str {
+pub(crate) fn field(outcome: &Outcome, entry: usize, part: usize, f: Field) -> &str {
     outcome.batch[entry].response_parts[part]
         .field(f)
         .expect("field present")
 }
 
 /// The JSON of a value, for whole-part comparisons.
-pub fn to_json<T: serde::Serialize>(value: &T) -> Value {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap()
 }
 
 /// Whether the tests run in CI (`CI` set to anything but empty, `0` or `false`, as CI systems set it).
-pub fn in_ci() -> bool {
+pub(crate) fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
 /// A test that cannot run its tool (`what` says which and why): in CI a failure, since CI installs the tool
 /// (`.ci/run`) and a green run must mean the test ran; elsewhere a skip, said on stderr.
-pub fn tool_missing(what: &str) {
+pub(crate) fn tool_missing(what: &str) {
     assert!(
         !in_ci(),
         "{what}; CI is set, so this test must run (.ci/run installs the tool)"

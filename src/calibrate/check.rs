@@ -24,7 +24,7 @@ const EDGE: f64 = 1.0 + 1e-9;
 
 /// The figures the check compares.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Figures {
+pub(super) struct Figures {
     /// Outputs.
     pub outputs: u64,
     /// Size percentiles (p50, p90, p99) and maximum.
@@ -46,7 +46,7 @@ const SHARE_NAMES: [&str; 6] = ["astral", "non-ASCII", "CRLF", "ANSI", "empty", 
 
 impl Figures {
     /// The figures of a profile.
-    pub fn of_profile(p: &Profile) -> Figures {
+    pub(super) fn of_profile(p: &Profile) -> Figures {
         let d = &p.sizes.distribution;
         let share = |s: &crate::profile::Share| s.share.unwrap_or(0.0);
         let giants = p
@@ -79,7 +79,7 @@ impl Figures {
     }
 
     /// The same figures of a measure.
-    pub fn of_measure(m: &Measure) -> Figures {
+    pub(super) fn of_measure(m: &Measure) -> Figures {
         let giants = m.sizes.len() - m.sizes.partition_point(|&s| s <= 100_000);
         Figures {
             outputs: m.outputs,
@@ -135,7 +135,7 @@ fn percent(v: f64) -> String {
 }
 
 /// The comparison of the fitted figures with the corpus's.
-pub fn rows(corpus: &Figures, fitted: &Figures) -> Vec<Row> {
+pub(super) fn rows(corpus: &Figures, fitted: &Figures) -> Vec<Row> {
     let mut rows = Vec::new();
     for (i, name) in ["p50", "p90", "p99"].iter().enumerate() {
         let (c, f) = (corpus.sizes[i], fitted.sizes[i]);
@@ -236,12 +236,12 @@ pub fn rows(corpus: &Figures, fitted: &Figures) -> Vec<Row> {
 }
 
 /// Whether every checked row passes.
-pub fn passed(rows: &[Row]) -> bool {
+pub(super) fn passed(rows: &[Row]) -> bool {
     rows.iter().all(|r| r.pass != Some(false))
 }
 
 /// How good a fit is, smaller better: the rows that miss, then how far they miss in all.
-pub fn score(rows: &[Row]) -> (usize, f64) {
+pub(super) fn score(rows: &[Row]) -> (usize, f64) {
     let failed = rows.iter().filter(|r| r.pass == Some(false)).count();
     let total = rows
         .iter()
@@ -252,7 +252,7 @@ pub fn score(rows: &[Row]) -> (usize, f64) {
 }
 
 /// The comparison as a Markdown table.
-pub fn markdown(rows: &[Row]) -> String {
+pub(super) fn markdown(rows: &[Row]) -> String {
     let mut out =
         String::from("| figure | corpus | fitted | tolerance | |\n|---|---:|---:|---|---|\n");
     for r in rows {

@@ -32,12 +32,12 @@ use crate::scenario::{
 };
 use crate::workload::{Kind, MAX_SIZE};
 
-/// Outputs a round's sample aims at (fewer when the corpus's outputs are large, see [`SAMPLE_UNITS`]).
+/// Outputs a round's sample aims at (fewer when the corpus's outputs are large, see `SAMPLE_UNITS`).
 pub const SAMPLE_OUTPUTS: u64 = 20_000;
 /// Fewest outputs a round's sample has.
-pub const MIN_SAMPLE_OUTPUTS: u64 = 2_000;
+pub(super) const MIN_SAMPLE_OUTPUTS: u64 = 2_000;
 /// UTF-16 units a round's sample aims to stay under, at the corpus's mean output size.
-pub const SAMPLE_UNITS: u64 = 100_000_000;
+pub(super) const SAMPLE_UNITS: u64 = 100_000_000;
 /// Most rounds.
 pub const ROUNDS: usize = 12;
 
@@ -59,13 +59,13 @@ const STYLE_NAMES: [(ExitStyle, &str); 4] = [
 ];
 
 /// Whether the generator writes exit lines of the profile's style `style`.
-pub fn writes_style(style: &str) -> bool {
+pub(super) fn writes_style(style: &str) -> bool {
     STYLE_NAMES.iter().any(|(_, name)| *name == style)
 }
 
 /// The result of a fit.
 #[derive(Debug, Clone)]
-pub struct Fit {
+pub(super) struct Fit {
     /// The knobs of the best round.
     pub params: Params,
     /// Batches of the sample (the scenario's `batches`).
@@ -200,7 +200,7 @@ fn generate(scenario: &Scenario, batches: u64) -> Vec<Batch> {
 }
 
 /// The scenario text of `p` with the kinds' names `names`.
-pub fn text(
+pub(super) fn text(
     header: &[String],
     name: &str,
     seed: u64,
@@ -225,7 +225,7 @@ pub fn text(
 
 /// Fits the knobs to `corpus`, the scenario named `name` generated at `seed` (both key its random streams, so
 /// the rounds' samples are the fitted scenario's own).
-pub fn fit(corpus: &Corpus, name: &str, seed: u64) -> Result<Fit> {
+pub(super) fn fit(corpus: &Corpus, name: &str, seed: u64) -> Result<Fit> {
     let target = &corpus.measure;
     let batches = sample_batches(target);
     let fit_names: BTreeMap<Kind, String> = Kind::ALL

@@ -76,7 +76,7 @@ impl std::fmt::Display for Features {
 }
 
 /// The kinds a tool of unknown name may be mapped to by shape.
-pub const SHAPE_KINDS: [Kind; 7] = [
+pub(super) const SHAPE_KINDS: [Kind; 7] = [
     Kind::Shell,
     Kind::Mcp,
     Kind::FileRead,
@@ -155,7 +155,7 @@ const NAMES: &[(&str, Kind)] = &[
 ];
 
 /// The kind a tool name stands for, when the name is known.
-pub fn by_name(tool: &str) -> Option<Kind> {
+pub(super) fn by_name(tool: &str) -> Option<Kind> {
     if tool.starts_with("mcp__") {
         return Some(Kind::Mcp);
     }
@@ -164,7 +164,7 @@ pub fn by_name(tool: &str) -> Option<Kind> {
 
 /// The kind among `references` (each kind's features) closest to `features`, and the distance; ties go to the
 /// first in [`SHAPE_KINDS`] order.
-pub fn by_shape(features: &Features, references: &[(Kind, Features)]) -> (Kind, f64) {
+pub(super) fn by_shape(features: &Features, references: &[(Kind, Features)]) -> (Kind, f64) {
     let mut best = (Kind::ShortSuccess, f64::INFINITY);
     for (kind, reference) in references {
         let d = features.distance(reference);

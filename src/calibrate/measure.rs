@@ -14,7 +14,7 @@ use crate::workload::Kind;
 
 /// What a set of batches measures to.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Measure {
+pub(super) struct Measure {
     /// Outputs (tool results).
     pub outputs: u64,
     /// Every output's size in UTF-16 units, sorted.
@@ -44,7 +44,7 @@ pub struct Measure {
 
 impl Measure {
     /// Measures `batches`, each output's kind given by `kind_of` (its entry and its facts).
-    pub fn of(batches: &[Batch], kind_of: impl Fn(&Entry, &OutputFacts) -> Kind) -> Measure {
+    pub(super) fn of(batches: &[Batch], kind_of: impl Fn(&Entry, &OutputFacts) -> Kind) -> Measure {
         let facts: Vec<BatchFacts> = batches
             .par_iter()
             .map(|b| BatchFacts::of(b, None))
@@ -90,7 +90,7 @@ impl Measure {
     }
 
     /// `count` over the outputs (0 without outputs).
-    pub fn share(&self, count: u64) -> f64 {
+    pub(super) fn share(&self, count: u64) -> f64 {
         if self.outputs == 0 {
             0.0
         } else {
@@ -99,14 +99,14 @@ impl Measure {
     }
 
     /// The mean summary position, `None` without summary lines.
-    pub fn summary_position(&self) -> Option<f64> {
+    pub(super) fn summary_position(&self) -> Option<f64> {
         let n = self.summary_positions.len();
         (n > 0).then(|| self.summary_positions.iter().sum::<f64>() / n as f64)
     }
 }
 
 /// Whether the text of `entry` is in `error` fields only (a failed call).
-pub fn is_error_only(entry: &Entry) -> bool {
+pub(super) fn is_error_only(entry: &Entry) -> bool {
     let mut error = false;
     for part in &entry.response_parts {
         if part.field(Field::Output).is_some_and(|t| !t.is_empty())
@@ -120,7 +120,7 @@ pub fn is_error_only(entry: &Entry) -> bool {
 }
 
 /// Whether `text` ends with a windowed view's `(N more lines below)` marker (a notice may follow it on one line).
-pub fn ends_with_view_marker(text: &str) -> bool {
+pub(super) fn ends_with_view_marker(text: &str) -> bool {
     let mut lines = text.trim_end().rsplit('\n');
     let is_marker = |l: &str| {
         let l = l.trim_end_matches('\r').trim();
@@ -147,7 +147,7 @@ pub struct ToolKind {
 
 /// The corpus: its measure, each tool's kind, and what only it gives (call-id duplicates, windowed views).
 #[derive(Debug, Clone)]
-pub struct Corpus {
+pub(super) struct Corpus {
     /// Its figures.
     pub measure: Measure,
     /// Each tool and its kind, the most frequent first (ties by name).
@@ -162,11 +162,14 @@ pub struct Corpus {
     pub file_view_share: f64,
 }
 
+/// One tool's (units, lines, JSON, exit line) of its non-failed, non-empty outputs, and its count of outputs.
+type ToolOutputs = (Vec<(u64, u64, bool, bool)>, u64);
+
 impl Corpus {
     /// Reads `batches`, mapping unknown tools by shape against `references` (each candidate kind's features).
-    pub fn of(batches: &[Batch], references: &[(Kind, Features)]) -> Corpus {
+    pub(super) fn of(batches: &[Batch], references: &[(Kind, Features)]) -> Corpus {
         // Per tool: (units, lines, JSON, exit line) of its non-failed, non-empty outputs, and its count.
-        let mut per_tool: BTreeMap<String, (Vec<(u64, u64, bool, bool)>, u64)> = BTreeMap::new();
+        let mut per_tool: BTreeMap<String, ToolOutputs> = BTreeMap::new();
         let mut errors = 0;
         let (mut later, mut duplicates) = (0u64, 0u64);
         for batch in batches {

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::model::{jsonl_text, parse_batch, Batch};
+use crate::model::{parse_jsonl_batches, Batch};
 use crate::profile::{
     profile_batches, profile_scenario, BatchFacts, Profile, SourceInfo, SourceKind,
 };
@@ -162,16 +162,7 @@ fn seed_of(digest: &str) -> u64 {
 pub fn read_corpus(path: &Path) -> Result<(Vec<Batch>, SourceInfo)> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = jsonl_text(&bytes).map_err(|(line, byte)| Error::Batch {
-        source_name: format!("{name}:{line}"),
-        message: format!("not valid UTF-8 (byte {byte} of the line)"),
-    })?;
-    let batches = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
-        .collect::<Result<Vec<_>>>()?;
+    let (batches, text) = parse_jsonl_batches(&bytes, &name)?;
     let source = SourceInfo {
         digest: crate::digest::sha256_hex(text),
         kind: SourceKind::Recorded,

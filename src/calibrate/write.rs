@@ -10,7 +10,7 @@ use crate::workload::Kind;
 
 /// Everything a fit sets: the scenario's knobs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Params {
+pub(super) struct Params {
     /// Entries per batch: median, sigma, min, max.
     pub width: (f64, f64, u64, u64),
     /// Share of later entries repeating a call id of their batch.
@@ -69,7 +69,7 @@ fn quoted(s: &str) -> String {
 
 /// The scenario file: `header` as comment lines, then the knobs. `names` are the tool names the kinds' results
 /// are recorded under.
-pub fn scenario_toml(
+pub(super) fn scenario_toml(
     header: &[String],
     name: &str,
     seed: u64,

@@ -188,7 +188,7 @@ impl ExternalArgs {
 /// `--tokenizer`, `--tokenizer-pattern` and `--token-budget` (`run`, `sweep`, `simulate`, `finalize`): count the
 /// model request's tokens beside its UTF-16 units. Without `--tokenizer` nothing is counted.
 #[derive(Debug, Args)]
-pub struct TokenFlags {
+pub(crate) struct TokenFlags {
     /// Count every model request's tokens: o200k_base, cl100k_base, or a tiktoken rank file (base64 token,
     /// space, rank, one a line).
     #[arg(long, value_name = "NAME|FILE")]
@@ -203,7 +203,7 @@ pub struct TokenFlags {
 
 impl TokenFlags {
     /// What the flags ask the library for; `None` without `--tokenizer`.
-    pub fn request(&self) -> Option<budgetlab::run::TokenRequest> {
+    pub(crate) fn request(&self) -> Option<budgetlab::run::TokenRequest> {
         self.tokenizer
             .as_ref()
             .map(|tokenizer| budgetlab::run::TokenRequest {

@@ -24,13 +24,13 @@ pub fn vector_reminders() -> PlanReminders {
 }
 
 /// The texts of the vectors' reminder files, named as in `tests/vectors/`.
-pub const REMINDER_FILES: [(&str, &str); 2] = [
+pub(super) const REMINDER_FILES: [(&str, &str); 2] = [
     ("plan-reminder-edit.txt", REMINDER_EDIT),
     ("plan-reminder-plan-only.txt", REMINDER_PLAN_ONLY),
 ];
 
 /// Every vector as a case named `vector:<name>`, in file order.
-pub fn cases() -> Vec<Case> {
+pub(super) fn cases() -> Vec<Case> {
     SAMPLE
         .lines()
         .filter(|l| !l.trim().is_empty())

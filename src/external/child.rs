@@ -77,7 +77,7 @@ enum Event {
 
 /// A running child with its channel.
 #[derive(Debug)]
-pub struct ChildProcess {
+pub(super) struct ChildProcess {
     child: Child,
     /// Lines for the writer thread; dropping it closes the child's stdin once they are written.
     stdin: Option<mpsc::Sender<Vec<u8>>>,
@@ -91,7 +91,7 @@ pub struct ChildProcess {
 impl ChildProcess {
     /// Starts `argv` (in `cwd` when given) in a process group of its own, its stderr logged in `log_dir` as
     /// `<log_stem>.stderr.log`.
-    pub fn spawn(
+    pub(super) fn spawn(
         argv: &[String],
         cwd: Option<&Path>,
         log_dir: PathBuf,
@@ -156,13 +156,13 @@ impl ChildProcess {
 
     /// The child's process id.
     #[cfg(test)]
-    pub fn id(&self) -> u32 {
+    pub(super) fn id(&self) -> u32 {
         self.child.id()
     }
 
     /// Sends `line` (which ends with a newline) and waits at most `timeout` for one line back of at most `limit`
     /// bytes (without its newline).
-    pub fn exchange(
+    pub(super) fn exchange(
         &mut self,
         line: Vec<u8>,
         limit: usize,
@@ -263,25 +263,25 @@ impl ChildProcess {
     /// Ends the child politely: end of file on its stdin, [`EXIT_GRACE`] (or until `deadline`) to exit, then its
     /// group is killed and it is reaped. Call [`ChildProcess::close_input`] on several children first to let them
     /// exit in parallel.
-    pub fn finish(mut self, deadline: Instant) {
+    pub(super) fn finish(mut self, deadline: Instant) {
         self.close_input();
         self.wait_exit(deadline);
         self.kill_and_reap();
     }
 
     /// Kills the child's process group now and reaps the child (after a fault).
-    pub fn kill(&mut self) {
+    pub(super) fn kill(&mut self) {
         self.stdin = None;
         self.kill_and_reap();
     }
 
     /// Closes the child's stdin once the lines already sent are written.
-    pub fn close_input(&mut self) {
+    pub(super) fn close_input(&mut self) {
         self.stdin = None;
     }
 
     /// Where the child's stderr went.
-    pub fn log(&self) -> LogState {
+    pub(super) fn log(&self) -> LogState {
         self.log.state()
     }
 }

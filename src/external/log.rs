@@ -18,7 +18,7 @@ pub const LOG_LIMIT: u64 = 16 << 20;
 
 /// Where a child's stderr went.
 #[derive(Debug, Clone, Default)]
-pub struct LogState {
+pub(super) struct LogState {
     /// The log file, once made.
     pub path: Option<PathBuf>,
     /// Why no log file could be made, if it could not.
@@ -27,14 +27,18 @@ pub struct LogState {
 
 /// The draining thread of one child's stderr.
 #[derive(Debug)]
-pub struct StderrLog {
+pub(super) struct StderrLog {
     state: Arc<Mutex<LogState>>,
     done: mpsc::Receiver<()>,
 }
 
 impl StderrLog {
     /// Starts draining `stderr` into a log named after `stem` in `dir`.
-    pub fn start(stderr: impl Read + Send + 'static, dir: PathBuf, stem: String) -> StderrLog {
+    pub(super) fn start(
+        stderr: impl Read + Send + 'static,
+        dir: PathBuf,
+        stem: String,
+    ) -> StderrLog {
         let state = Arc::new(Mutex::new(LogState::default()));
         let (done_tx, done) = mpsc::channel();
         let shared = Arc::clone(&state);
@@ -52,12 +56,12 @@ impl StderrLog {
     }
 
     /// Waits at most `limit` for the child's stderr to close and the log to be complete.
-    pub fn wait(&self, limit: std::time::Duration) {
+    pub(super) fn wait(&self, limit: std::time::Duration) {
         let _ = self.done.recv_timeout(limit);
     }
 
     /// Where the stderr went so far.
-    pub fn state(&self) -> LogState {
+    pub(super) fn state(&self) -> LogState {
         lock(&self.state).clone()
     }
 }

@@ -43,14 +43,14 @@ pub(crate) struct Mark {
 
 impl Mark {
     /// The UTF-16 offset of this position.
-    pub fn units(self) -> usize {
+    pub(super) fn units(self) -> usize {
         self.units
     }
 }
 
 impl TextBuf {
     /// An empty buffer with room for about `units` UTF-16 units of mostly ASCII text.
-    pub fn with_capacity(units: usize) -> TextBuf {
+    pub(super) fn with_capacity(units: usize) -> TextBuf {
         TextBuf {
             s: String::with_capacity(units + units / 16 + 64),
             units: 0,
@@ -60,18 +60,18 @@ impl TextBuf {
 
     /// The length so far, in UTF-16 units.
     #[inline]
-    pub fn units(&self) -> usize {
+    pub(super) fn units(&self) -> usize {
         self.units
     }
 
     /// The text so far.
-    pub fn as_str(&self) -> &str {
+    pub(super) fn as_str(&self) -> &str {
         &self.s
     }
 
     /// Appends ASCII text (one unit per byte).
     #[inline]
-    pub fn ascii(&mut self, s: &str) {
+    pub(super) fn ascii(&mut self, s: &str) {
         debug_assert!(s.is_ascii(), "{s:?}");
         self.s.push_str(s);
         self.units += s.len();
@@ -79,21 +79,21 @@ impl TextBuf {
 
     /// Appends any text.
     #[inline]
-    pub fn push(&mut self, s: &str) {
+    pub(super) fn push(&mut self, s: &str) {
         self.s.push_str(s);
         self.units += crate::text::utf16_len(s);
     }
 
     /// Appends a newline.
     #[inline]
-    pub fn nl(&mut self) {
+    pub(super) fn nl(&mut self) {
         self.s.push('\n');
         self.units += 1;
     }
 
     /// Appends a decimal number.
     #[inline]
-    pub fn num(&mut self, mut n: u64) {
+    pub(super) fn num(&mut self, mut n: u64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         loop {
@@ -109,7 +109,7 @@ impl TextBuf {
 
     /// Appends a decimal number left-padded with zeros to `width` digits.
     #[inline]
-    pub fn num_pad(&mut self, n: u64, width: usize) {
+    pub(super) fn num_pad(&mut self, n: u64, width: usize) {
         let mut digits = [b'0'; 20];
         let mut i = digits.len();
         let mut v = n;
@@ -126,7 +126,7 @@ impl TextBuf {
     }
 
     /// Appends a decimal number right-aligned in `width` columns (space padded).
-    pub fn num_right(&mut self, n: u64, width: usize) {
+    pub(super) fn num_right(&mut self, n: u64, width: usize) {
         let len = decimal_len(n);
         for _ in len..width {
             self.s.push(' ');
@@ -136,7 +136,7 @@ impl TextBuf {
     }
 
     /// Appends a number with thousands separators (`12,345`).
-    pub fn num_grouped(&mut self, n: u64) {
+    pub(super) fn num_grouped(&mut self, n: u64) {
         if n < 1000 {
             self.num(n);
             return;
@@ -147,7 +147,7 @@ impl TextBuf {
     }
 
     /// Appends `whole.frac` with `decimals` fractional digits, from a value given in units of 10^-decimals.
-    pub fn fixed(&mut self, scaled: u64, decimals: u32) {
+    pub(super) fn fixed(&mut self, scaled: u64, decimals: u32) {
         let div = 10u64.pow(decimals);
         self.num(scaled / div);
         self.ascii(".");
@@ -156,7 +156,7 @@ impl TextBuf {
 
     /// Appends the low `digits` hex digits of `n`, lower case.
     #[inline]
-    pub fn hex(&mut self, n: u64, digits: usize) {
+    pub(super) fn hex(&mut self, n: u64, digits: usize) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut out = [0u8; 16];
         let digits = digits.min(16);
@@ -167,7 +167,7 @@ impl TextBuf {
     }
 
     /// Appends `n` copies of ASCII byte `b`.
-    pub fn repeat_byte(&mut self, b: u8, n: usize) {
+    pub(super) fn repeat_byte(&mut self, b: u8, n: usize) {
         debug_assert!(b.is_ascii());
         for _ in 0..n {
             self.s.push(b as char);
@@ -185,7 +185,7 @@ impl TextBuf {
 
     /// The current position.
     #[inline]
-    pub fn mark(&self) -> Mark {
+    pub(super) fn mark(&self) -> Mark {
         Mark {
             bytes: self.s.len(),
             units: self.units,
@@ -193,12 +193,12 @@ impl TextBuf {
     }
 
     /// The text written since `mark`.
-    pub fn since(&self, mark: Mark) -> &str {
+    pub(super) fn since(&self, mark: Mark) -> &str {
         &self.s[mark.bytes..]
     }
 
     /// Appends `times` more copies of the text written since `mark` (a repeated section).
-    pub fn repeat_since(&mut self, mark: Mark, times: usize) {
+    pub(super) fn repeat_since(&mut self, mark: Mark, times: usize) {
         let section = self.s[mark.bytes..].to_string();
         let units = self.units - mark.units;
         self.s.reserve(section.len() * times);
@@ -209,14 +209,14 @@ impl TextBuf {
     }
 
     /// Appends a line written by `write` (without its newline) and plants it as a needle of `kind`.
-    pub fn needle_line(&mut self, kind: NeedleKind, write: impl FnOnce(&mut TextBuf)) {
+    pub(super) fn needle_line(&mut self, kind: NeedleKind, write: impl FnOnce(&mut TextBuf)) {
         let mark = self.mark();
         write(self);
         self.plant(kind, mark);
     }
 
     /// Plants the text written since `mark` as a needle of `kind`.
-    pub fn plant(&mut self, kind: NeedleKind, mark: Mark) {
+    pub(super) fn plant(&mut self, kind: NeedleKind, mark: Mark) {
         let text = self.s[mark.bytes..].to_string();
         if !text.is_empty() {
             self.needles.push(Planted {
@@ -228,7 +228,7 @@ impl TextBuf {
     }
 
     /// Appends another finished text, moving its needles to their new offsets.
-    pub fn append(&mut self, other: Written) {
+    pub(super) fn append(&mut self, other: Written) {
         let base = self.units;
         self.s.push_str(&other.text);
         self.units += other.units;
@@ -239,7 +239,7 @@ impl TextBuf {
     }
 
     /// The finished text and its needles.
-    pub fn finish(self) -> Written {
+    pub(super) fn finish(self) -> Written {
         Written {
             text: self.s,
             units: self.units,
@@ -250,7 +250,7 @@ impl TextBuf {
 
 impl Written {
     /// A text without needles.
-    pub fn plain(text: String) -> Written {
+    pub(crate) fn plain(text: String) -> Written {
         let units = crate::text::utf16_len(&text);
         Written {
             text,

@@ -17,7 +17,7 @@ pub(crate) struct CallIds {
 
 impl CallIds {
     /// Call ids for batch `batch`.
-    pub fn new(batch: u64) -> CallIds {
+    pub(super) fn new(batch: u64) -> CallIds {
         CallIds {
             style: None,
             batch,
@@ -26,7 +26,7 @@ impl CallIds {
     }
 
     /// The next call id: awkward with probability `awkward_rate`, otherwise in the batch's provider style.
-    pub fn next(&mut self, rng: &mut Stream, awkward_rate: f64) -> String {
+    pub(super) fn next(&mut self, rng: &mut Stream, awkward_rate: f64) -> String {
         self.count += 1;
         let style = *self.style.get_or_insert_with(|| rng.below(3));
         if rng.unit() < awkward_rate {

@@ -1,7 +1,7 @@
 //! The seeded workload generator: realistic tool-response batches and the needles planted in them.
 //!
 //! A [`Generator`] is built from a [`Scenario`] and produces batch `i` as a pure function of
-//! (scenario, seed, i): each batch draws from its own [`Stream`], so a batch is the same
+//! (scenario, seed, i): each batch draws from its own `Stream`, so a batch is the same
 //! whether it is generated alone, in a shard, in parallel or in sequence. `kinds` holds one file per kind of tool
 //! output (the workload's [`Kind`]s), `hook_text` the text parts hooks add, `producer` the previews the runtime's
 //! producers make of large outputs, `call_ids` the call ids of a batch, `needles` what is planted, `cjk` and
@@ -94,7 +94,7 @@ pub(crate) struct Draft {
 
 impl Draft {
     /// A draft with only an output.
-    pub fn output(tool: &str, body: Body) -> Draft {
+    pub(crate) fn output(tool: &str, body: Body) -> Draft {
         Draft {
             tool: tool.to_string(),
             output: Some(body),
@@ -106,7 +106,7 @@ impl Draft {
     }
 
     /// A draft with only an error.
-    pub fn error(tool: &str, error: Written) -> Draft {
+    pub(crate) fn error(tool: &str, error: Written) -> Draft {
         Draft {
             tool: tool.to_string(),
             output: None,

@@ -16,7 +16,7 @@ use super::SessionFormat;
 use crate::error::Result;
 
 /// The Claude Code format.
-pub struct ClaudeCode;
+pub(super) struct ClaudeCode;
 
 /// Line types only Claude Code writes.
 const OWN_TYPES: &[&str] = &[

@@ -19,7 +19,7 @@ use super::SessionFormat;
 use crate::error::Result;
 
 /// The Codex CLI format.
-pub struct Codex;
+pub(super) struct Codex;
 
 const ENVELOPES: &[&str] = &[
     "session_meta",

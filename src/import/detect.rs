@@ -17,10 +17,10 @@ use super::{SessionFormat, FORMATS};
 use crate::error::{Error, Result};
 
 /// How many object lines at the start of a file are tried as records.
-pub const SNIFFED_LINES: usize = 20;
+pub(super) const SNIFFED_LINES: usize = 20;
 
 /// The format of `source`, if any format claims it.
-pub fn detect(source: &Source) -> Result<Option<&'static dyn SessionFormat>> {
+pub(super) fn detect(source: &Source) -> Result<Option<&'static dyn SessionFormat>> {
     let path = match &source.events {
         Some(events) => match events.first() {
             Some(first) => first,

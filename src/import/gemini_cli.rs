@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::model::Part;
 
 /// The gemini-cli format.
-pub struct GeminiCli;
+pub(super) struct GeminiCli;
 
 impl SessionFormat for GeminiCli {
     fn name(&self) -> &'static str {

@@ -17,7 +17,7 @@ use super::SessionFormat;
 use crate::error::Result;
 
 /// The mini-swe-agent format.
-pub struct MiniSweAgent;
+pub(super) struct MiniSweAgent;
 
 impl SessionFormat for MiniSweAgent {
     fn name(&self) -> &'static str {

@@ -24,7 +24,7 @@ use super::SessionFormat;
 use crate::error::Result;
 
 /// The OpenHands format.
-pub struct OpenHands;
+pub(super) struct OpenHands;
 
 fn is_event(v: &Value) -> bool {
     v.get("action").is_some_and(Value::is_string)

@@ -8,10 +8,10 @@
 use serde_json::{Map, Number, Value};
 
 /// The deepest nesting of lists, tuples and dicts accepted (serde_json's own default limit).
-pub const MAX_DEPTH: usize = 128;
+pub(super) const MAX_DEPTH: usize = 128;
 
 /// Parses one Python literal. `Err` says what was expected at which byte offset.
-pub fn parse(text: &str) -> Result<Value, String> {
+pub(super) fn parse(text: &str) -> Result<Value, String> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,

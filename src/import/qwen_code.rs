@@ -18,7 +18,7 @@ use super::SessionFormat;
 use crate::error::Result;
 
 /// The qwen-code format.
-pub struct QwenCode;
+pub(super) struct QwenCode;
 
 impl SessionFormat for QwenCode {
     fn name(&self) -> &'static str {

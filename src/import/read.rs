@@ -119,7 +119,7 @@ fn error_in(path: &Path, message: impl Into<String>) -> Error {
 }
 
 /// Reads a whole file, refusing it (before reading) when it is larger than [`MAX_DOCUMENT_BYTES`].
-pub fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+pub(super) fn read_bounded(path: &Path) -> Result<Vec<u8>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     let too_big = || {
@@ -143,7 +143,7 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// Parses a whole document, repairing lone surrogate escapes; a syntax error names its line and column.
-pub fn parse_document(path: &Path, bytes: &[u8], tally: &mut Tally) -> Result<Value> {
+pub(super) fn parse_document(path: &Path, bytes: &[u8], tally: &mut Tally) -> Result<Value> {
     parse_json(bytes, tally).map_err(|e| {
         error_in(
             path,
@@ -180,7 +180,7 @@ fn parse_json(bytes: &[u8], tally: &mut Tally) -> std::result::Result<Value, ser
 }
 
 /// Reads JSON Lines from `reader`; see [`Source::each_line`].
-pub fn each_line_of(
+pub(super) fn each_line_of(
     reader: impl BufRead,
     path: &Path,
     tally: &mut Tally,
@@ -251,7 +251,7 @@ fn each_line_within(
 
 /// Replaces every `\uD800`-`\uDFFF` escape that is not half of a well-formed pair with `\uFFFD` (same length
 /// in bytes and in UTF-16 units). `None` when there is none.
-pub fn repair_lone_surrogates(bytes: &[u8]) -> Option<(Vec<u8>, u64)> {
+pub(super) fn repair_lone_surrogates(bytes: &[u8]) -> Option<(Vec<u8>, u64)> {
     // JSON has no backslash outside strings, so escapes can be walked without tracking quotes.
     let hex4 = |at: usize| -> Option<u16> {
         let s = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;

@@ -19,7 +19,7 @@ use super::SessionFormat;
 use crate::error::Result;
 
 /// The SWE-agent format.
-pub struct SweAgent;
+pub(super) struct SweAgent;
 
 impl SessionFormat for SweAgent {
     fn name(&self) -> &'static str {

@@ -138,7 +138,7 @@ impl Turns {
 
 /// The batch entry of one result: a function-response part with the text as `output` (or `error`), then the
 /// non-text parts.
-pub fn entry(call_id: &str, tool_name: &str, result: ToolResult) -> Entry {
+pub(super) fn entry(call_id: &str, tool_name: &str, result: ToolResult) -> Entry {
     let text = Value::String(result.text);
     let (output, error) = if result.is_error {
         (None, Some(text))
@@ -151,7 +151,7 @@ pub fn entry(call_id: &str, tool_name: &str, result: ToolResult) -> Entry {
 }
 
 /// An `{"inlineData": {"mimeType", "data"}}` part.
-pub fn inline_data(mime_type: &str, data: &str) -> Part {
+pub(super) fn inline_data(mime_type: &str, data: &str) -> Part {
     let mut inner = Map::new();
     inner.insert("mimeType".into(), Value::String(mime_type.into()));
     inner.insert("data".into(), Value::String(data.into()));
@@ -161,7 +161,7 @@ pub fn inline_data(mime_type: &str, data: &str) -> Part {
 }
 
 /// A `{"fileData": {"fileUri"}}` part, for non-text content recorded only as a URL.
-pub fn file_data(uri: &str) -> Part {
+pub(super) fn file_data(uri: &str) -> Part {
     let mut inner = Map::new();
     inner.insert("fileUri".into(), Value::String(uri.into()));
     let mut map = Map::new();
@@ -171,7 +171,7 @@ pub fn file_data(uri: &str) -> Part {
 
 /// The part for an image URL: a `data:<mime>[;base64],<data>` URL becomes `inlineData` with that MIME type and
 /// the data as written after the comma; any other URL a `fileData` reference.
-pub fn image_url_part(url: &str) -> Part {
+pub(super) fn image_url_part(url: &str) -> Part {
     if let Some(rest) = url.strip_prefix("data:") {
         if let Some((header, data)) = rest.split_once(',') {
             let mime = header.split(';').next().unwrap_or("");
@@ -184,7 +184,7 @@ pub fn image_url_part(url: &str) -> Part {
 /// The text of an array of chat-completion style content blocks (`{type:"text",text}` joined with `"\n"`) and
 /// its images (`{type:"image_url",image_url:{url}}` or `{type:"image",...}` with a data URL); other block types
 /// are counted as unsupported. `Err` names the block that is malformed.
-pub fn chat_blocks(blocks: &[Value], tally: &mut Tally) -> Result<ToolResult, String> {
+pub(super) fn chat_blocks(blocks: &[Value], tally: &mut Tally) -> Result<ToolResult, String> {
     let mut texts: Vec<&str> = Vec::new();
     let mut media = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
@@ -220,7 +220,7 @@ pub fn chat_blocks(blocks: &[Value], tally: &mut Tally) -> Result<ToolResult, St
 }
 
 /// A JSON value's kind, for error messages.
-pub fn kind(value: &Value) -> &'static str {
+pub(super) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -232,7 +232,7 @@ pub fn kind(value: &Value) -> &'static str {
 }
 
 /// The string at `key` of `map`: `Err` names the key when it is missing or not a string.
-pub fn required_str<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
+pub(super) fn required_str<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
     match map.get(key) {
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(format!("\"{key}\" must be a string, found {}", kind(other))),

@@ -17,7 +17,7 @@ pub const MAX_WALK_DEPTH: usize = 64;
 
 /// A session to read: the source, and whether the user named it directly (then it is read whatever its name).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub(super) struct Candidate {
     /// The file, or a folder of numbered event files.
     pub source: Source,
     /// Given on the command line rather than found in a folder.
@@ -26,7 +26,7 @@ pub struct Candidate {
 
 /// The candidates under `paths`, in order. `wants` says which file names a walk picks up; `exclude` (a
 /// canonical path) is never picked up.
-pub fn collect(
+pub(super) fn collect(
     paths: &[PathBuf],
     wants: &dyn Fn(&str) -> bool,
     exclude: Option<&Path>,

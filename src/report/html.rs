@@ -313,11 +313,7 @@ see its tables.</p>\n");
             escape(&budgets_text(s))
         );
         for b in &s.budgets {
-            let rows: Vec<&Aggregate> = results
-                .rows
-                .iter()
-                .filter(|r| r.scenario == s.name && r.budget_label == b.label)
-                .collect();
+            let rows = super::rows_at(results, &s.name, &b.label);
             if rows.is_empty() {
                 continue;
             }

@@ -39,3 +39,16 @@ pub fn render_files(run: &RunOutput) -> Result<Vec<(String, Vec<u8>)>> {
     files.extend(pages::run_files(&run.results, &run.records)?);
     Ok(files)
 }
+
+/// The rows of `results` measured on `scenario` at the budget labelled `label`, in their order.
+pub(crate) fn rows_at<'a>(
+    results: &'a crate::run::RunResults,
+    scenario: &str,
+    label: &crate::scenario::BudgetLabel,
+) -> Vec<&'a crate::metrics::Aggregate> {
+    results
+        .rows
+        .iter()
+        .filter(|r| r.scenario == scenario && &r.budget_label == label)
+        .collect()
+}

@@ -13,9 +13,9 @@ use crate::run::{BatchRecord, RunResults};
 use crate::sweep::SweepResults;
 
 /// The page's file name.
-pub const INDEX: &str = "index.html";
+pub(super) const INDEX: &str = "index.html";
 /// A sweep's results file name.
-pub const SWEEP_JSON: &str = "sweep.json";
+pub(super) const SWEEP_JSON: &str = "sweep.json";
 
 fn chart_files(charts: &[Rendered]) -> Vec<(String, Vec<u8>)> {
     charts

@@ -30,14 +30,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::budget::{Budget, BudgetContext};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
 use crate::metrics::{
     measure, Aggregate, RowKey, StrategyKey, TokenSettings, TokenSummary, TurnCost, TurnTokens,
 };
-use crate::model::{jsonl_text, parse_batch, Batch};
+use crate::model::{parse_jsonl_batches, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
 use crate::scenario::{Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
@@ -112,16 +112,7 @@ impl Workload {
         budgets: &[u64],
         sim: SimConfig,
     ) -> Result<Workload> {
-        let text = jsonl_text(jsonl).map_err(|(line, byte)| Error::Batch {
-            source_name: format!("{name}:{line}"),
-            message: format!("not valid UTF-8 (byte {byte} of the line)"),
-        })?;
-        let batches = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
-            .collect::<Result<Vec<_>>>()?;
+        let (batches, text) = parse_jsonl_batches(jsonl, name)?;
         Ok(Workload {
             info: WorkloadInfo {
                 name: name.into(),

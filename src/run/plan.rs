@@ -21,7 +21,7 @@ pub const QUICK_BATCHES: u64 = 12;
 pub const DEFAULT_MAX_BATCHES: u64 = 60;
 
 /// The budgets recorded batches run at when none are given.
-pub const DEFAULT_RECORDED_BUDGETS: &[u64] = &[20_000, 50_000, 200_000];
+pub(super) const DEFAULT_RECORDED_BUDGETS: &[u64] = &[20_000, 50_000, 200_000];
 
 /// How many worker threads `--threads` may ask for per available core.
 pub const THREADS_PER_CORE: usize = 4;
@@ -70,7 +70,7 @@ impl Default for Workloads {
 pub struct RecordedBatches {
     /// The batches: JSON Lines, one batch a line.
     pub file: std::path::PathBuf,
-    /// Budgets in UTF-16 units; empty = [`DEFAULT_RECORDED_BUDGETS`].
+    /// Budgets in UTF-16 units; empty = `DEFAULT_RECORDED_BUDGETS`.
     pub budgets: Vec<u64>,
     /// The runtime mode (default interactive).
     pub mode: Option<String>,

@@ -31,7 +31,7 @@ pub(crate) struct Document<'i> {
 impl<'i> Document<'i> {
     /// Parses `source` as TOML. A syntax error is located at the parser's span, in the field that holds it in
     /// what the parser could read (the root's path when none does).
-    pub fn parse(source: &'i str) -> Result<Document<'i>, Located> {
+    pub(super) fn parse(source: &'i str) -> Result<Document<'i>, Located> {
         match DeTable::parse(source) {
             Ok(root) => Ok(Document { source, root }),
             Err(e) => {
@@ -48,7 +48,7 @@ impl<'i> Document<'i> {
 
     /// Deserializes the document. An error is located at serde's span, in the field that holds it; an error of
     /// the root table itself (a missing key) is on line 1 with the root's path.
-    pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, Located> {
+    pub(super) fn deserialize<T: DeserializeOwned>(&self) -> Result<T, Located> {
         T::deserialize(Deserializer::from(self.root.clone())).map_err(|e| {
             let span = e.span().filter(|s| *s != self.root.span());
             let (line, field) = match span {
@@ -67,13 +67,13 @@ impl<'i> Document<'i> {
     }
 
     /// Whether the root table has `key`.
-    pub fn has_key(&self, key: &str) -> bool {
+    pub(super) fn has_key(&self, key: &str) -> bool {
         self.root.get_ref().iter().any(|(k, _)| k.get_ref() == key)
     }
 
     /// The line `field` is written on: its key's, or, when the file leaves the field out, the key of its nearest
     /// table the file writes (a `[table]` header, a dotted key's first part); line 1 when it writes none.
-    pub fn line_of(&self, field: &FieldPath) -> usize {
+    pub(super) fn line_of(&self, field: &FieldPath) -> usize {
         let mut table = self.root.get_ref();
         let mut line = 1;
         for key in field.keys() {

@@ -26,7 +26,7 @@ pub(crate) struct RankTable {
 
 impl RankTable {
     /// A table of the given tokens (checked when the file was parsed: no duplicates, every single byte present).
-    pub fn new(tokens: Vec<RankedToken>) -> RankTable {
+    pub(super) fn new(tokens: Vec<RankedToken>) -> RankTable {
         let mut ranks = HashMap::with_capacity_and_hasher(tokens.len(), Default::default());
         for t in tokens {
             ranks.insert(t.bytes.into_boxed_slice(), t.rank);
@@ -35,7 +35,7 @@ impl RankTable {
     }
 
     /// The number of tokens.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.ranks.len()
     }
 
@@ -45,7 +45,7 @@ impl RankTable {
     }
 
     /// The number of tokens `piece` (one pre-tokenized piece) encodes to.
-    pub fn count(&self, piece: &[u8]) -> usize {
+    pub(super) fn count(&self, piece: &[u8]) -> usize {
         if piece.len() <= 1 || self.ranks.contains_key(piece) {
             return piece.len().min(1);
         }

@@ -89,14 +89,14 @@ pub(crate) struct Pretokenizer {
 
 impl Pretokenizer {
     /// The pre-tokenizer of `pattern`.
-    pub fn new(pattern: Pattern) -> Pretokenizer {
+    pub(super) fn new(pattern: Pattern) -> Pretokenizer {
         let regex = Regex::new_many(&[pattern.alternatives(), r"\s+"])
             .expect("the published pre-tokenization expressions compile");
         Pretokenizer { regex }
     }
 
     /// The pieces of `text`, in order.
-    pub fn pieces<'t>(&'t self, text: &'t str) -> Pieces<'t> {
+    pub(super) fn pieces<'t>(&'t self, text: &'t str) -> Pieces<'t> {
         Pieces {
             regex: &self.regex,
             text,

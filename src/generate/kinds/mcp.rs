@@ -23,7 +23,7 @@ pub(crate) struct Json<'a> {
 
 impl<'a> Json<'a> {
     /// A writer appending to `b`.
-    pub fn new(b: &'a mut TextBuf, pretty: bool) -> Json<'a> {
+    pub(super) fn new(b: &'a mut TextBuf, pretty: bool) -> Json<'a> {
         Json {
             b,
             pretty,
@@ -32,12 +32,12 @@ impl<'a> Json<'a> {
     }
 
     /// The buffer's length so far, in UTF-16 units.
-    pub fn units(&self) -> usize {
+    pub(super) fn units(&self) -> usize {
         self.b.units()
     }
 
     /// How many containers are open.
-    pub fn depth(&self) -> usize {
+    pub(super) fn depth(&self) -> usize {
         self.stack.len()
     }
 
@@ -55,24 +55,24 @@ impl<'a> Json<'a> {
     }
 
     /// Opens an object as the next value.
-    pub fn obj(&mut self) {
+    pub(super) fn obj(&mut self) {
         self.b.ascii("{");
         self.stack.push((b'}', true));
     }
 
     /// Opens an array as the next value.
-    pub fn arr(&mut self) {
+    pub(super) fn arr(&mut self) {
         self.b.ascii("[");
         self.stack.push((b']', true));
     }
 
     /// Starts the next array element.
-    pub fn item(&mut self) {
+    pub(super) fn item(&mut self) {
         self.sep();
     }
 
     /// Closes the innermost container.
-    pub fn close(&mut self) {
+    pub(super) fn close(&mut self) {
         let (c, empty) = self.stack.pop().expect("a container is open");
         if self.pretty && !empty {
             self.b.nl();
@@ -82,14 +82,14 @@ impl<'a> Json<'a> {
     }
 
     /// Closes containers until `depth` remain open.
-    pub fn close_to(&mut self, depth: usize) {
+    pub(super) fn close_to(&mut self, depth: usize) {
         while self.stack.len() > depth {
             self.close();
         }
     }
 
     /// Writes an object key; top-level keys are planted as needles.
-    pub fn key(&mut self, k: &str) {
+    pub(super) fn key(&mut self, k: &str) {
         self.sep();
         let mark = self.b.mark();
         self.b.ascii("\"");
@@ -102,31 +102,31 @@ impl<'a> Json<'a> {
     }
 
     /// Writes a string value.
-    pub fn str(&mut self, v: &str) {
+    pub(super) fn str(&mut self, v: &str) {
         self.b.ascii("\"");
         self.b.push(v);
         self.b.ascii("\"");
     }
 
     /// Writes a string value built by `write`.
-    pub fn str_with(&mut self, write: impl FnOnce(&mut TextBuf)) {
+    pub(super) fn str_with(&mut self, write: impl FnOnce(&mut TextBuf)) {
         self.b.ascii("\"");
         write(self.b);
         self.b.ascii("\"");
     }
 
     /// Writes a number.
-    pub fn num(&mut self, n: u64) {
+    pub(super) fn num(&mut self, n: u64) {
         self.b.num(n);
     }
 
     /// Writes a literal (`true`, `null`, a decimal).
-    pub fn raw(&mut self, v: &str) {
+    pub(super) fn raw(&mut self, v: &str) {
         self.b.ascii(v);
     }
 
     /// The underlying buffer.
-    pub fn buf(&mut self) -> &mut TextBuf {
+    pub(super) fn buf(&mut self) -> &mut TextBuf {
         self.b
     }
 }

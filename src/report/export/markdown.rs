@@ -58,7 +58,7 @@ pub fn floor_ratio(r: &Aggregate) -> String {
 }
 
 /// The whole summary of `results`.
-pub fn render(results: &RunResults) -> String {
+pub(super) fn render(results: &RunResults) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# budgetlab results\n");
     let _ = writeln!(
@@ -78,11 +78,7 @@ pub fn render(results: &RunResults) -> String {
     }
     for scenario in &results.inputs.scenarios {
         for budget in &scenario.budgets {
-            let rows: Vec<&Aggregate> = results
-                .rows
-                .iter()
-                .filter(|r| r.scenario == scenario.name && r.budget_label == budget.label)
-                .collect();
+            let rows = crate::report::rows_at(results, &scenario.name, &budget.label);
             if rows.is_empty() {
                 continue;
             }

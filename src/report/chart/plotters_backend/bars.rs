@@ -12,7 +12,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::GroupedBars;
 
 /// The chart.
-pub struct Groups<'a>(pub &'a GroupedBars);
+pub(super) struct Groups<'a>(pub &'a GroupedBars);
 
 const BAR: u32 = 16;
 const GAP: u32 = 18;

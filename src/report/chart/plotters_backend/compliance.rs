@@ -11,7 +11,7 @@ use crate::metrics::StrategyKey;
 use crate::report::chart::data::ComplianceGrid;
 
 /// The chart.
-pub struct Heatmap<'a>(pub &'a ComplianceGrid);
+pub(super) struct Heatmap<'a>(pub &'a ComplianceGrid);
 
 const CELL_W: i32 = 100;
 const CELL_H: i32 = 32;

@@ -9,7 +9,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::CostCurves;
 
 /// The chart.
-pub struct Lines<'a>(pub &'a CostCurves);
+pub(super) struct Lines<'a>(pub &'a CostCurves);
 
 const LOOK: Look = Look {
     markers: true,

@@ -9,7 +9,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::Curves;
 
 /// The chart.
-pub struct Grid<'a>(pub &'a Curves);
+pub(super) struct Grid<'a>(pub &'a Curves);
 
 impl Grid<'_> {
     fn look(&self) -> Look {

@@ -12,7 +12,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::NeedleSurvival;
 
 /// The chart.
-pub struct Bars<'a>(pub &'a NeedleSurvival);
+pub(super) struct Bars<'a>(pub &'a NeedleSurvival);
 
 const BAR: u32 = 9;
 const GAP: u32 = 16;

@@ -12,7 +12,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::Overshoot;
 
 /// The chart.
-pub struct Boxes<'a>(pub &'a Overshoot);
+pub(super) struct Boxes<'a>(pub &'a Overshoot);
 
 const ROW: u32 = 34;
 const COUNTS: i32 = 150;

@@ -12,7 +12,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::{PersistenceIo, PersistenceRow, Scale};
 
 /// The chart.
-pub struct Bars<'a>(pub &'a PersistenceIo);
+pub(super) struct Bars<'a>(pub &'a PersistenceIo);
 
 const ROW: u32 = 34;
 const FIRST: RGBColor = RGBColor(0x4E, 0x79, 0xA7);

@@ -9,7 +9,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::RetentionCdf;
 
 /// The chart.
-pub struct Cdf<'a>(pub &'a RetentionCdf);
+pub(super) struct Cdf<'a>(pub &'a RetentionCdf);
 
 const LOOK: Look = Look {
     markers: false,

@@ -12,7 +12,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::TokenCompliance;
 
 /// The chart.
-pub struct Bars<'a>(pub &'a TokenCompliance);
+pub(super) struct Bars<'a>(pub &'a TokenCompliance);
 
 const ROW: u32 = 44;
 const UNITS: RGBColor = RGBColor(150, 150, 150);

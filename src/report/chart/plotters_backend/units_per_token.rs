@@ -12,7 +12,7 @@ use super::{DrawResult, Figure};
 use crate::report::chart::data::UnitsPerToken;
 
 /// The chart.
-pub struct Boxes<'a>(pub &'a UnitsPerToken);
+pub(super) struct Boxes<'a>(pub &'a UnitsPerToken);
 
 const ROW: u32 = 30;
 /// The conversion the window-relative rule assumes.

@@ -1,0 +1,263 @@
+//! `budgetlab import` end to end: the stderr report, atomic output, exit 2 on malformed files, `--skip-bad`,
+//! bad flags, anonymization, resumed sessions and lone surrogates.
+
+use super::*;
+
+fn budgetlab() -> Command {
+    Command::cargo_bin("budgetlab").unwrap()
+}
+
+#[test]
+fn cli_writes_atomically_and_reports_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("mine.jsonl");
+    let out = budgetlab()
+        .args(["import", "--format", "auto"])
+        .arg(fixture(""))
+        .arg("--out")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("agent-a3f9c1.jsonl: detected claude-code"),
+        "{err}"
+    );
+    assert!(err.contains("budgetlab: read 15 files (2 claude-code, 2 codex, 2 gemini-cli, 3 mini-swe-agent, 3 openhands, 1 qwen-code, 2 swe-agent); wrote 43 batches with "), "{err}");
+    assert!(
+        err.contains("budgetlab: skipped 1: torn last line (not complete JSON)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("ignored ")
+            && err.contains("metadata.json: not a session log of a known format"),
+        "{err}"
+    );
+    let written = std::fs::read(&out_path).unwrap();
+    assert_eq!(lines(&written), import("auto", "").0);
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+
+    // Standard output gets the same bytes; the file is run by `run --batches-file`.
+    let stdout = budgetlab()
+        .args(["import", "--format", "auto", "--out", "-"])
+        .arg(fixture(""))
+        .output()
+        .unwrap();
+    assert_eq!(stdout.stdout, written);
+    let report = dir.path().join("report");
+    let run = budgetlab()
+        .args([
+            "run",
+            "--strategies",
+            "reference",
+            "--budgets",
+            "2000",
+            "--threads",
+            "1",
+            "--batches-file",
+        ])
+        .arg(&out_path)
+        .arg("--out")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(String::from_utf8_lossy(&run.stderr).contains("43 turns"));
+}
+
+#[test]
+fn cli_malformed_file_is_exit_2_unless_skip_bad() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let good = std::fs::read(fixture(CLAUDE_MAIN)).unwrap();
+    std::fs::write(logs.join("a.jsonl"), &good).unwrap();
+    // A line that is not JSON in the middle of a Claude Code file (not its torn tail).
+    std::fs::write(
+        logs.join("b.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"x\"}\n{\"type\":\"user\", oops}\n{\"type\":\"summary\",\"summary\":\"t\",\"leafUuid\":\"y\"}\n",
+    )
+    .unwrap();
+    let out_path = dir.path().join("out.jsonl");
+    let out = budgetlab()
+        .args(["import", "--format", "claude-code"])
+        .arg(&logs)
+        .arg("--out")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("b.jsonl:2: invalid JSON at column"), "{err}");
+    assert!(!out_path.exists(), "nothing half-written");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+    let stdout_run = budgetlab()
+        .args(["import", "--format", "claude-code"])
+        .arg(&logs)
+        .output()
+        .unwrap();
+    assert_eq!(stdout_run.status.code(), Some(2));
+    assert!(
+        stdout_run.stdout.is_empty(),
+        "nothing on standard output either"
+    );
+
+    let out = budgetlab()
+        .args(["import", "--format", "claude-code", "--skip-bad"])
+        .arg(&logs)
+        .arg("--out")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("skipped malformed file ") && err.contains("b.jsonl:2: invalid JSON"),
+        "{err}"
+    );
+    assert!(
+        err.contains("budgetlab: skipped 1 malformed files (--skip-bad)"),
+        "{err}"
+    );
+    assert_eq!(
+        lines(&std::fs::read(&out_path).unwrap()),
+        claude_main_batches()
+    );
+}
+
+#[test]
+fn cli_refuses_bad_flags_and_undetectable_files() {
+    let out = budgetlab()
+        .args(["import", "--format", "aider"])
+        .arg(fixture(CLAUDE_MAIN))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("invalid --format \"aider\": expected one of claude-code, codex, gemini-cli, qwen-code, swe-agent, mini-swe-agent, openhands, or auto"), "{err}");
+    let out = budgetlab()
+        .args(["import", "--format", "auto"])
+        .arg(fixture("openhands/sessions/7c1e9d2a/metadata.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "metadata.json: not a session log of a known format; give its format with --format"
+        ),
+        "{err}"
+    );
+    let out = budgetlab()
+        .args(["import", "--format", "codex", "/nonexistent/sessions"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("/nonexistent/sessions"));
+}
+
+#[test]
+fn cli_anonymize_changes_text_but_not_shape() {
+    let run = |seed: &str| {
+        let out = budgetlab()
+            .args(["import", "--format", "codex", "--anonymize", seed])
+            .arg(fixture("codex/sessions/2025/10/02"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        lines(&out.stdout)
+    };
+    let a = run("9");
+    assert_eq!(a, run("9"));
+    let first = a[0][0]["responseParts"][0]["functionResponse"]["response"]["error"]
+        .as_str()
+        .unwrap();
+    // The structured output is JSON: its keys stay, and so does the error line's keyword.
+    let v: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["output", "metadata"]
+    );
+    assert!(
+        v["output"].as_str().unwrap().contains(": error: "),
+        "{first}"
+    );
+    assert!(!first.contains("frobnicate"), "{first}");
+}
+
+#[test]
+fn a_session_copied_by_a_resume_is_not_counted_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read(fixture(CLAUDE_MAIN)).unwrap();
+    std::fs::write(dir.path().join("a.jsonl"), &good).unwrap();
+    std::fs::write(dir.path().join("b-resumed.jsonl"), &good).unwrap();
+    let job = ImportJob {
+        format: "claude-code".parse().unwrap(),
+        paths: vec![dir.path().to_path_buf()],
+        anonymize: None,
+        skip_bad: false,
+    };
+    let mut out = Vec::new();
+    let report = job.write(&mut out, "memory", None).unwrap();
+    assert_eq!(lines(&out), claude_main_batches());
+    assert_eq!(report.files.len(), 2);
+    assert_eq!((report.files[1].batches, report.files[1].results), (0, 0));
+    assert_eq!(
+        report.tally.skipped["result repeated from an earlier file (resumed session)"],
+        7
+    );
+}
+
+#[test]
+fn lone_surrogate_escapes_become_replacement_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"assistant","uuid":"u1","message":{"id":"msg_1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}"#,
+            "\n",
+            r#"{"type":"user","uuid":"u2","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"cut \ud83d here \ud83d\ude00"}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = budgetlab()
+        .args(["import", "--format", "claude-code"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        lines(&out.stdout),
+        vec![json!([ok("t1", "Bash", "cut \u{fffd} here 😀")])]
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("budgetlab: replaced 1 lone surrogate escapes with U+FFFD"),
+        "{err}"
+    );
+}

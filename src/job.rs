@@ -1,6 +1,8 @@
 //! A finalize job: one batch, one strategy, one backend and a budget, giving the report that
 //! `budgetlab finalize` prints. The CLI only converts its flags into a [`FinalizeJob`]. The strategy is a
-//! built-in one or an external program ([`JobStrategy`]); an external one's fault is the job's error.
+//! built-in one or an external program ([`JobStrategy`]); an external one's fault is the job's error. With
+//! `--tokenizer`, the report also gives the tokens of what the model receives (and whether they fit
+//! `--token-budget`).
 
 use std::time::Instant;
 
@@ -12,6 +14,7 @@ use crate::external::{ExternalFinalizer, ExternalOptions, ExternalStrategies, Ex
 use crate::finalize::{Finalizer, PersistAttempt, StrategyConfig, StrategyName};
 use crate::model::{parse_batch, Batch};
 use crate::persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore};
+use crate::tokens::{RequestTokens, TokenCheck};
 
 /// Where a job's artifacts go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,6 +74,9 @@ pub struct FinalizeJob {
     pub backend: Backend,
     /// Persistence ids whose writes fail.
     pub fail_ids: Vec<String>,
+    /// The tokenizer and token budget the finalized batch is counted with (`--tokenizer`); `None` counts
+    /// nothing.
+    pub tokens: Option<TokenCheck>,
 }
 
 /// What `budgetlab finalize` prints: the finalized entries and every persistence attempt in call order.
@@ -80,6 +86,9 @@ pub struct FinalizeReport {
     pub entries: Batch,
     /// Every persistence attempt.
     pub persisted: Vec<PersistAttempt>,
+    /// The tokens of the finalized batch's budgeted fields, what the model receives (`--tokenizer` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<RequestTokens>,
 }
 
 impl FinalizeJob {
@@ -142,9 +151,14 @@ impl FinalizeJob {
     pub fn run_with(&self, finalizer: &dyn Finalizer, batch: Batch) -> FinalizeReport {
         let mut store = self.store();
         let outcome = finalizer.finalize(batch, &self.ctx, store.as_mut());
+        let tokens = self
+            .tokens
+            .as_ref()
+            .map(|t| t.count(&outcome.batch, &self.ctx.reminders));
         FinalizeReport {
             entries: outcome.batch,
             persisted: outcome.persisted,
+            tokens,
         }
     }
 

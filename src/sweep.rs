@@ -2,6 +2,8 @@
 //! window-relative policies, or the head share of the reference fit), through the same machinery as
 //! `budgetlab run`, to draw the curves an engineer tuning allocation picks a setting from. [`SweepRequest`]
 //! validates what the CLI was given into a [`SweepPlan`]; running it gives the [`SweepResults`] of `sweep.json`.
+//! With `--tokenizer`, every point's rows carry the token figures of a run's rows, and with `--token-budget`
+//! their compliance in tokens.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,9 +11,10 @@ use crate::error::{Error, Result};
 use crate::external::ExternalRegistry;
 use crate::finalize::{HeadShare, StrategyName};
 use crate::generate::Shard;
-use crate::metrics::{Aggregate, StrategyKey};
-use crate::run::{RunPlan, Workload, WorkloadInfo};
+use crate::metrics::{Aggregate, StrategyKey, TokenBudget, TokenSettings};
+use crate::run::{token_counting, RunPlan, Workload, WorkloadInfo};
 use crate::scenario::{check_batches, BudgetLabel, Scenario, ScenarioBudget};
+use crate::tokens::TokenRequest;
 
 /// The version of the `sweep.json` schema.
 pub const SWEEP_SCHEMA_VERSION: u32 = 1;
@@ -105,6 +108,8 @@ pub struct SweepRequest {
     pub batches: Option<u64>,
     /// Seed overriding the scenario's.
     pub seed: Option<u64>,
+    /// Token counting (`--tokenizer`, `--token-budget`); `None` counts nothing.
+    pub tokens: Option<TokenRequest>,
 }
 
 /// One point of a planned sweep.
@@ -178,6 +183,9 @@ pub struct SweepResults {
     pub strategies: Vec<StrategyKey>,
     /// The points, in increasing order.
     pub points: Vec<SweepPoint>,
+    /// The tokenizer and token budget of a sweep given `--tokenizer` (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenSettings>,
 }
 
 /// Parses `FROM..TO` of whole numbers, `FROM >= 1` and `FROM < TO`.
@@ -359,6 +367,27 @@ impl SweepRequest {
                 (SweepAxis::HeadShare, strategies, points)
             }
         };
+        let tokens = self.tokens.as_ref().map(token_counting).transpose()?;
+        if let Some(TokenBudget::WindowPercent(_)) =
+            tokens.as_ref().and_then(|t| t.settings.token_budget)
+        {
+            if workload
+                .info
+                .budgets
+                .iter()
+                .all(|b| b.window_tokens.is_none())
+            {
+                return Err(Error::invalid(
+                    "--token-budget",
+                    self.tokens
+                        .as_ref()
+                        .and_then(|t| t.budget.clone())
+                        .unwrap_or_default(),
+                    "a share of the context window, and no budget of this sweep has a window (give a \
+                     number of tokens, or sweep --windows)",
+                ));
+            }
+        }
         Ok(SweepPlan {
             axis,
             run: RunPlan {
@@ -367,7 +396,7 @@ impl SweepRequest {
                 shard: Shard::WHOLE,
                 slowdown: Default::default(),
                 externals: self.externals.clone(),
-                tokens: None,
+                tokens,
             },
             points,
         })
@@ -406,6 +435,7 @@ impl SweepPlan {
             scenario: results.inputs.scenarios[0].clone(),
             strategies: results.inputs.strategies,
             points,
+            tokens: results.inputs.tokens,
         }
     }
 }
@@ -491,6 +521,7 @@ mod tests {
             externals: ExternalRegistry::default(),
             batches: Some(2),
             seed: None,
+            tokens: None,
         };
         let plan = request.plan().unwrap();
         assert_eq!(plan.axis, SweepAxis::Budget);

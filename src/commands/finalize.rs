@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 
 use budgetlab::{Backend, BudgetContext, FinalizeJob, JobStrategy, PlanReminders, StrategyName};
 
-use super::flags::ExternalArgs;
+use super::flags::{ExternalArgs, TokenFlags};
 use super::output::{stdout_error, stdout_json_error};
 use super::Status;
 
@@ -32,7 +32,7 @@ pub(crate) struct FinalizeArgs {
     /// until the end of the input.
     #[arg(long, conflicts_with_all = [
         "budget", "input", "time", "pretty", "context_window", "plan_reminder_files", "fail_persist",
-        "artifact_dir", "external",
+        "artifact_dir", "external", "tokenizer",
     ])]
     pub(crate) serve: bool,
     /// External strategies.
@@ -62,6 +62,9 @@ pub(crate) struct FinalizeArgs {
     /// Pretty-print the JSON.
     #[arg(long)]
     pub(crate) pretty: bool,
+    /// Token counting.
+    #[command(flatten)]
+    pub(crate) tokens: TokenFlags,
 }
 
 /// Persistence backends selectable on the command line.
@@ -102,7 +105,13 @@ impl FinalizeArgs {
                 .collect::<anyhow::Result<Vec<_>>>()?;
             ctx.reminders = PlanReminders::new(texts);
         }
+        let tokens = self
+            .tokens
+            .request()
+            .map(|r| r.check(self.context_window, "no --context-window was given"))
+            .transpose()?;
         Ok(FinalizeJob {
+            tokens,
             strategy,
             config: Default::default(),
             ctx,

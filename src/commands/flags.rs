@@ -203,10 +203,10 @@ pub(crate) struct TokenFlags {
 
 impl TokenFlags {
     /// What the flags ask the library for; `None` without `--tokenizer`.
-    pub(crate) fn request(&self) -> Option<budgetlab::run::TokenRequest> {
+    pub(crate) fn request(&self) -> Option<budgetlab::tokens::TokenRequest> {
         self.tokenizer
             .as_ref()
-            .map(|tokenizer| budgetlab::run::TokenRequest {
+            .map(|tokenizer| budgetlab::tokens::TokenRequest {
                 tokenizer: tokenizer.clone(),
                 pattern: self.tokenizer_pattern.clone(),
                 budget: self.token_budget.clone(),

@@ -7,7 +7,7 @@ use clap::Args;
 
 use budgetlab::simulate::SimulateRequest;
 
-use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag};
+use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag, TokenFlags};
 use super::output::{stdout_error, stdout_json_error};
 use super::Status;
 
@@ -50,6 +50,9 @@ pub(crate) struct SimulateArgs {
     /// One JSON object per turn and line instead of tables.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Token counting.
+    #[command(flatten)]
+    pub(crate) tokens: TokenFlags,
 }
 
 impl SimulateArgs {
@@ -65,6 +68,7 @@ impl SimulateArgs {
             seed: self.seed.value,
             budget: self.budget,
             send_guard: !self.no_send_guard,
+            tokens: self.tokens.request(),
         }
     }
 }

@@ -6,7 +6,7 @@ use clap::Args;
 
 use budgetlab::sweep::{SweepParameter, SweepRequest};
 
-use super::flags::{help, RunFlags, ScenarioFlag, ThreadsFlag};
+use super::flags::{help, RunFlags, ScenarioFlag, ThreadsFlag, TokenFlags};
 use super::output::progress;
 use super::Status;
 
@@ -43,6 +43,9 @@ pub(crate) struct SweepArgs {
     /// Worker threads.
     #[command(flatten)]
     pub(crate) threads: ThreadsFlag,
+    /// Token counting.
+    #[command(flatten)]
+    pub(crate) tokens: TokenFlags,
 }
 
 impl SweepArgs {
@@ -61,6 +64,7 @@ impl SweepArgs {
             externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,
+            tokens: self.tokens.request(),
         }
     }
 }

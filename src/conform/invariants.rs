@@ -478,6 +478,7 @@ pub(super) fn matches_expected(
     let report = FinalizeReport {
         entries: outcome.batch.clone(),
         persisted: outcome.persisted.clone(),
+        tokens: None,
     };
     let got = serde_json::to_value(&report)
         .map_err(|e| format!("the outcome does not serialize: {e}"))?;

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
-use super::export::{duration, floor_ratio, needles_cell, pct};
+use super::export::{
+    duration, floor_ratio, needles_cell, pct, token_compliance_cell, units_per_token_cell,
+};
 use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 
@@ -190,6 +192,28 @@ fn row_cells(r: &Aggregate) -> String {
     )
 }
 
+/// The header cells of the token columns (units per token, within the token budget) of a run or sweep given
+/// `--tokenizer`; empty otherwise.
+fn token_columns(tokens: bool) -> &'static str {
+    if tokens {
+        "<th>units per token</th><th>within token budget</th>"
+    } else {
+        ""
+    }
+}
+
+/// The token cells of a row (see [`token_columns`]); empty for a row without token figures.
+fn token_cells(r: &Aggregate) -> String {
+    match &r.tokens {
+        Some(_) => format!(
+            "<td>{}</td><td>{}</td>",
+            units_per_token_cell(r),
+            token_compliance_cell(r)
+        ),
+        None => String::new(),
+    }
+}
+
 fn bad(is_bad: bool) -> &'static str {
     if is_bad {
         " class=\"bad\""
@@ -319,18 +343,20 @@ see its tables.</p>\n");
             }
             let _ = writeln!(
                 out,
-                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>strategy</th>{ROW_COLUMNS}</tr>",
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>strategy</th>{ROW_COLUMNS}{}</tr>",
                 escape(&s.name),
                 escape(&b.label.to_string()),
-                b.units
+                b.units,
+                token_columns(results.inputs.tokens.is_some())
             );
             for r in rows {
                 let _ = writeln!(
                     out,
-                    "<tr{}><td>{}</td>{}</tr>",
+                    "<tr{}><td>{}</td>{}{}</tr>",
                     row_class(&r.strategy),
                     escape(&r.strategy),
-                    row_cells(r)
+                    row_cells(r),
+                    token_cells(r)
                 );
             }
             out.push_str("</table></div>\n");
@@ -396,19 +422,21 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
     out.push_str("<h2 id=\"points\">Values</h2>\n<div class=\"scroll\"><table>\n");
     let _ = writeln!(
         out,
-        "<tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{ROW_COLUMNS}</tr>",
-        escape(axis.noun())
+        "<tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{ROW_COLUMNS}{}</tr>",
+        escape(axis.noun()),
+        token_columns(sweep.tokens.is_some())
     );
     for p in &sweep.points {
         for r in &p.rows {
             let _ = writeln!(
                 out,
-                "<tr{}><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>{}</tr>",
+                "<tr{}><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>{}{}</tr>",
                 row_class(&r.strategy),
                 escape(&p.label),
                 escape(&r.budget_label.to_string()),
                 escape(&r.strategy),
-                row_cells(r)
+                row_cells(r),
+                token_cells(r)
             );
         }
     }

@@ -15,6 +15,7 @@ mod results;
 
 pub use cost::{Measured, Slowdown};
 pub use merge::{merge, parse_records, shard_list, ShardReport};
+pub(crate) use plan::token_counting;
 pub use plan::{
     check_threads, PlanRequest, RecordedBatches, TokenRequest, Workloads, DEFAULT_MAX_BATCHES,
     QUICK_BATCHES, THREADS_PER_CORE,

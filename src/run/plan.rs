@@ -11,7 +11,7 @@ use crate::generate::Shard;
 use crate::metrics::TokenSettings;
 use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
 use crate::simulate::SimConfig;
-use crate::tokens::Tokenizer;
+pub use crate::tokens::TokenRequest;
 use crate::workload::Mode;
 
 /// Batches per scenario of a `--quick` run.
@@ -102,34 +102,20 @@ pub struct PlanRequest {
     pub tokens: Option<TokenRequest>,
 }
 
-/// What `--tokenizer NAME|FILE [--tokenizer-pattern P] [--token-budget N|P%]` ask for, before validation.
-#[derive(Debug, Clone, Default)]
-pub struct TokenRequest {
-    /// A built-in encoding's name or a rank file's path.
-    pub tokenizer: String,
-    /// The pre-tokenization of a rank file.
-    pub pattern: Option<String>,
-    /// `N` tokens or `P%` of the context window.
-    pub budget: Option<String>,
-}
-
-impl TokenRequest {
-    /// Loads the tokenizer and checks the budget.
-    pub fn resolve(&self) -> Result<TokenCounting> {
-        let budget = self.budget.as_deref().map(str::parse).transpose()?;
-        let tokenizer = Tokenizer::resolve(&self.tokenizer, self.pattern.as_deref())?;
-        let settings = TokenSettings {
-            tokenizer: tokenizer.name().to_string(),
-            token_budget: budget,
-        };
-        settings
-            .validate()
-            .map_err(|m| Error::invalid("--tokenizer", &self.tokenizer, m))?;
-        Ok(TokenCounting {
-            tokenizer,
-            settings,
-        })
-    }
+/// Loads the tokenizer of `request` and checks its budget, for a run.
+pub(crate) fn token_counting(request: &TokenRequest) -> Result<TokenCounting> {
+    let (tokenizer, budget) = request.load()?;
+    let settings = TokenSettings {
+        tokenizer: tokenizer.name().to_string(),
+        token_budget: budget,
+    };
+    settings
+        .validate()
+        .map_err(|m| Error::invalid("--tokenizer", &request.tokenizer, m))?;
+    Ok(TokenCounting {
+        tokenizer,
+        settings,
+    })
 }
 
 impl PlanRequest {
@@ -177,11 +163,7 @@ impl PlanRequest {
             Some(spec) => Slowdown::parse(spec)?,
             None => Slowdown::default(),
         };
-        let tokens = self
-            .tokens
-            .as_ref()
-            .map(TokenRequest::resolve)
-            .transpose()?;
+        let tokens = self.tokens.as_ref().map(token_counting).transpose()?;
         Ok(RunPlan {
             workloads,
             strategies,

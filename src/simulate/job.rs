@@ -1,5 +1,6 @@
 //! `budgetlab simulate`: a scenario's turns through one strategy in one mode, summarised boundary by boundary,
-//! as a table for people or as JSON Lines for tools.
+//! as a table for people or as JSON Lines for tools. With `--tokenizer`, each turn also gives the tokens of its
+//! model request beside the request's UTF-16 units (and, with `--token-budget`, whether they fit).
 
 use std::fmt::Write as _;
 
@@ -13,6 +14,7 @@ use crate::finalize::{StrategyConfig, StrategyName};
 use crate::generate::Generator;
 use crate::persist::{FaultyStore, MemoryStore};
 use crate::scenario::{check_batches, Scenario, ScenarioBudget, MAX_BUDGET_UNITS};
+use crate::tokens::{RequestTokens, TokenCheck, TokenRequest};
 
 /// What `simulate` is asked for, before validation: a scenario, a strategy and what replaces the scenario's own
 /// settings.
@@ -36,6 +38,8 @@ pub struct SimulateRequest {
     pub budget: Option<u64>,
     /// Whether the chat send guard runs.
     pub send_guard: bool,
+    /// Count each model request's tokens (`--tokenizer`); `None` counts nothing.
+    pub tokens: Option<TokenRequest>,
 }
 
 impl SimulateRequest {
@@ -60,6 +64,10 @@ impl SimulateRequest {
             }
             job.budget = ScenarioBudget::absolute(units);
         }
+        if let Some(tokens) = &self.tokens {
+            let why = format!("budget {} has none", job.budget.label);
+            job.tokens = Some(tokens.check(job.budget.window_tokens, &why)?);
+        }
         Ok(job)
     }
 }
@@ -77,6 +85,8 @@ pub struct SimulateJob {
     pub budget: ScenarioBudget,
     /// How many turns (batches `0..batches`).
     pub batches: u64,
+    /// The tokenizer and token budget each model request is counted with; `None` counts nothing.
+    pub tokens: Option<TokenCheck>,
 }
 
 /// One boundary's budgeted total.
@@ -108,6 +118,9 @@ pub struct TurnSummary {
     pub within_budget: bool,
     /// Whether the model request, transcript and tool-result record hold the same parts.
     pub records_identical: bool,
+    /// The model request's tokens (`--tokenizer` only; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<RequestTokens>,
 }
 
 impl SimulateJob {
@@ -124,6 +137,7 @@ impl SimulateJob {
             strategy,
             batches,
             scenario,
+            tokens: None,
         }
     }
 
@@ -163,6 +177,10 @@ impl SimulateJob {
                     .collect(),
                 within_budget: record.within_budget,
                 records_identical: record.records_identical,
+                tokens: self
+                    .tokens
+                    .as_ref()
+                    .map(|t| t.count(&record.model_request, &ctx.reminders)),
             }
         })
     }
@@ -191,19 +209,52 @@ impl TurnSummary {
                 "DIFFER"
             },
         );
-        let _ = writeln!(
-            out,
-            "  {:<28} {:>12} {:>10}",
-            "boundary", "units", "of budget"
-        );
+        if self.tokens.is_some() {
+            let _ = writeln!(
+                out,
+                "  {:<28} {:>12} {:>10} {:>10}",
+                "boundary", "units", "of budget", "tokens"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  {:<28} {:>12} {:>10}",
+                "boundary", "units", "of budget"
+            );
+        }
         for b in &self.boundaries {
             let share = b.total as f64 / self.budget.max(1) as f64 * 100.0;
             let flag = if b.total > self.budget { "  over" } else { "" };
+            // Only the model request is counted: it is what the model receives.
+            let tokens = match &self.tokens {
+                Some(t) if b.name == Boundary::ModelRequest => format!(" {:>10}", t.tokens),
+                Some(_) => format!(" {:>10}", "-"),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  {:<28} {:>12} {:>9.1}%{flag}",
+                "  {:<28} {:>12} {:>9.1}%{tokens}{flag}",
                 b.name, b.total, share
             );
+        }
+        if let Some(t) = &self.tokens {
+            let per = t
+                .units_per_token()
+                .map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
+            let _ = write!(
+                out,
+                "  model request: {} tokens of {} ({} units, {per} units per token)",
+                t.tokens, t.tokenizer, t.units
+            );
+            if let (Some(budget), Some(within)) = (t.budget, t.within_budget) {
+                let verdict = if within {
+                    "within".to_string()
+                } else {
+                    format!("OVER by {}", t.tokens - budget)
+                };
+                let _ = write!(out, " · token budget {budget}: {verdict}");
+            }
+            out.push('\n');
         }
         out
     }
@@ -243,6 +294,7 @@ mod tests {
             seed: None,
             budget: None,
             send_guard: true,
+            tokens: None,
         };
         let shipped = Scenario::shipped("shell-heavy").unwrap();
         let job = request.job().unwrap();

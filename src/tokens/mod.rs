@@ -8,8 +8,11 @@
 //! encoding: special tokens such as `<|endoftext|>` are text like any other. A `Tokenizer` is cheap to clone
 //! (one `Arc`), `Send` and `Sync`, and [`Tokenizer::count`] takes `&self`, so worker threads share one.
 //! [`tally`](mod@tally) is what `budgetlab tokens` reports: units, tokens and units per token of a file of
-//! batches, by tool and by kind of output.
+//! batches, by tool and by kind of output. [`TokenRequest`] is what the `--tokenizer` flags ask for, and
+//! [`TokenCheck`] holds one model request to a [`TokenBudget`] (`simulate`, `finalize`).
 
+mod budget;
+mod check;
 mod merge;
 mod pattern;
 pub mod rank_file;
@@ -20,6 +23,8 @@ use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 
+pub use budget::{TokenBudget, MAX_TOKEN_BUDGET};
+pub use check::{RequestTokens, TokenCheck, TokenRequest};
 pub use pattern::Pattern;
 pub use tally::{read_batches, Counts, TallyJob, TextKind, TokenTally};
 

@@ -346,7 +346,40 @@ pub fn sweep_charts(sweep: &crate::sweep::SweepResults) -> Vec<ChartSpec> {
         SweepAxis::Window => "context window",
         SweepAxis::HeadShare => "head share",
     };
-    SWEEP_METRICS
+    let batches = format!(
+        "{} {} of {} at {} values, {one_line}.",
+        sweep.scenario.batches,
+        if sweep.scenario.batches == 1 {
+            "batch"
+        } else {
+            "batches"
+        },
+        sweep.scenario.name,
+        sweep.points.len()
+    );
+    let token_compliance = data::token_compliance_curves(&points, lines, &x).map(|curves| {
+        let budget = sweep
+            .tokens
+            .as_ref()
+            .and_then(|t| t.token_budget)
+            .map_or_else(String::new, |b| format!(" (token budget {b})"));
+        ChartSpec {
+            stem: "sweep-token-compliance".into(),
+            title: format!(
+                "Compliance in units and in tokens against {against}{budget} ({})",
+                sweep.scenario.name
+            ),
+            caption: format!(
+                "Share of turns whose model request fits the budget in UTF-16 units (left) and the token budget \
+(right), counted with {}. A strategy at 100% on the left and lower on the right fits its character budget but \
+sends the model more tokens than the token budget allows: its text carries fewer units per token than the budget \
+assumed. {batches}",
+                sweep.tokens.as_ref().map_or("the tokenizer", |t| t.tokenizer.as_str())
+            ),
+            data: ChartData::BudgetCurves(curves),
+        }
+    });
+    let mut specs: Vec<ChartSpec> = SWEEP_METRICS
         .into_iter()
         .map(|metric| {
             let read = match metric {
@@ -396,5 +429,7 @@ retention is wasted I/O."
                 )),
             }
         })
-        .collect()
+        .collect();
+    specs.extend(token_compliance);
+    specs
 }

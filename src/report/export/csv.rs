@@ -1,7 +1,8 @@
 //! `batches.csv`: one row per (scenario, budget, strategy, batch) with the main per-batch metrics, for a
 //! spreadsheet or a notebook. Written by the `csv` crate from one [`Row`] a record (its fields are the columns,
 //! in order; quoting is the crate's: only a field holding a comma, a quote or a line break is quoted), with the
-//! header written first so that a run without records still has one.
+//! header written first so that a run without records still has one. A run given `--tokenizer` has the columns of
+//! [`TOKEN_HEADER`] after those (a [`TokenRow`] a record); a run without one has none of them.
 
 use serde::{Serialize, Serializer};
 
@@ -55,6 +56,17 @@ const HEADER: [&str; 39] = [
     "floor_ns",
 ];
 
+/// The columns a run given `--tokenizer` adds, in order: [`TokenRow`]'s fields. `token_budget`,
+/// `within_token_budget` and `token_overshoot` are empty where the row has no token budget (no `--token-budget`, or
+/// a share of the window at a budget without one).
+const TOKEN_HEADER: [&str; 5] = [
+    "tokens",
+    "units_per_token",
+    "token_budget",
+    "within_token_budget",
+    "token_overshoot",
+];
+
 /// A share written with six decimals.
 struct Share(f64);
 
@@ -106,6 +118,40 @@ struct Row<'a> {
     cost_ns: u64,
     strategy_ns: u64,
     floor_ns: u64,
+}
+
+/// The token columns of one record; the fields are the columns of [`TOKEN_HEADER`], in its order.
+#[derive(Serialize)]
+struct TokenRow {
+    tokens: u64,
+    units_per_token: Option<Share>,
+    token_budget: Option<u64>,
+    within_token_budget: Option<bool>,
+    token_overshoot: Option<u64>,
+}
+
+impl TokenRow {
+    /// The token columns of `r`, a batch of `run`; `None` when the run counted no tokens.
+    fn of(run: &RunOutput, r: &BatchRecord) -> Option<TokenRow> {
+        let settings = run.results.inputs.tokens.as_ref()?;
+        let t = r.metrics.tokens.as_ref()?;
+        let window = run
+            .results
+            .inputs
+            .scenarios
+            .iter()
+            .find(|s| s.name == r.scenario)
+            .and_then(|s| s.budgets.iter().find(|b| b.label == r.budget_label))
+            .and_then(|b| b.window_tokens);
+        let budget = settings.token_budget.and_then(|b| b.tokens(window));
+        Some(TokenRow {
+            tokens: t.tokens,
+            units_per_token: (t.tokens > 0).then(|| Share(t.units as f64 / t.tokens as f64)),
+            token_budget: budget,
+            within_token_budget: budget.map(|b| t.tokens <= b),
+            token_overshoot: budget.map(|b| t.tokens.saturating_sub(b)),
+        })
+    }
 }
 
 impl<'a> Row<'a> {
@@ -177,9 +223,18 @@ impl Exporter for BatchCsv {
         let mut out = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::with_capacity(256 * (run.records.len() + 1)));
-        out.write_record(HEADER).map_err(failed)?;
+        if run.results.inputs.tokens.is_some() {
+            out.write_record(HEADER.iter().chain(&TOKEN_HEADER))
+                .map_err(failed)?;
+        } else {
+            out.write_record(HEADER).map_err(failed)?;
+        }
         for r in &run.records {
-            out.serialize(Row::of(run, r)).map_err(failed)?;
+            match TokenRow::of(run, r) {
+                Some(tokens) => out.serialize((Row::of(run, r), tokens)),
+                None => out.serialize(Row::of(run, r)),
+            }
+            .map_err(failed)?;
         }
         out.into_inner().map_err(|e| failed(e.into_error().into()))
     }

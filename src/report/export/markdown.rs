@@ -1,4 +1,5 @@
-//! `summary.md`: the tables a reviewer reads in a pull request, one per (scenario, budget), one strategy a row.
+//! `summary.md`: the tables a reviewer reads in a pull request, one per (scenario, budget), one strategy a row. A
+//! run given `--tokenizer` adds two columns, units per token and compliance with the token budget.
 
 use std::fmt::Write as _;
 
@@ -31,8 +32,38 @@ pub fn needles_cell(r: &Aggregate) -> String {
     }
 }
 
-/// One table row of a strategy's aggregate.
-fn row(r: &Aggregate) -> String {
+/// A row's UTF-16 units per token of what the model receives (`3.97`), or `–` when nothing was counted.
+pub(crate) fn units_per_token_cell(r: &Aggregate) -> String {
+    r.tokens
+        .as_ref()
+        .and_then(|t| t.units_per_token)
+        .map_or_else(|| "–".to_string(), |x| format!("{x:.2}"))
+}
+
+/// A row's share of turns within the token budget, or `–` when it has none (no `--token-budget`, or a share of
+/// the window at a budget without one).
+pub(crate) fn token_compliance_cell(r: &Aggregate) -> String {
+    r.tokens
+        .as_ref()
+        .and_then(|t| t.compliance.as_ref())
+        .map_or_else(|| "–".to_string(), |c| pct(c.rate))
+}
+
+/// One table row of a strategy's aggregate, with the token columns when `tokens`.
+fn row(r: &Aggregate, tokens: bool) -> String {
+    let mut out = plain_row(r);
+    if tokens {
+        out.push_str(&format!(
+            " {} | {} |",
+            units_per_token_cell(r),
+            token_compliance_cell(r)
+        ));
+    }
+    out
+}
+
+/// One table row of a strategy's aggregate, without the token columns.
+fn plain_row(r: &Aggregate) -> String {
     format!(
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         r.strategy,
@@ -59,6 +90,7 @@ pub fn floor_ratio(r: &Aggregate) -> String {
 
 /// The whole summary of `results`.
 pub(super) fn render(results: &RunResults) -> String {
+    let tokens = results.inputs.tokens.as_ref();
     let mut out = String::new();
     let _ = writeln!(out, "# budgetlab results\n");
     let _ = writeln!(
@@ -95,11 +127,18 @@ pub(super) fn render(results: &RunResults) -> String {
                 &scenario.digest[..scenario.digest.len().min(16)],
             );
             out.push_str(
-                "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost | cost / floor |\n",
+                "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost | cost / floor |",
             );
-            out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            if tokens.is_some() {
+                out.push_str(" units per token | within token budget |");
+            }
+            out.push_str("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            if tokens.is_some() {
+                out.push_str("---:|---:|");
+            }
+            out.push('\n');
             for r in rows {
-                out.push_str(&row(r));
+                out.push_str(&row(r, tokens.is_some()));
                 out.push('\n');
             }
             out.push('\n');
@@ -114,6 +153,27 @@ records; 0 for a correct finalizer. Median cost: the median time of a turn. Cost
 time over the floor's (the least work any exact finalizer must do on the same input, timed beside it), averaged \
 over the middle half of the turns; load on the machine does not move it, and the nightly gate checks it.\n",
     );
+    if let Some(t) = tokens {
+        let _ = write!(
+            out,
+            "\nTokens counted with {}. Units per token: the UTF-16 units of what the model receives over its tokens; \
+a budget in units lets through more tokens than it was sized for where this is low (CJK text, dense JSON). Within \
+token budget: share of turns whose model request fits ",
+            t.tokenizer
+        );
+        match t.token_budget {
+            Some(b @ crate::metrics::TokenBudget::WindowPercent(_)) => {
+                let _ = writeln!(
+                    out,
+                    "the token budget, {b} of the context window (– at budgets without a window)."
+                );
+            }
+            Some(b) => {
+                let _ = writeln!(out, "the token budget of {b} tokens.");
+            }
+            None => out.push_str("a token budget; – without --token-budget.\n"),
+        }
+    }
     out
 }
 

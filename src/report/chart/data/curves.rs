@@ -239,3 +239,64 @@ pub fn budget_curves(results: &RunResults) -> Option<(String, Curves)> {
     );
     Some((scenario.name.clone(), curves))
 }
+
+/// Compliance in UTF-16 units (left) and in tokens (right) against a swept parameter, one line per entry of
+/// `lines`, over the rows with a token budget; `None` when no row has one (no `--token-budget`, or a share of a
+/// window at budgets without one).
+pub(crate) fn token_compliance_curves(
+    points: &[CurvePoint<'_>],
+    lines: Lines<'_>,
+    x: &Axis,
+) -> Option<Curves> {
+    let checked: Vec<CurvePoint<'_>> = points
+        .iter()
+        .copied()
+        .filter(|p| {
+            p.row
+                .tokens
+                .as_ref()
+                .is_some_and(|t| t.compliance.is_some())
+        })
+        .collect();
+    if checked.is_empty() {
+        return None;
+    }
+    let panel = |title: &str, y: &str, value: &dyn Fn(&Aggregate) -> Option<f64>| {
+        let series = lines
+            .all()
+            .iter()
+            .map(|l| {
+                let mut pts: Vec<(f64, f64)> = checked
+                    .iter()
+                    .filter(|p| l.holds(p.row))
+                    .filter_map(|p| Some((p.x, value(p.row)? * 100.0)))
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                Series {
+                    name: l.name(),
+                    points: pts,
+                    baseline: l.baseline(),
+                }
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        LinePanel {
+            title: title.into(),
+            x: x.clone(),
+            y: Axis::new(y, Scale::Percent),
+            series,
+            bound: None,
+        }
+    };
+    Some(Curves {
+        panels: vec![
+            panel("in UTF-16 units", "turns within the budget (%)", &|r| {
+                Some(r.compliance.rate)
+            }),
+            panel("in tokens", "turns within the token budget (%)", &|r| {
+                Some(r.tokens.as_ref()?.compliance.as_ref()?.rate)
+            }),
+        ],
+        columns: 2,
+    })
+}

@@ -17,6 +17,7 @@ mod units_per_token;
 
 pub use compliance::{compliance_grid, ComplianceGrid};
 pub use cost::{cost_curves, CostCurves};
+pub(crate) use curves::token_compliance_curves;
 pub use curves::{
     budget_curves, curve_panels, curve_scenario, CurvePoint, Curves, Lines,
     PREFERRED_CURVE_SCENARIO, SWEEP_METRICS,

@@ -304,4 +304,19 @@ mod tests {
         assert_eq!(tail_chars(s, 5), s);
         assert_eq!(tail_chars(s, 9), s);
     }
+
+    #[test]
+    fn a_block_of_continuation_bytes_and_nuls_is_not_taken_for_ascii() {
+        // U+0080 is C2 80: its lead byte ends the first block and its continuation byte opens the second, whose
+        // other bytes are NUL, so the second block's bytes OR to exactly 0x80, the least that is not ASCII.
+        let s = format!("{}\u{80}{}", "a".repeat(BLOCK - 1), "\0".repeat(BLOCK - 1));
+        assert_eq!(s.len(), 2 * BLOCK);
+        assert_eq!(
+            s.as_bytes()[BLOCK..].iter().fold(0, |acc, &b| acc | b),
+            0x80
+        );
+        assert_eq!(count_units(s.as_bytes()), 2 * BLOCK - 1);
+        assert_eq!(utf16_len(&s), 2 * BLOCK - 1);
+        assert_eq!(utf16_len(&s), reference_len(&s));
+    }
 }

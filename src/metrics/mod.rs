@@ -7,6 +7,7 @@ mod bound;
 mod key;
 mod metric;
 mod retention;
+mod summary;
 mod surrogates;
 
 pub use aggregate::{
@@ -17,6 +18,7 @@ pub use bound::needle_upper_bound;
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
+pub use summary::{LogHistogram, RowSummary, FIXED_ONE};
 pub use surrogates::broken_surrogates;
 
 use std::collections::{BTreeMap, BTreeSet};

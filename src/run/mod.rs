@@ -31,10 +31,10 @@ use crate::budget::{Budget, BudgetContext};
 use crate::error::{Error, Result};
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
-use crate::metrics::{measure, Aggregate, RowKey, StrategyKey, TurnCost};
+use crate::metrics::{measure, Aggregate, RowKey, RowSummary, StrategyKey};
 use crate::model::{jsonl_text, parse_batch, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
-use crate::scenario::{Scenario, ScenarioBudget};
+use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
 
 /// Where a workload's batches come from.
@@ -283,46 +283,87 @@ fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<Bat
 }
 
 /// Aggregates per-batch records (from one run or from merged shards) into results, in the order of `inputs`.
+/// Each record is added to the [`RowSummary`] of its row, so the order of `records` does not matter.
 pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
-    let mut groups: BTreeMap<(usize, usize, usize), Vec<&BatchRecord>> = BTreeMap::new();
+    let mut rows = RowSummaries::new(&inputs);
     for r in records {
-        let Some(w) = inputs.scenarios.iter().position(|s| s.name == r.scenario) else {
-            continue;
-        };
-        let Some(b) = inputs.scenarios[w]
-            .budgets
-            .iter()
-            .position(|b| b.label == r.budget_label)
-        else {
-            continue;
-        };
-        let Some(s) = inputs.strategies.iter().position(|s| *s == r.strategy) else {
-            continue;
-        };
-        groups.entry((w, b, s)).or_default().push(r);
+        rows.add(r);
     }
-    let rows = groups
-        .into_iter()
-        .map(|((w, b, s), mut group)| {
-            group.sort_by_key(|r| r.metrics.batch);
-            let info = &inputs.scenarios[w];
-            let budget = &info.budgets[b];
-            let metrics: Vec<_> = group.iter().map(|r| r.metrics.clone()).collect();
-            let costs: Vec<TurnCost> = group.iter().map(|r| r.cost()).collect();
-            let key = RowKey {
-                scenario: &info.name,
-                budget: budget.label,
-                strategy: &inputs.strategies[s],
-            };
-            Aggregate::from_batches(key, info.mode, info.legacy, budget.units, &metrics, &costs)
-        })
-        .collect();
-    RunResults {
-        schema_version: SCHEMA_VERSION,
-        crate_version: env!("CARGO_PKG_VERSION").into(),
-        seed: inputs.scenarios.first().map_or(0, |s| s.seed),
-        inputs,
-        sha256: None,
-        rows,
+    rows.finish(inputs)
+}
+
+/// The summaries of a run's rows, filled record by record (or summary by summary, when shards are merged).
+#[derive(Debug, Clone, Default)]
+pub struct RowSummaries {
+    rows: BTreeMap<(usize, usize, usize), RowSummary>,
+    /// Row keys of `inputs` by name, for finding a record's row.
+    index: BTreeMap<(String, BudgetLabel, StrategyKey), (usize, usize, usize)>,
+}
+
+impl RowSummaries {
+    /// No rows yet, of a run of `inputs`.
+    pub fn new(inputs: &RunInputs) -> RowSummaries {
+        let mut index = BTreeMap::new();
+        for (w, info) in inputs.scenarios.iter().enumerate() {
+            for (b, budget) in info.budgets.iter().enumerate() {
+                for (s, strategy) in inputs.strategies.iter().enumerate() {
+                    index.insert(
+                        (info.name.clone(), budget.label, strategy.clone()),
+                        (w, b, s),
+                    );
+                }
+            }
+        }
+        RowSummaries {
+            rows: BTreeMap::new(),
+            index,
+        }
+    }
+
+    fn slot(&mut self, key: RowKey<'_>) -> Option<&mut RowSummary> {
+        let at = *self
+            .index
+            .get(&(key.scenario.to_string(), key.budget, key.strategy.clone()))?;
+        Some(self.rows.entry(at).or_default())
+    }
+
+    /// Adds one record to its row; a record of no row of the inputs is left out.
+    pub fn add(&mut self, r: &BatchRecord) {
+        if let Some(row) = self.slot(r.key()) {
+            row.add(&r.metrics, r.cost());
+        }
+    }
+
+    /// Adds the summary of a row (of a shard) to the same row here.
+    pub fn merge(&mut self, row: &Aggregate) {
+        if let Some(mine) = self.slot(row.key()) {
+            mine.merge(&row.summary);
+        }
+    }
+
+    /// The results of `inputs` with one row per summary, in run order.
+    pub fn finish(self, inputs: RunInputs) -> RunResults {
+        let rows = self
+            .rows
+            .into_iter()
+            .map(|((w, b, s), summary)| {
+                let info = &inputs.scenarios[w];
+                let budget = &info.budgets[b];
+                let key = RowKey {
+                    scenario: &info.name,
+                    budget: budget.label,
+                    strategy: &inputs.strategies[s],
+                };
+                Aggregate::from_summary(key, info.mode, info.legacy, budget.units, summary)
+            })
+            .collect();
+        RunResults {
+            schema_version: SCHEMA_VERSION,
+            crate_version: env!("CARGO_PKG_VERSION").into(),
+            seed: inputs.scenarios.first().map_or(0, |s| s.seed),
+            inputs,
+            sha256: None,
+            rows,
+        }
     }
 }

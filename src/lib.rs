@@ -86,7 +86,9 @@ pub mod workload;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
 pub use error::{Error, Result};
-pub use external::{ExternalFinalizer, ExternalOptions, ExternalStrategies, ExternalStrategy};
+pub use external::{
+    ExternalFinalizer, ExternalOptions, ExternalRegistry, ExternalStrategies, ExternalStrategy,
+};
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
 pub use floor::{floor, FloorWork};
 pub use generate::{BenchShape, GenerateJob, GeneratedBatch, Generator, Needle, NeedleKind, Shard};

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::external::ExternalRegistry;
 use crate::finalize::{HeadShare, StrategyName};
 use crate::generate::Shard;
 use crate::metrics::{Aggregate, StrategyKey};
@@ -87,7 +88,7 @@ pub enum SweepParameter {
 }
 
 /// What a sweep is asked to do, before validation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SweepRequest {
     /// A scenario file or a shipped scenario's name.
     pub scenario: String,
@@ -95,8 +96,11 @@ pub struct SweepRequest {
     pub parameter: SweepParameter,
     /// Points (default [`DEFAULT_STEPS`], or [`DEFAULT_HEAD_SHARE_STEPS`] for head shares).
     pub steps: Option<usize>,
-    /// Strategy names (default by parameter; not allowed with head shares).
+    /// Strategy names, built-in or registered in `externals` (default by parameter, and every registered one;
+    /// not allowed with head shares).
     pub strategies: Vec<String>,
+    /// The external strategies registered for the sweep (`--external NAME=COMMAND`).
+    pub externals: ExternalRegistry,
     /// Batches per point (default: the scenario's, at most [`DEFAULT_SWEEP_BATCHES`]).
     pub batches: Option<u64>,
     /// Seed overriding the scenario's.
@@ -274,12 +278,14 @@ impl SweepRequest {
         }
         let strategies = |defaults: &[&str]| -> Result<Vec<StrategyName>> {
             if self.strategies.is_empty() {
-                Ok(defaults
+                let mut names: Vec<StrategyName> = defaults
                     .iter()
                     .map(|s| s.parse().expect("a known strategy"))
-                    .collect())
+                    .collect();
+                names.extend(self.externals.names());
+                Ok(names)
             } else {
-                self.strategies.iter().map(|s| s.parse()).collect()
+                self.externals.resolve_all(&self.strategies)
             }
         };
         let batches = self
@@ -360,6 +366,7 @@ impl SweepRequest {
                 strategies,
                 shard: Shard::WHOLE,
                 slowdown: Default::default(),
+                externals: self.externals.clone(),
             },
             points,
         })
@@ -480,6 +487,7 @@ mod tests {
             parameter: SweepParameter::Budgets("2000..200000".into()),
             steps: Some(5),
             strategies: vec![],
+            externals: ExternalRegistry::default(),
             batches: Some(2),
             seed: None,
         };

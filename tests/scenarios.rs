@@ -372,6 +372,7 @@ fn exercise(source: &str) -> Result<(bool, bool), TestCaseError> {
         strategies: StrategyName::all(),
         shard: Shard::WHOLE,
         slowdown: Default::default(),
+        externals: Default::default(),
     };
     let expected = plan.turns();
     let output = plan.run(&|_| {});

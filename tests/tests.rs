@@ -1,12 +1,14 @@
 //! budgetlab's integration tests: one binary, one module per topic.
 
 mod allocations;
+mod architecture;
 mod behaviours;
 mod cli;
 mod conform;
 mod differential;
 mod exports;
 mod external;
+mod external_commands;
 mod features;
 mod gate;
 mod gate_rules;

@@ -164,7 +164,8 @@ function finalize(request) {
   for (const e of short) {
     const entry = batch[e];
     if ("persistedOutputFiles" in entry) {
-      paths.set(e, entry.persistedOutputFiles.length ? entry.persistedOutputFiles[0] : null);
+      // Every file that already holds the output is named.
+      paths.set(e, entry.persistedOutputFiles.length ? entry.persistedOutputFiles.join(", ") : null);
       continue;
     }
     const content = texts.filter((_, i) => found[i].entry === e).join("\n\n");

@@ -17,7 +17,7 @@ What it does with each batch (lengths are UTF-16 code units, as budgetlab counts
    more when it does not divide). The shares add up to the budget at most.
 4. An entry with a shortened field has its complete text (its budgeted fields, joined by blank lines) written
    once to `artifactDir/<id>.txt`, `<id>` being the last path component of its call id (`-1`, `-2`, ... when
-   taken); an entry that already has `persistedOutputFiles` reuses the first path and writes nothing. Every
+   taken); an entry that already has `persistedOutputFiles` names those paths and writes nothing. Every
    attempt is reported, a failed one with a null path.
 5. A shortened field becomes a note naming the artifact, then half of what is left from its start, `\n...\n`, and
    the other half from its end. A cut never splits a surrogate pair, so a field may come out one unit short.
@@ -182,7 +182,8 @@ def finalize(request):
         entry = batch[e]
         if "persistedOutputFiles" in entry:
             existing = entry["persistedOutputFiles"]
-            paths[e] = existing[0] if existing else None
+            # Every file that already holds the output is named.
+            paths[e] = ", ".join(existing) if existing else None
             continue
         content = "\n\n".join(texts[i] for i in range(len(found)) if found[i][0] == e)
         ident = persistence_id(entry["callId"])

@@ -13,27 +13,27 @@ use super::Status;
 
 /// Flags of `budgetlab check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The baseline: a results.json, or a report folder holding one.
     #[arg(long, value_name = "FILE")]
-    pub baseline: PathBuf,
+    pub(crate) baseline: PathBuf,
     /// The run to check: a report folder, or its results.json.
     #[arg(long, default_value = "reports/latest", value_name = "DIR")]
-    pub current: PathBuf,
+    pub(crate) current: PathBuf,
     /// Tolerances, METRIC=VALUE[,METRIC=VALUE...] (repeatable). Metrics: compliance, retention, needles
     /// (default ±0.005 absolute), writes (±5%), cost (the strategy's time over the floor's, ±100%), time (the
     /// median time per batch, off). VALUE: X in the metric's kind (absolute for shares, relative for writes, cost
     /// and time), X% (relative), abs:X, rel:X, or off.
     #[arg(long = "tolerance", value_name = "SPEC")]
-    pub tolerances: Vec<String>,
+    pub(crate) tolerances: Vec<String>,
     /// Also write the checks as JUnit XML to this file.
     #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
+    pub(crate) junit: Option<PathBuf>,
 }
 
 /// Checks the run: [`Status::ChecksFailed`] when the gate fails. The JUnit file is written before the verdict is
 /// printed, so a bad output path fails before anything is shown.
-pub fn execute(args: CheckArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: CheckArgs) -> anyhow::Result<Status> {
     let job = CheckJob {
         baseline: args.baseline,
         current: args.current,

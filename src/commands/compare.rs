@@ -9,21 +9,21 @@ use super::Status;
 
 /// Flags of `budgetlab compare`.
 #[derive(Debug, Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Run A: a report folder, or its results.json.
     #[arg(value_name = "A")]
-    pub a: PathBuf,
+    pub(crate) a: PathBuf,
     /// Run B: a report folder, or its results.json.
     #[arg(value_name = "B")]
-    pub b: PathBuf,
+    pub(crate) b: PathBuf,
     /// Compare the cost too: over the floor, as the gate checks it, and the median time (both differ between
     /// any two runs).
     #[arg(long)]
-    pub cost: bool,
+    pub(crate) cost: bool,
 }
 
 /// Compares the runs and prints the table.
-pub fn execute(args: CompareArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: CompareArgs) -> anyhow::Result<Status> {
     let job = budgetlab::gate::CompareJob {
         a: args.a,
         b: args.b,

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::{conform, StrategyName};
+use budgetlab::conform;
 
-use super::flags::ReportFolder;
+use super::flags::{ExternalArgs, ReportFolder};
 use super::output::{emit, junit_on_stdout, progress, write_file};
 use super::Status;
 
@@ -18,54 +18,71 @@ use super::Status;
 #[command(mut_arg("out", |arg| arg
     .help("The report folder: conform.json, summary.md and the counterexamples' batch files")
     .default_value("reports/conform")))]
-pub struct ConformArgs {
-    /// The strategy to check (see `budgetlab strategies`).
+pub(crate) struct ConformArgs {
+    /// The strategy to check (see `budgetlab strategies`), or a NAME registered with --external.
     #[arg(long)]
-    pub strategy: String,
+    pub(crate) strategy: String,
+    /// External strategies.
+    #[command(flatten)]
+    pub(crate) externals: ExternalArgs,
     /// Cases generated from the shipped scenarios, 0 to 100,000, besides the edge cases and vectors (default 2,000).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub cases: Option<u64>,
+    pub(crate) cases: Option<u64>,
     /// Seed of the generated cases (default 0).
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Also hold the strategy to the built-in reference and the production vectors: `--as reference`.
     #[arg(long = "as", value_name = "reference")]
-    pub as_target: Option<String>,
+    pub(crate) as_target: Option<String>,
     /// The report folder.
     #[command(flatten)]
-    pub out: ReportFolder,
+    pub(crate) out: ReportFolder,
     /// Also write the checks as JUnit XML to this file (`-`: standard output, instead of the table).
     #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
+    pub(crate) junit: Option<PathBuf>,
 }
 
 /// Runs the checks: [`Status::ChecksFailed`] when one fails. Both outputs are checked before the run and written
 /// before the table is printed.
-pub fn execute(args: ConformArgs) -> anyhow::Result<Status> {
-    let strategy: StrategyName = args.strategy.parse().context("--strategy")?;
+pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
+    let externals = args.externals.registry("budgetlab-external")?;
+    // A split surrogate pair is a check that fails (`surrogates-intact`), not a fault that stops the run.
+    externals.configure(|o| o.lone_surrogates = budgetlab::external::LoneSurrogatePolicy::Replace);
+    let strategy = externals.resolve(&args.strategy).context("--strategy")?;
     let cases = conform::check_cases(args.cases.unwrap_or(conform::DEFAULT_CASES))?;
     let as_reference = match &args.as_target {
         Some(value) => conform::parse_as(value)?,
         None => false,
     };
-    args.out.check()?;
+    let used = std::slice::from_ref(&strategy);
+    let logs = args.externals.report_logs();
+    budgetlab::report::check_folders(&args.out.dir, used, logs).context("--out")?;
     if let Some(path) = &args.junit {
         budgetlab::atomic::Destination::resolve(path).context("--junit")?;
     }
-    let finalizer = strategy.build();
-    let job = conform::ConformJob {
-        finalizer: finalizer.as_ref(),
-        strategy: strategy.to_string(),
-        finalize_flags: Vec::new(),
-        cases,
-        seed: budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED)),
-        as_reference,
-        folder: args.out.dir.display().to_string(),
-    };
-    let bar = progress(job.case_set().len(), "cases");
-    let report = job.run(&|n| bar.inc(n));
+    let seed = budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED));
+    let bar = progress(conform::CaseSet::new(seed, cases).len(), "cases");
+    let report = budgetlab::report::write_with_externals(
+        &args.out.dir,
+        &externals,
+        used,
+        logs,
+        || {
+            let finalizer = strategy.build();
+            conform::ConformJob {
+                finalizer: finalizer.as_ref(),
+                strategy: strategy.to_string(),
+                finalize_flags: externals.flags_for(&strategy).unwrap_or_default(),
+                cases,
+                seed,
+                as_reference,
+                folder: args.out.dir.display().to_string(),
+            }
+            .run(&|n| bar.inc(n))
+        },
+        |report| Ok(conform::folder_files(report)),
+    )?;
     bar.finish_and_clear();
-    conform::write_folder(&args.out.dir, &report)?;
     if let Some(path) = &args.junit {
         write_file(path, conform::junit(&report).as_bytes()).context("--junit")?;
     }

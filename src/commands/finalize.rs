@@ -16,7 +16,7 @@ use super::Status;
 
 /// Flags of `budgetlab finalize`.
 #[derive(Debug, Args)]
-pub struct FinalizeArgs {
+pub(crate) struct FinalizeArgs {
     /// Aggregate budget in UTF-16 units: a decimal integer (<= 0 disables) or `inf`.
     #[arg(
         long,
@@ -24,49 +24,49 @@ pub struct FinalizeArgs {
         value_name = "N|inf",
         required_unless_present = "serve"
     )]
-    pub budget: Option<String>,
+    pub(crate) budget: Option<String>,
     /// The strategy to run (see `budgetlab strategies`), or a NAME registered with --external.
     #[arg(long, default_value = "reference")]
-    pub strategy: String,
+    pub(crate) strategy: String,
     /// Speak the external-strategy protocol (docs/protocol.md) on stdin and stdout with the built-in --strategy,
     /// until the end of the input.
     #[arg(long, conflicts_with_all = [
         "budget", "input", "time", "pretty", "context_window", "plan_reminder_files", "fail_persist",
         "artifact_dir", "external",
     ])]
-    pub serve: bool,
+    pub(crate) serve: bool,
     /// External strategies.
     #[command(flatten)]
-    pub externals: ExternalArgs,
+    pub(crate) externals: ExternalArgs,
     /// Directory that artifact paths are under (`DIR/<id>.txt`).
     #[arg(long, default_value = "tool-results", value_name = "DIR")]
-    pub artifact_dir: String,
+    pub(crate) artifact_dir: String,
     /// Where complete outputs are persisted.
     #[arg(long, value_enum, default_value_t = BackendArg::Memory)]
-    pub backend: BackendArg,
+    pub(crate) backend: BackendArg,
     /// Make the write with this persistence id fail (repeatable).
     #[arg(long = "fail-persist", value_name = "ID")]
-    pub fail_persist: Vec<String>,
+    pub(crate) fail_persist: Vec<String>,
     /// Replace the built-in lifecycle reminders with this file's exact text (repeatable).
     #[arg(long = "plan-reminder-file", value_name = "FILE")]
-    pub plan_reminder_files: Vec<PathBuf>,
+    pub(crate) plan_reminder_files: Vec<PathBuf>,
     /// The model's context window in tokens, for policies that scale with it.
     #[arg(long, value_name = "TOKENS", allow_negative_numbers = true)]
-    pub context_window: Option<u64>,
+    pub(crate) context_window: Option<u64>,
     /// Read the batch from this file instead of standard input.
     #[arg(long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
+    pub(crate) input: Option<PathBuf>,
     /// Also finalize the parsed batch N times in-process and print the median time to stderr.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
-    pub time: Option<u32>,
+    pub(crate) time: Option<u32>,
     /// Pretty-print the JSON.
     #[arg(long)]
-    pub pretty: bool,
+    pub(crate) pretty: bool,
 }
 
 /// Persistence backends selectable on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BackendArg {
+pub(crate) enum BackendArg {
     /// Keep artifacts in memory (paths are still reported).
     Memory,
     /// Write real files under the artifact directory.
@@ -115,7 +115,7 @@ impl FinalizeArgs {
 }
 
 /// Finalizes the batch and prints the report, or serves the protocol with `--serve`.
-pub fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
     if args.serve {
         return serve(&args);
     }

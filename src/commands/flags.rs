@@ -9,22 +9,22 @@ use anyhow::Context;
 use clap::{Arg, Args};
 
 /// Sets a shared flag's help text for one command: `#[command(mut_arg("seed", help("...")))]`.
-pub fn help(text: &'static str) -> impl FnOnce(Arg) -> Arg {
+pub(crate) fn help(text: &'static str) -> impl FnOnce(Arg) -> Arg {
     move |arg| arg.help(text)
 }
 
 /// `--scenario`: one scenario, by file or shipped name (`generate`, `simulate`, `sweep`).
 #[derive(Debug, Args)]
-pub struct ScenarioFlag {
+pub(crate) struct ScenarioFlag {
     /// A scenario file, or the name of a shipped scenario (see `budgetlab scenarios`).
     #[arg(id = "scenario", long = "scenario", value_name = "FILE|NAME")]
-    pub value: String,
+    pub(crate) value: String,
 }
 
 /// `--seed`: a seed replacing the scenario's (`generate`, `simulate`, `run`, `sweep`); the library applies it,
 /// in one place ([`budgetlab::Scenario::with_seed`]).
 #[derive(Debug, Args)]
-pub struct SeedFlag {
+pub(crate) struct SeedFlag {
     /// Override the scenario's seed.
     #[arg(
         id = "seed",
@@ -32,12 +32,12 @@ pub struct SeedFlag {
         value_name = "S",
         allow_negative_numbers = true
     )]
-    pub value: Option<u64>,
+    pub(crate) value: Option<u64>,
 }
 
 /// `--batches`: a number of batches replacing the scenario's (`generate`, `run`, `sweep`).
 #[derive(Debug, Args)]
-pub struct BatchesFlag {
+pub(crate) struct BatchesFlag {
     /// Override the scenario's number of batches (1 to 1,000,000).
     #[arg(
         id = "batches",
@@ -45,12 +45,12 @@ pub struct BatchesFlag {
         value_name = "N",
         allow_negative_numbers = true
     )]
-    pub value: Option<u64>,
+    pub(crate) value: Option<u64>,
 }
 
 /// `--shard I/N`: one shard of the batches (`run`, `generate`).
 #[derive(Debug, Args)]
-pub struct ShardFlag {
+pub(crate) struct ShardFlag {
     /// Run only shard I of N (batches i with i % N == I); `budgetlab merge` combines the shards.
     #[arg(
         id = "shard",
@@ -58,13 +58,13 @@ pub struct ShardFlag {
         value_name = "I/N",
         allow_hyphen_values = true
     )]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
 }
 
 /// `--out DIR`: a report folder budgetlab writes whole and replaces only when it made it (`run`, `merge`,
 /// `sweep`, `conform`).
 #[derive(Debug, Args)]
-pub struct ReportFolder {
+pub(crate) struct ReportFolder {
     /// The report folder.
     #[arg(
         id = "out",
@@ -72,19 +72,19 @@ pub struct ReportFolder {
         default_value = "reports/latest",
         value_name = "DIR"
     )]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
 }
 
 impl ReportFolder {
     /// Refuses, before any work, a folder budgetlab may not replace.
-    pub fn check(&self) -> anyhow::Result<()> {
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
         budgetlab::report::check_folder(&self.dir).context("--out")
     }
 }
 
 /// `--threads N`: the size of the worker pool (`run`, `sweep`).
 #[derive(Debug, Args)]
-pub struct ThreadsFlag {
+pub(crate) struct ThreadsFlag {
     /// Worker threads, 1 to 4 x the available cores (default: all cores). Results do not depend on it.
     #[arg(
         id = "threads",
@@ -92,12 +92,12 @@ pub struct ThreadsFlag {
         value_name = "N",
         allow_negative_numbers = true
     )]
-    pub value: Option<usize>,
+    pub(crate) value: Option<usize>,
 }
 
 impl ThreadsFlag {
     /// Sizes the worker pool when asked to (checked against its cap); results never depend on it.
-    pub fn apply(&self) -> anyhow::Result<()> {
+    pub(crate) fn apply(&self) -> anyhow::Result<()> {
         if let Some(threads) = self.value {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(budgetlab::run::check_threads(threads)?)
@@ -111,24 +111,27 @@ impl ThreadsFlag {
 /// The flags of the commands that run strategies over a scenario's batches into a report folder (`run`,
 /// `sweep`), in the order their help lists them.
 #[derive(Debug, Args)]
-pub struct RunFlags {
-    /// Comma-separated strategy names (default: every strategy).
+pub(crate) struct RunFlags {
+    /// Comma-separated strategy names, built-in or registered with --external (default: every strategy).
     #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
-    pub strategies: Vec<String>,
+    pub(crate) strategies: Vec<String>,
+    /// External strategies.
+    #[command(flatten)]
+    pub(crate) externals: ExternalArgs,
     /// Batches per scenario.
     #[command(flatten)]
-    pub batches: BatchesFlag,
+    pub(crate) batches: BatchesFlag,
     /// The seed.
     #[command(flatten)]
-    pub seed: SeedFlag,
+    pub(crate) seed: SeedFlag,
     /// The report folder.
     #[command(flatten)]
-    pub out: ReportFolder,
+    pub(crate) out: ReportFolder,
 }
 
 /// Flags registering external strategies (docs/protocol.md), for every command that runs strategies.
 #[derive(Debug, Args)]
-pub struct ExternalArgs {
+pub(crate) struct ExternalArgs {
     /// Register strategy NAME (not a built-in name), run by COMMAND (split as a shell would; no shell runs it)
     /// speaking docs/protocol.md (repeatable).
     #[arg(
@@ -136,7 +139,7 @@ pub struct ExternalArgs {
         value_name = "NAME=COMMAND",
         allow_hyphen_values = true
     )]
-    pub external: Vec<String>,
+    pub(crate) external: Vec<String>,
     /// Seconds one request to an external strategy may take, 0.001 to 86400.
     #[arg(
         long,
@@ -144,15 +147,15 @@ pub struct ExternalArgs {
         default_value = "10",
         allow_hyphen_values = true
     )]
-    pub external_timeout: String,
+    pub(crate) external_timeout: String,
     /// Folder for the external strategies' stderr logs and the request of a fault.
     #[arg(long, value_name = "DIR")]
-    pub external_log: Option<PathBuf>,
+    pub(crate) external_log: Option<PathBuf>,
 }
 
 impl ExternalArgs {
     /// The external strategies and their options, logs defaulting to `default_dir`.
-    pub fn resolve(
+    pub(crate) fn resolve(
         &self,
         default_dir: &str,
     ) -> anyhow::Result<(budgetlab::ExternalStrategies, budgetlab::ExternalOptions)> {
@@ -162,5 +165,22 @@ impl ExternalArgs {
         );
         options.timeout = budgetlab::external::parse_timeout(&self.external_timeout)?;
         Ok((strategies, options))
+    }
+
+    /// The external strategies as strategy names, logs defaulting to `default_dir`.
+    pub(crate) fn registry(
+        &self,
+        default_dir: &str,
+    ) -> anyhow::Result<budgetlab::ExternalRegistry> {
+        let (strategies, options) = self.resolve(default_dir)?;
+        Ok(budgetlab::ExternalRegistry::new(&strategies, &options))
+    }
+
+    /// Where the external strategies of a command writing a report folder log: `--external-log`, or the report.
+    pub(crate) fn report_logs(&self) -> budgetlab::report::ExternalLogs<'_> {
+        self.external_log.as_deref().map_or(
+            budgetlab::report::ExternalLogs::InReport,
+            budgetlab::report::ExternalLogs::In,
+        )
     }
 }

@@ -16,25 +16,25 @@ use super::Status;
     "shard",
     help("Write only shard I of N (batches i with i % N == I, keeping their global numbers)")
 ))]
-pub struct GenerateArgs {
+pub(crate) struct GenerateArgs {
     /// The scenario.
     #[command(flatten)]
-    pub scenario: ScenarioFlag,
+    pub(crate) scenario: ScenarioFlag,
     /// Its seed.
     #[command(flatten)]
-    pub seed: SeedFlag,
+    pub(crate) seed: SeedFlag,
     /// Its batches.
     #[command(flatten)]
-    pub batches: BatchesFlag,
+    pub(crate) batches: BatchesFlag,
     /// The shard.
     #[command(flatten)]
-    pub shard: ShardFlag,
+    pub(crate) shard: ShardFlag,
     /// Write the needles as JSON Lines to this file.
     #[arg(long, value_name = "FILE")]
-    pub needles: Option<PathBuf>,
+    pub(crate) needles: Option<PathBuf>,
     /// Write the batches to this file (atomically) instead of standard output.
     #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
 impl GenerateArgs {
@@ -50,7 +50,7 @@ impl GenerateArgs {
 }
 
 /// Writes the batches and the needles.
-pub fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
     let job = args.request().job()?;
     job.write_outputs(args.out.as_deref(), args.needles.as_deref())?;
     Ok(Status::Done)

@@ -11,27 +11,27 @@ use super::Status;
 
 /// Flags of `budgetlab import`.
 #[derive(Debug, Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     /// The logs' format: claude-code, codex, gemini-cli, qwen-code, swe-agent, mini-swe-agent, openhands, or
     /// auto (detected per file).
     #[arg(long, value_name = "FORMAT")]
-    pub format: String,
+    pub(crate) format: String,
     /// Session files, or folders to walk (recursively, in sorted order).
     #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Write the batches to this file (atomically); `-` or nothing: standard output.
     #[arg(long, value_name = "FILE.jsonl|-")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Replace every letter and digit of the results, deterministically per SEED, keeping lengths and shape.
     #[arg(long, value_name = "SEED")]
-    pub anonymize: Option<u64>,
+    pub(crate) anonymize: Option<u64>,
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
-    pub skip_bad: bool,
+    pub(crate) skip_bad: bool,
 }
 
 /// Imports the logs and writes the batches.
-pub fn execute(args: ImportArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
     let job = ImportJob {
         format: args.format.parse()?,
         paths: args.paths,

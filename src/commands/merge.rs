@@ -10,17 +10,17 @@ use super::Status;
 /// Flags of `budgetlab merge`.
 #[derive(Debug, Args)]
 #[command(mut_arg("out", help("The report folder of the merged run")))]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The shards' report folders (written by `budgetlab run --shard I/N`), in any order.
     #[arg(required = true, value_name = "DIR")]
-    pub dirs: Vec<PathBuf>,
+    pub(crate) dirs: Vec<PathBuf>,
     /// The report folder of the merged run.
     #[command(flatten)]
-    pub out: ReportFolder,
+    pub(crate) out: ReportFolder,
 }
 
 /// Loads the shards, merges them and writes the report.
-pub fn execute(args: MergeArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: MergeArgs) -> anyhow::Result<Status> {
     args.out.check()?;
     let shards = args
         .dirs

@@ -6,35 +6,35 @@
 
 use clap::{Parser, Subcommand};
 
-pub mod check;
-pub mod compare;
-pub mod conform;
-pub mod finalize;
-pub mod flags;
-pub mod generate;
-pub mod import;
-pub mod merge;
-pub mod output;
-pub mod report;
-pub mod run;
-pub mod scenarios;
-pub mod simulate;
-pub mod strategies;
-pub mod sweep;
-pub mod tokens;
+pub(crate) mod check;
+pub(crate) mod compare;
+pub(crate) mod conform;
+pub(crate) mod finalize;
+pub(crate) mod flags;
+pub(crate) mod generate;
+pub(crate) mod import;
+pub(crate) mod merge;
+pub(crate) mod output;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod scenarios;
+pub(crate) mod simulate;
+pub(crate) mod strategies;
+pub(crate) mod sweep;
+pub(crate) mod tokens;
 
 /// budgetlab: benchmark and simulate tool-output budget finalizers.
 #[derive(Debug, Parser)]
 #[command(name = "budgetlab", version, about, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The command to run.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// budgetlab's commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Finalize one batch (a JSON array of entries) and print the result as JSON.
     Finalize(finalize::FinalizeArgs),
     /// List the finalizer strategies with a one-line description each.
@@ -67,7 +67,7 @@ pub enum Command {
 
 /// How a command that did not fail ended; `main` turns it into the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Done (exit status 0).
     Done,
     /// Done, and a check it ran failed: the gate, a conformance check (exit status 1).
@@ -76,7 +76,7 @@ pub enum Status {
 
 impl Status {
     /// [`Status::Done`] when `passed`, else [`Status::ChecksFailed`].
-    pub fn of_checks(passed: bool) -> Status {
+    pub(crate) fn of_checks(passed: bool) -> Status {
         if passed {
             Status::Done
         } else {

@@ -5,17 +5,17 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// A failed write to standard output, naming it.
-pub fn stdout_error(e: io::Error) -> budgetlab::Error {
+pub(crate) fn stdout_error(e: io::Error) -> budgetlab::Error {
     budgetlab::Error::io("<stdout>", e)
 }
 
 /// A failed JSON write to standard output, naming it.
-pub fn stdout_json_error(e: serde_json::Error) -> budgetlab::Error {
+pub(crate) fn stdout_json_error(e: serde_json::Error) -> budgetlab::Error {
     stdout_error(e.into())
 }
 
 /// Writes a complete output to stdout in one go, so an error never leaves half of it behind.
-pub fn emit(bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn emit(bytes: &[u8]) -> anyhow::Result<()> {
     let mut stdout = io::stdout().lock();
     stdout.write_all(bytes).map_err(stdout_error)?;
     stdout.flush().map_err(stdout_error)?;
@@ -23,7 +23,7 @@ pub fn emit(bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// Writes a whole file atomically (`-` is stdout), creating its folder when needed.
-pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if budgetlab::atomic::is_stdout(path) {
         return emit(bytes);
     }
@@ -38,13 +38,13 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// Whether `--junit` sends the XML to stdout, in place of the Markdown a command prints there.
-pub fn junit_on_stdout(junit: Option<&Path>) -> bool {
+pub(crate) fn junit_on_stdout(junit: Option<&Path>) -> bool {
     junit.is_some_and(budgetlab::atomic::is_stdout)
 }
 
 /// A progress bar over `len` simulated turns (or other `units`), drawn on stderr when it is a terminal and silent
 /// otherwise.
-pub fn progress(len: u64, units: &str) -> indicatif::ProgressBar {
+pub(crate) fn progress(len: u64, units: &str) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template(&format!(

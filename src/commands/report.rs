@@ -9,14 +9,14 @@ use super::Status;
 
 /// Flags of `budgetlab report`.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// The report folder (with results.json, and batches.jsonl when present; or a sweep's sweep.json).
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
 }
 
 /// Redraws the folder's charts and page, and says what it read.
-pub fn execute(args: ReportArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: ReportArgs) -> anyhow::Result<Status> {
     let redrawn = budgetlab::report::redraw(&args.dir)?;
     eprintln!(
         "budgetlab: {} charts and index.html redrawn from {}{} in {}",

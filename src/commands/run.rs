@@ -3,8 +3,10 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::Args;
 
+use budgetlab::report::{check_folders, write_with_externals};
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
 use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag};
@@ -23,22 +25,22 @@ with --quick)"
     ),
     mut_arg("seed", help("Seed for every scenario, overriding theirs"))
 )]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
     #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
-    pub scenarios: Vec<String>,
+    pub(crate) scenarios: Vec<String>,
     /// Strategies, batches, seed and report folder.
     #[command(flatten)]
-    pub run: RunFlags,
+    pub(crate) run: RunFlags,
     /// The shard.
     #[command(flatten)]
-    pub shard: ShardFlag,
+    pub(crate) shard: ShardFlag,
     /// A small run for smoke tests and CI.
     #[arg(long)]
-    pub quick: bool,
+    pub(crate) quick: bool,
     /// Run recorded batches (JSON Lines, one batch a line, the format of `finalize`) instead of scenarios.
     #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
-    pub batches_file: Option<PathBuf>,
+    pub(crate) batches_file: Option<PathBuf>,
     /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
     #[arg(
         long,
@@ -47,21 +49,25 @@ pub struct RunArgs {
         requires = "batches_file",
         allow_negative_numbers = true
     )]
-    pub budgets: Vec<u64>,
+    pub(crate) budgets: Vec<u64>,
     /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
     #[arg(long, value_name = "MODE", requires = "batches_file")]
-    pub mode: Option<String>,
+    pub(crate) mode: Option<String>,
     /// Run --batches-file in the mode's legacy form.
     #[arg(long, requires = "batches_file")]
-    pub legacy: bool,
+    pub(crate) legacy: bool,
     /// Worker threads.
     #[command(flatten)]
-    pub threads: ThreadsFlag,
+    pub(crate) threads: ThreadsFlag,
 }
 
 impl RunArgs {
     /// What the flags ask the library for; `slowdown` is the test-only [`SLOWDOWN_VAR`] from the environment.
-    fn request(&self, slowdown: Option<String>) -> PlanRequest {
+    fn request(
+        &self,
+        slowdown: Option<String>,
+        externals: &budgetlab::ExternalRegistry,
+    ) -> PlanRequest {
         let workloads = match &self.batches_file {
             Some(file) => Workloads::Recorded(RecordedBatches {
                 file: file.clone(),
@@ -74,6 +80,7 @@ impl RunArgs {
         PlanRequest {
             workloads,
             strategies: self.run.strategies.clone(),
+            externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,
             shard: self.shard.value.clone(),
@@ -84,11 +91,13 @@ impl RunArgs {
 }
 
 /// Plans the run, runs it and writes the report folder.
-pub fn execute(args: RunArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let slowdown = std::env::var_os(SLOWDOWN_VAR).map(|v| v.to_string_lossy().into_owned());
-    let plan = args.request(slowdown).plan()?;
+    let externals = args.run.externals.registry("budgetlab-external")?;
+    let plan = args.request(slowdown, &externals).plan()?;
     let out = &args.run.out;
-    out.check()?;
+    let logs = args.run.externals.report_logs();
+    check_folders(&out.dir, &plan.strategies, logs).context("--out")?;
     if !plan.slowdown.is_empty() {
         eprintln!(
             "budgetlab: {SLOWDOWN_VAR} (test only): {} repeat their work; the cost figures are not real",
@@ -97,9 +106,15 @@ pub fn execute(args: RunArgs) -> anyhow::Result<Status> {
     }
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let output = plan.run(&|n| bar.inc(n));
+    let output = write_with_externals(
+        &out.dir,
+        &externals,
+        &plan.strategies,
+        logs,
+        || plan.run(&|n| bar.inc(n)),
+        budgetlab::report::render_files,
+    )?;
     bar.finish_and_clear();
-    budgetlab::report::write_report(&out.dir, &output)?;
     let rows = output.results.rows.len();
     let within = output
         .results

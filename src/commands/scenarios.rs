@@ -10,14 +10,14 @@ use super::Status;
 
 /// Flags of `budgetlab scenarios`.
 #[derive(Debug, Args)]
-pub struct ScenariosArgs {
+pub(crate) struct ScenariosArgs {
     /// List the `*.toml` scenarios of this directory instead of the shipped ones.
     #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// Lists the scenarios.
-pub fn execute(args: ScenariosArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: ScenariosArgs) -> anyhow::Result<Status> {
     let list = match &args.dir {
         Some(dir) => budgetlab::Scenario::load_dir(dir)?,
         None => budgetlab::Scenario::all_shipped(),

@@ -7,26 +7,29 @@ use clap::Args;
 
 use budgetlab::simulate::SimulateRequest;
 
-use super::flags::{help, ScenarioFlag, SeedFlag};
+use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag};
 use super::output::{stdout_error, stdout_json_error};
 use super::Status;
 
 /// Flags of `budgetlab simulate`.
 #[derive(Debug, Args)]
 #[command(mut_arg("scenario", help("A scenario file, or the name of a shipped scenario")))]
-pub struct SimulateArgs {
+pub(crate) struct SimulateArgs {
     /// The scenario.
     #[command(flatten)]
-    pub scenario: ScenarioFlag,
+    pub(crate) scenario: ScenarioFlag,
     /// Runtime mode (interactive, headless, acp, agent, speculative; default: the scenario's).
     #[arg(long, value_name = "MODE")]
-    pub mode: Option<String>,
-    /// The strategy at every finalization boundary.
+    pub(crate) mode: Option<String>,
+    /// The strategy at every finalization boundary, or a NAME registered with --external.
     #[arg(long, default_value = "reference")]
-    pub strategy: String,
+    pub(crate) strategy: String,
+    /// External strategies.
+    #[command(flatten)]
+    pub(crate) externals: ExternalArgs,
     /// Run the mode's legacy form (before the shared finalizer).
     #[arg(long)]
-    pub legacy: bool,
+    pub(crate) legacy: bool,
     /// Number of turns (1 to 1,000,000).
     #[arg(
         long,
@@ -34,27 +37,28 @@ pub struct SimulateArgs {
         value_name = "N",
         allow_negative_numbers = true
     )]
-    pub batches: u64,
+    pub(crate) batches: u64,
     /// The seed.
     #[command(flatten)]
-    pub seed: SeedFlag,
+    pub(crate) seed: SeedFlag,
     /// Budget in UTF-16 units (default: the scenario's first budget).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub budget: Option<u64>,
+    pub(crate) budget: Option<u64>,
     /// Leave out the chat send guard.
     #[arg(long)]
-    pub no_send_guard: bool,
+    pub(crate) no_send_guard: bool,
     /// One JSON object per turn and line instead of tables.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 impl SimulateArgs {
     /// What the flags ask the library for.
-    fn request(&self) -> SimulateRequest {
+    fn request(&self, externals: &budgetlab::ExternalRegistry) -> SimulateRequest {
         SimulateRequest {
             scenario: self.scenario.value.clone(),
             strategy: self.strategy.clone(),
+            externals: externals.clone(),
             mode: self.mode.clone(),
             legacy: self.legacy,
             batches: self.batches,
@@ -66,10 +70,16 @@ impl SimulateArgs {
 }
 
 /// Simulates the turns and prints each as it is done.
-pub fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
-    let job = args.request().job()?;
+pub(crate) fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
+    let externals = args.externals.registry("budgetlab-external")?;
+    let job = args.request(&externals).job()?;
+    externals.start(std::slice::from_ref(&job.strategy))?;
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {
+        // A turn an external strategy faulted in is not its own: it is left out, and the fault reported.
+        if externals.faulted() {
+            break;
+        }
         if args.json {
             serde_json::to_writer(&mut out, &turn).map_err(stdout_json_error)?;
             out.write_all(b"\n").map_err(stdout_error)?;
@@ -78,5 +88,6 @@ pub fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
         }
     }
     out.flush().map_err(stdout_error)?;
+    externals.finish_saved()?;
     Ok(Status::Done)
 }

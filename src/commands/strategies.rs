@@ -8,7 +8,7 @@ use super::output::emit;
 use super::Status;
 
 /// Lists the strategies, names aligned.
-pub fn execute() -> anyhow::Result<Status> {
+pub(crate) fn execute() -> anyhow::Result<Status> {
     let all = StrategyName::all();
     let width = all.iter().map(|s| s.as_str().len()).max().unwrap_or(0);
     let mut out = Vec::new();

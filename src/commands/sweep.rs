@@ -1,6 +1,7 @@
 //! `budgetlab sweep`: one scenario at many budgets, context windows or head shares, written as a folder with the
 //! metrics charted against the swept parameter.
 
+use anyhow::Context;
 use clap::Args;
 
 use budgetlab::sweep::{SweepParameter, SweepRequest};
@@ -13,39 +14,40 @@ use super::Status;
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("parameter").required(true).args(["budgets", "windows", "head_shares"])))]
 #[command(
-    mut_arg("strategies", help("Comma-separated strategy names (default: reference and four alternatives; for \
-windows, the window-relative policies and the reference)")),
+    mut_arg("strategies", help("Comma-separated strategy names, built-in or registered with --external (default: \
+reference and four alternatives; for windows, the window-relative policies and the reference; and every \
+--external one)")),
     mut_arg("batches", help("Batches at each point, 1 to 1,000,000 (default: the scenario's, at most 200)")),
     mut_arg("seed", help("Seed overriding the scenario's")),
     mut_arg("out", |arg| arg.help("The output folder").default_value("reports/sweep"))
 )]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     /// The scenario.
     #[command(flatten)]
-    pub scenario: ScenarioFlag,
+    pub(crate) scenario: ScenarioFlag,
     /// Sweep the budget from FROM to TO UTF-16 units (log-spaced).
     #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
-    pub budgets: Option<String>,
+    pub(crate) budgets: Option<String>,
     /// Sweep the context window from FROM to TO tokens (log-spaced); the budget follows the window-relative rule.
     #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
-    pub windows: Option<String>,
+    pub(crate) windows: Option<String>,
     /// Sweep the head share of each preview (strategies head-tail-<share>) over FROM..TO (default 0..1).
     #[arg(long, value_name = "FROM..TO", num_args = 0..=1, default_missing_value = "0..1")]
-    pub head_shares: Option<String>,
+    pub(crate) head_shares: Option<String>,
     /// Number of points (default 12; 11 for head shares).
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    pub steps: Option<usize>,
+    pub(crate) steps: Option<usize>,
     /// Strategies, batches, seed and output folder.
     #[command(flatten)]
-    pub run: RunFlags,
+    pub(crate) run: RunFlags,
     /// Worker threads.
     #[command(flatten)]
-    pub threads: ThreadsFlag,
+    pub(crate) threads: ThreadsFlag,
 }
 
 impl SweepArgs {
     /// What the flags ask the library for.
-    fn request(&self) -> SweepRequest {
+    fn request(&self, externals: &budgetlab::ExternalRegistry) -> SweepRequest {
         let parameter = match (&self.budgets, &self.windows, &self.head_shares) {
             (Some(b), _, _) => SweepParameter::Budgets(b.clone()),
             (_, Some(w), _) => SweepParameter::Windows(w.clone()),
@@ -56,6 +58,7 @@ impl SweepArgs {
             parameter,
             steps: self.steps,
             strategies: self.run.strategies.clone(),
+            externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,
         }
@@ -63,15 +66,23 @@ impl SweepArgs {
 }
 
 /// Plans the sweep, runs it and writes its folder.
-pub fn execute(args: SweepArgs) -> anyhow::Result<Status> {
-    let plan = args.request().plan()?;
+pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
+    let externals = args.run.externals.registry("budgetlab-external")?;
+    let plan = args.request(&externals).plan()?;
     let out = &args.run.out;
-    out.check()?;
+    let logs = args.run.externals.report_logs();
+    budgetlab::report::check_folders(&out.dir, &plan.run.strategies, logs).context("--out")?;
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let results = plan.run(&|n| bar.inc(n));
+    let results = budgetlab::report::write_with_externals(
+        &out.dir,
+        &externals,
+        &plan.run.strategies,
+        logs,
+        || plan.run(&|n| bar.inc(n)),
+        budgetlab::report::sweep_folder_files,
+    )?;
     bar.finish_and_clear();
-    budgetlab::report::write_sweep(&out.dir, &results)?;
     eprintln!(
         "budgetlab: {} turns at {} points written to {}",
         plan.turns(),

@@ -11,24 +11,24 @@ use super::Status;
 
 /// Flags of `budgetlab tokens`.
 #[derive(Debug, Args)]
-pub struct TokensArgs {
+pub(crate) struct TokensArgs {
     /// The batches: JSON Lines, one batch a line (as `generate` writes them), or one batch (as `finalize` reads
     /// it); `-` reads standard input.
     #[arg(value_name = "FILE.jsonl")]
-    pub input: PathBuf,
+    pub(crate) input: PathBuf,
     /// o200k_base, cl100k_base, or a tiktoken rank file (base64 token, space, rank, one a line).
     #[arg(long, default_value = "o200k_base", value_name = "NAME|FILE")]
-    pub tokenizer: String,
+    pub(crate) tokenizer: String,
     /// The pre-tokenization of a rank file: o200k (the default) or cl100k.
     #[arg(long, value_name = "o200k|cl100k")]
-    pub tokenizer_pattern: Option<String>,
+    pub(crate) tokenizer_pattern: Option<String>,
     /// One JSON object instead of the Markdown tables.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// Counts the tokens and prints the tally.
-pub fn execute(args: TokensArgs) -> anyhow::Result<Status> {
+pub(crate) fn execute(args: TokensArgs) -> anyhow::Result<Status> {
     let job = TallyJob {
         input: args.input,
         tokenizer: args.tokenizer,

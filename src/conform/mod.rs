@@ -11,7 +11,9 @@
 
 mod cases;
 mod checks;
+mod edge_cases;
 mod export;
+mod invariants;
 mod report;
 mod shrink;
 mod vectors;
@@ -19,13 +21,14 @@ mod vectors;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{edge_cases, Case, CaseCounts, CaseSet, DEFAULT_ARTIFACT_DIR, MAX_GENERATED};
-pub use checks::{
-    check_budget, check_integrity, first_difference, names_artifact, non_text_unchanged,
-    order_kept, persist_once, reminder_kept, surrogates_intact, Check, Run, Trial, Verdict,
-    NOTE_ROOM,
-};
+pub use cases::{Case, CaseCounts, CaseSet, DEFAULT_ARTIFACT_DIR, MAX_GENERATED};
+pub use checks::{Check, Run, Trial, Verdict};
+pub use edge_cases::edge_cases;
 pub use export::{folder_files, json, junit, markdown};
+pub use invariants::{
+    check_budget, check_integrity, first_difference, names_artifact, non_text_unchanged,
+    order_kept, persist_once, reminder_kept, surrogates_intact, NOTE_ROOM,
+};
 pub use report::{
     shell_quote, CheckResult, ConformReport, Counterexample, Replay, ScenarioDigest, SCHEMA_VERSION,
 };
@@ -201,7 +204,9 @@ impl ConformJob<'_> {
             }
             Check::Deterministic => commands.push(commands[0].clone()),
             Check::PlanReminder => {
-                if let Some((_, stripped)) = checks::strip_reminders(&case.batch, &case.reminders) {
+                if let Some((_, stripped)) =
+                    invariants::strip_reminders(&case.batch, &case.reminders)
+                {
                     let file = format!("{stem}.without-reminders.json");
                     contents.push((file.clone(), batch_file(&stripped)));
                     commands.push(command(&self.strategy, &file, &[]));

@@ -108,6 +108,11 @@ impl ExternalFinalizer {
         &self.strategy
     }
 
+    /// How it runs its children.
+    pub fn options(&self) -> &ExternalOptions {
+        &self.options
+    }
+
     /// How many children have been started so far.
     pub fn children_started(&self) -> usize {
         self.started.load(Ordering::Relaxed)
@@ -117,6 +122,11 @@ impl ExternalFinalizer {
     /// one is a fault).
     pub fn lone_surrogates(&self) -> u64 {
         self.lone_surrogates.load(Ordering::Relaxed)
+    }
+
+    /// Whether a fault happened (cheaper than [`ExternalFinalizer::fault`], which copies it).
+    pub fn faulted(&self) -> bool {
+        self.faulted.load(Ordering::Acquire)
     }
 
     /// The fault, if one happened.

@@ -15,14 +15,18 @@ mod fault;
 mod finalizer;
 mod log;
 pub mod protocol;
+mod registry;
 mod serve;
 mod split;
 mod surrogates;
 
+#[cfg(test)]
+pub(crate) use child::procs;
 pub use child::EXIT_GRACE;
 pub use fault::{ExternalFault, Problem, SavedRequest};
 pub use finalizer::ExternalFinalizer;
 pub use log::LOG_LIMIT;
+pub use registry::{save_and_describe, ExternalRegistry};
 pub use serve::{serve, Served};
 pub use split::split_command;
 pub use surrogates::{find_lone_surrogates, replace_lone_surrogates, LoneSurrogates};

@@ -81,7 +81,7 @@ pub use config::{
 pub use fit::header;
 pub use head_share::HeadShare;
 pub use legacy_layers::LegacyLayers;
-pub use name::{Builtin, StrategyName};
+pub use name::{Builtin, Registered, RegisteredStrategy, StrategyName};
 pub use reference::Reference;
 pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};

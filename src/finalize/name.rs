@@ -1,11 +1,13 @@
 //! [`StrategyName`]: a strategy as `--strategy`, `--strategies` and the results name it, read from the registered
-//! specs. A name is a value: it parses, prints, compares, orders (in listing order) and builds its strategy.
+//! specs, or registered for one command ([`RegisteredStrategy`], an external program). A name is a value: it
+//! parses, prints, compares, orders (in listing order) and builds its strategy.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use super::config::StrategyConfig;
 use super::head_share::HeadShare;
@@ -22,12 +24,55 @@ use crate::error::Error;
 /// `head-tail-0.5`, `head-tail-1.0`, `head-tail-1/3` all parse; the canonical name prints the ratio in lowest
 /// terms, see [`HeadShare`]). [`StrategyName::all`] lists every fixed strategy and a few canonical ratios.
 /// Names order by the registry's listing order, a family's members by head share.
+///
+/// A strategy registered for one command (`--external NAME=COMMAND`) is a name too ([`StrategyName::External`]):
+/// it prints, compares, orders (after every built-in one, by name) and builds like the others, so that every
+/// command, the run's plan and its results take it where they take a built-in name. [`FromStr`] knows only the
+/// built-in names; a command resolves its registered ones first (`ExternalRegistry::resolve`).
 #[derive(Debug, Clone)]
 pub enum StrategyName {
     /// A registered strategy with one fixed name.
     Builtin(Builtin),
     /// The reference with this head share of each preview.
     HeadTail(HeadShare),
+    /// A strategy registered for this command, by its registered name.
+    External(Registered),
+}
+
+/// What a strategy registered at run time (an external program) gives its [`StrategyName`]: its name, a line
+/// for listings, and finalizers. Every finalizer one registration builds shares its resources (an external
+/// strategy's children), so building one per workload of a run costs nothing and starts nothing.
+pub trait RegisteredStrategy: Send + Sync {
+    /// The registered name (never a built-in strategy's).
+    fn name(&self) -> &str;
+
+    /// A one-line description.
+    fn description(&self) -> &str;
+
+    /// A finalizer running the strategy (it takes no [`StrategyConfig`]: its parameters are its own).
+    fn build(&self) -> Box<dyn Finalizer>;
+}
+
+/// A handle on a [`RegisteredStrategy`]: equal, hashed and ordered by its name.
+#[derive(Clone)]
+pub struct Registered(Arc<dyn RegisteredStrategy>);
+
+impl Registered {
+    /// The handle on `strategy`.
+    pub fn new(strategy: Arc<dyn RegisteredStrategy>) -> Registered {
+        Registered(strategy)
+    }
+
+    /// The registered name.
+    pub fn name(&self) -> &str {
+        self.0.name()
+    }
+}
+
+impl fmt::Debug for Registered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Registered").field(&self.0.name()).finish()
+    }
 }
 
 /// A registered strategy with one fixed name: a handle on its spec, made only from the registry.
@@ -92,36 +137,49 @@ impl StrategyName {
         all
     }
 
-    /// The registered spec: the strategy's own, or the head-share family's. (Private, so that a strategy
-    /// without a spec in the registry can become a name too.)
-    fn spec(&self) -> &'static StrategySpec {
+    /// The registered spec: the strategy's own, or the head-share family's; `None` for a strategy registered
+    /// for one command, which has none.
+    fn spec(&self) -> Option<&'static StrategySpec> {
         match self {
-            StrategyName::Builtin(builtin) => builtin.spec,
-            StrategyName::HeadTail(_) => &head_tail::SPEC,
+            StrategyName::Builtin(builtin) => Some(builtin.spec),
+            StrategyName::HeadTail(_) => Some(&head_tail::SPEC),
+            StrategyName::External(_) => None,
         }
     }
 
-    /// The stable name (`head-tail-<ratio>` with the ratio in lowest terms).
+    /// The stable name (`head-tail-<ratio>` with the ratio in lowest terms; a registered strategy's name as
+    /// registered).
     pub fn as_str(&self) -> Cow<'_, str> {
         match self {
             StrategyName::Builtin(builtin) => Cow::Borrowed(builtin.spec.name),
             StrategyName::HeadTail(share) => Cow::Owned(format!("{}{share}", head_tail::PREFIX)),
+            StrategyName::External(registered) => Cow::Borrowed(registered.name()),
         }
+    }
+
+    /// Whether the strategy is registered for this command (an external program) rather than built in.
+    pub fn is_external(&self) -> bool {
+        matches!(self, StrategyName::External(_))
     }
 
     /// A one-line description.
     pub fn description(&self) -> &str {
-        self.spec().description
+        match (self, self.spec()) {
+            (StrategyName::External(registered), _) => registered.0.description(),
+            (_, Some(spec)) => spec.description,
+            (_, None) => "",
+        }
     }
 
-    /// The group the report draws the strategy in.
+    /// The group the report draws the strategy in ([`Family::External`] for a registered one).
     pub fn family(&self) -> Family {
-        self.spec().family
+        self.spec().map_or(Family::External, |spec| spec.family)
     }
 
-    /// The fields whose total the strategy promises to fit a finite budget, if any.
+    /// The fields whose total the strategy promises to fit a finite budget, if any (none is assumed of a
+    /// registered strategy: `budgetlab conform` is how it shows what it keeps).
     pub fn caps(&self) -> Option<SlotScope> {
-        self.spec().caps
+        self.spec().and_then(|spec| spec.caps)
     }
 
     /// Whether the strategy promises that the budgeted total (output, error and text) fits a finite budget.
@@ -134,24 +192,28 @@ impl StrategyName {
         self.build_with(&StrategyConfig::default())
     }
 
-    /// Builds the strategy with the parameters `config` gives it.
+    /// Builds the strategy with the parameters `config` gives it (a registered strategy takes none).
     pub fn build_with(&self, config: &StrategyConfig) -> Box<dyn Finalizer> {
         match self {
             StrategyName::Builtin(builtin) => (builtin.build)(config),
             StrategyName::HeadTail(share) => Box::new(head_tail::HeadTail::new(*share)),
+            StrategyName::External(registered) => registered.0.build(),
         }
     }
 
-    /// Position in the registry, then head share: the listing order.
-    fn order_key(&self) -> (usize, Option<HeadShare>) {
-        let spec = self.spec();
-        let position = STRATEGIES
-            .iter()
-            .position(|s| s.name == spec.name)
-            .unwrap_or(STRATEGIES.len());
+    /// Position in the registry (registered strategies after every built-in one), then head share, then the
+    /// registered name: the listing order.
+    fn order_key(&self) -> (usize, Option<HeadShare>, &str) {
+        let position = self.spec().map_or(STRATEGIES.len(), |spec| {
+            STRATEGIES
+                .iter()
+                .position(|s| s.name == spec.name)
+                .unwrap_or(STRATEGIES.len())
+        });
         match self {
-            StrategyName::Builtin(_) => (position, None),
-            StrategyName::HeadTail(share) => (position, Some(*share)),
+            StrategyName::Builtin(_) => (position, None, ""),
+            StrategyName::HeadTail(share) => (position, Some(*share), ""),
+            StrategyName::External(registered) => (position, None, registered.name()),
         }
     }
 }
@@ -161,6 +223,7 @@ impl PartialEq for StrategyName {
         match (self, other) {
             (StrategyName::Builtin(a), StrategyName::Builtin(b)) => a.spec.name == b.spec.name,
             (StrategyName::HeadTail(a), StrategyName::HeadTail(b)) => a == b,
+            (StrategyName::External(a), StrategyName::External(b)) => a.name() == b.name(),
             _ => false,
         }
     }
@@ -173,6 +236,7 @@ impl Hash for StrategyName {
         match self {
             StrategyName::Builtin(builtin) => (0u8, builtin.spec.name).hash(state),
             StrategyName::HeadTail(share) => (1u8, share).hash(state),
+            StrategyName::External(registered) => (2u8, registered.name()).hash(state),
         }
     }
 }
@@ -184,7 +248,8 @@ impl PartialOrd for StrategyName {
 }
 
 impl Ord for StrategyName {
-    /// Listing order: by the registry's order, members of the head-share family by head share.
+    /// Listing order: by the registry's order, members of the head-share family by head share, registered
+    /// strategies last, by name.
     fn cmp(&self, other: &Self) -> Ordering {
         self.order_key().cmp(&other.order_key())
     }
@@ -199,7 +264,8 @@ impl fmt::Display for StrategyName {
 impl FromStr for StrategyName {
     type Err = Error;
 
-    /// A fixed name, or `head-tail-<ratio>` with a ratio [`HeadShare`] parses.
+    /// A fixed name, or `head-tail-<ratio>` with a ratio [`HeadShare`] parses (never a registered strategy's
+    /// name: those a command resolves through its registry).
     fn from_str(s: &str) -> Result<Self, Error> {
         if let Some(ratio) = s.strip_prefix(head_tail::PREFIX) {
             return ratio

@@ -62,4 +62,7 @@ pub enum Family {
     /// Policies that judge each result (or message) on its own: the replaced layers, the window-relative rule
     /// and the peer agents'.
     Policy,
+    /// Strategies registered for one command (`--external NAME=COMMAND`): programs outside budgetlab, whose
+    /// policy it does not know. No spec declares it.
+    External,
 }

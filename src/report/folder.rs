@@ -150,28 +150,154 @@ pub(crate) fn write_staged<N: AsRef<str>>(
     if marked {
         staging.mark()?;
     }
-    for (name, bytes) in files {
-        let path = staging.path.join(name.as_ref());
-        if let Some(folder) = path.parent().filter(|p| *p != staging.path) {
-            if !folder.exists() {
-                fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
-                if marked {
-                    // Every folder budgetlab writes is marked, so that `budgetlab report` knows its charts.
-                    sign(&folder.join(MARKER))?;
-                }
+    staging.fill(marked, files)?;
+    staging.place(dir, target, before)
+}
+
+/// A report folder being made while a command runs: its staging folder, beside the target and marked (its
+/// marker locked) from the start, can hold files as they come (an external strategy's stderr logs) before the
+/// report is complete. [`PendingFolder::commit`] puts it in place of the target under the rules of
+/// [`write_folder`]; [`PendingFolder::set_aside`] puts it beside the target instead, leaving the report there
+/// untouched; dropped, it is removed.
+pub struct PendingFolder {
+    dir: PathBuf,
+    target: PathBuf,
+    staging: Staging,
+    /// The folders [`PendingFolder::begin`] made to hold the staging folder, deepest first: removed again, when
+    /// empty, if the folder is dropped without being put anywhere.
+    made: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for PendingFolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingFolder")
+            .field("dir", &self.dir)
+            .field("staging", &self.staging.path)
+            .finish()
+    }
+}
+
+impl PendingFolder {
+    /// Checks `dir` as [`write_folder`] does (refused: anything but nothing, an empty folder or a budgetlab
+    /// report folder) and makes the marked staging folder beside it.
+    pub fn begin(dir: &Path) -> Result<PendingFolder> {
+        let target = target_of(dir)?;
+        let parent = parent_of(&target).to_path_buf();
+        let made: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|p| !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        let mut pending = PendingFolder {
+            dir: dir.to_path_buf(),
+            staging: Staging::create(&parent)?,
+            target,
+            made,
+        };
+        existing(dir, &pending.target)?;
+        remove_stale_staging(&parent);
+        pending.staging.mark()?;
+        Ok(pending)
+    }
+
+    /// Where the folder is being made: files written under it become part of the report.
+    pub fn path(&self) -> &Path {
+        &self.staging.path
+    }
+
+    /// Where [`PendingFolder::set_aside`] with `suffix` puts the folder.
+    pub fn aside_path(&self, suffix: &str) -> PathBuf {
+        sibling(&self.target, suffix)
+    }
+
+    /// Adds `files` and puts the folder in place of the target, in one step (every folder in it marked).
+    pub fn commit<N: AsRef<str>>(mut self, files: &[(N, Vec<u8>)]) -> Result<()> {
+        self.staging.fill(true, files)?;
+        let before = existing(&self.dir, &self.target)?;
+        let staging = self.take_staging();
+        staging.place(&self.dir, &self.target, before)
+    }
+
+    /// The staging folder, to be put somewhere: the folders made for it stay.
+    fn take_staging(&mut self) -> Staging {
+        self.made.clear();
+        let placeholder = Staging {
+            path: PathBuf::new(),
+            lock: None,
+            armed: false,
+        };
+        std::mem::replace(&mut self.staging, placeholder)
+    }
+
+    /// Adds `files` and puts the folder beside the target instead, at the target's name followed by `suffix`
+    /// (under the same rules: that path must hold nothing, an empty folder or a budgetlab report folder, which
+    /// is replaced). Returns where it went.
+    pub fn set_aside<N: AsRef<str>>(
+        mut self,
+        suffix: &str,
+        files: &[(N, Vec<u8>)],
+    ) -> Result<PathBuf> {
+        let aside = sibling(&self.target, suffix);
+        self.staging.fill(true, files)?;
+        let before = existing(&aside, &aside)?;
+        let staging = self.take_staging();
+        staging.place(&aside, &aside, before)?;
+        Ok(aside)
+    }
+}
+
+impl Drop for PendingFolder {
+    /// The staging folder goes (see [`Staging`]'s drop), then the folders made for it, while empty.
+    fn drop(&mut self) {
+        let staging = self.take_staging_keeping_made();
+        drop(staging);
+        for folder in &self.made {
+            if fs::remove_dir(folder).is_err() {
+                break;
             }
         }
-        fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
     }
-    match before {
-        // A rename replaces nothing, or an empty folder, in one step.
-        Existing::Absent | Existing::Empty => {
-            fs::rename(&staging.path, target).map_err(|e| Error::io(dir, e))?;
-            staging.placed();
-            Ok(())
+}
+
+impl PendingFolder {
+    fn take_staging_keeping_made(&mut self) -> Staging {
+        let made = std::mem::take(&mut self.made);
+        let staging = self.take_staging();
+        self.made = made;
+        staging
+    }
+}
+
+/// Where [`PendingFolder::set_aside`] with `suffix` would put the folder for `dir`, checked as [`check_folder`]
+/// checks `dir`, so that a command can refuse it before it runs.
+pub fn check_aside(dir: &Path, suffix: &str) -> Result<PathBuf> {
+    let aside = sibling(&target_of(dir)?, suffix);
+    existing(&aside, &aside)?;
+    Ok(aside)
+}
+
+/// `target` with `suffix` appended to its name.
+fn sibling(target: &Path, suffix: &str) -> PathBuf {
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    target.with_file_name(name)
+}
+
+/// Marks every folder under `root` (not `root` itself) that has no marker yet.
+fn mark_folders(root: &Path) -> Result<()> {
+    let entries = fs::read_dir(root).map_err(|e| Error::io(root, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(root, e))?;
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let folder = entry.path();
+            if !folder.join(MARKER).exists() {
+                sign(&folder.join(MARKER))?;
+            }
+            mark_folders(&folder)?;
         }
-        Existing::Report => staging.swap_in(dir, target),
     }
+    Ok(())
 }
 
 /// Writes a marker file at `path`.
@@ -221,6 +347,38 @@ impl Staging {
             .map_err(|e| Error::io(&path, e))?;
         self.lock = Some(file);
         Ok(())
+    }
+
+    /// Writes `files` into the folder; with `marked`, every folder in it ends up marked, the ones made before
+    /// (an external strategy's logs) included.
+    fn fill<N: AsRef<str>>(&mut self, marked: bool, files: &[(N, Vec<u8>)]) -> Result<()> {
+        for (name, bytes) in files {
+            let path = self.path.join(name.as_ref());
+            if let Some(folder) = path.parent().filter(|p| *p != self.path) {
+                if !folder.exists() {
+                    fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+                }
+            }
+            fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        }
+        if marked {
+            // Every folder budgetlab writes is marked, so that `budgetlab report` knows its charts.
+            mark_folders(&self.path)?;
+        }
+        Ok(())
+    }
+
+    /// Puts the folder at `target` (named `dir` in messages), found as `before` says.
+    fn place(mut self, dir: &Path, target: &Path, before: Existing) -> Result<()> {
+        match before {
+            // A rename replaces nothing, or an empty folder, in one step.
+            Existing::Absent | Existing::Empty => {
+                fs::rename(&self.path, target).map_err(|e| Error::io(dir, e))?;
+                self.placed();
+                Ok(())
+            }
+            Existing::Report => self.swap_in(dir, target),
+        }
     }
 
     /// The staging folder is now the report: nothing to remove.
@@ -344,6 +502,60 @@ mod tests {
         staging.swap_by_renames(&dir, &dir).unwrap();
         assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "two");
         assert_eq!(names(root.path()), ["latest"]);
+    }
+
+    #[test]
+    fn a_pending_folder_is_filled_while_a_command_runs_then_put_in_place_or_aside() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("reports/latest");
+        // Dropped unplaced, it leaves nothing, not even the folders it made to hold it.
+        let pending = PendingFolder::begin(&dir).unwrap();
+        assert!(is_report_folder(pending.path()));
+        drop(pending);
+        assert!(names(root.path()).is_empty());
+
+        let pending = PendingFolder::begin(&dir).unwrap();
+        fs::create_dir(pending.path().join("external")).unwrap();
+        fs::write(pending.path().join("external/t.0.stderr.log"), "log").unwrap();
+        pending.commit(&[("a.txt", b"one".to_vec())]).unwrap();
+        assert_eq!(names(&dir), [MARKER, "a.txt", "external"]);
+        assert!(
+            is_report_folder(&dir.join("external")),
+            "folders made before are marked too"
+        );
+        assert_eq!(names(&root.path().join("reports")), ["latest"]);
+
+        // Set aside: the report stays as it was; the aside folder is replaced only when budgetlab's.
+        for round in ["first", "second"] {
+            let pending = PendingFolder::begin(&dir).unwrap();
+            assert_eq!(
+                pending.aside_path(".failed"),
+                root.path().join("reports/latest.failed")
+            );
+            let aside = pending
+                .set_aside(".failed", &[("fault.txt", round.as_bytes().to_vec())])
+                .unwrap();
+            assert_eq!(fs::read_to_string(aside.join("fault.txt")).unwrap(), round);
+        }
+        assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "one");
+        assert_eq!(
+            names(&root.path().join("reports")),
+            ["latest", "latest.failed"]
+        );
+        fs::remove_file(root.path().join("reports/latest.failed").join(MARKER)).unwrap();
+        assert!(check_aside(&dir, ".failed").is_err());
+        let pending = PendingFolder::begin(&dir).unwrap();
+        assert!(pending
+            .set_aside(".failed", &[("fault.txt", vec![])])
+            .is_err());
+        assert_eq!(
+            names(&root.path().join("reports")),
+            ["latest", "latest.failed"]
+        );
+        assert_eq!(
+            names(&root.path().join("reports/latest.failed")),
+            ["fault.txt"]
+        );
     }
 
     #[test]

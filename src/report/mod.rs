@@ -9,11 +9,17 @@ pub mod html;
 
 use std::path::Path;
 
+mod externals;
 mod folder;
 mod pages;
 
-pub use folder::{check_folder, is_report_folder, write_folder, MARKER};
-pub use pages::{redraw, write_sweep, Redrawn};
+pub use externals::{
+    check_folders, write_with_externals, ExternalLogs, EXTERNAL_DIR, FAILED_SUFFIX, FAULT_FILE,
+};
+pub use folder::{
+    check_aside, check_folder, is_report_folder, write_folder, PendingFolder, MARKER,
+};
+pub use pages::{redraw, sweep_folder_files, write_sweep, Redrawn};
 
 use crate::error::Result;
 use crate::run::RunOutput;

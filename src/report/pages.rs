@@ -49,11 +49,16 @@ fn sweep_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
 /// Writes a sweep's folder (`sweep.json`, its charts and `index.html`) as the complete content of `dir`,
 /// atomically.
 pub fn write_sweep(dir: &Path, sweep: &SweepResults) -> Result<()> {
+    write_folder(dir, &sweep_folder_files(sweep)?)
+}
+
+/// Every file of a sweep's folder (`sweep.json`, its charts and `index.html`), without touching the disk.
+pub fn sweep_folder_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
     let mut json = serde_json::to_vec_pretty(sweep).expect("a sweep serializes");
     json.push(b'\n');
     let mut files = vec![(SWEEP_JSON.to_string(), json)];
     files.extend(sweep_files(sweep)?);
-    write_folder(dir, &files)
+    Ok(files)
 }
 
 /// What `budgetlab report` redrew.

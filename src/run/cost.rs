@@ -88,6 +88,7 @@ pub const SAMPLES: u32 = 3;
 pub struct Measured<'a> {
     inner: &'a dyn Finalizer,
     repeat: u32,
+    samples: u32,
     strategy_ns: AtomicU64,
     floor_ns: AtomicU64,
     spent_ns: AtomicU64,
@@ -99,10 +100,19 @@ impl<'a> Measured<'a> {
         Measured {
             inner,
             repeat: repeat.max(1),
+            samples: SAMPLES,
             strategy_ns: AtomicU64::new(0),
             floor_ns: AtomicU64::new(0),
             spent_ns: AtomicU64::new(0),
         }
+    }
+
+    /// Times each finalization and its floor `samples` times instead of [`SAMPLES`] (at least once). An external
+    /// strategy is timed once: each sample would be one more request to its program, under a throwaway artifact
+    /// directory the program might write to.
+    pub fn with_samples(mut self, samples: u32) -> Self {
+        self.samples = samples.max(1);
+        self
     }
 
     /// The strategy's and the floor's nanoseconds so far (the sums of the fastest samples).
@@ -157,7 +167,7 @@ impl Finalizer for Measured<'_> {
         let entered = Instant::now();
         let budget = ctx.budget.limit().unwrap_or(u64::MAX);
         let (mut best_floor, mut best_strategy) = (u64::MAX, u64::MAX);
-        for _ in 1..SAMPLES {
+        for _ in 1..self.samples {
             best_floor = best_floor.min(time_floor(&batch, budget));
             let mut scratch = MemoryStore::new("sample");
             let (thrown, ns) = self.sample(batch.clone(), ctx, &mut scratch);

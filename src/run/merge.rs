@@ -139,7 +139,7 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
     let mut summaries = RowSummaries::new(&inputs);
     for shard in shards {
         for (i, row) in shard.results.rows.iter().enumerate() {
-            super::results::agrees_with_summary(row).map_err(|m| {
+            super::results::validate::agrees_with_summary(row).map_err(|m| {
                 Error::report(
                     format!("{}/results.json", shard.source.trim_end_matches('/')),
                     format!("row {}: {m}", i + 1),

@@ -7,6 +7,8 @@
 //! floor's, see [`cost`]) differ between runs.
 
 pub mod cost;
+#[cfg(test)]
+mod external_tests;
 mod merge;
 mod plan;
 mod results;
@@ -29,6 +31,7 @@ use rayon::prelude::*;
 
 use crate::budget::{Budget, BudgetContext};
 use crate::error::{Error, Result};
+use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
 use crate::metrics::{measure, Aggregate, RowKey, RowSummary, StrategyKey};
@@ -159,6 +162,8 @@ pub struct RunPlan {
     pub shard: Shard,
     /// Test-only: strategies made to repeat their work (empty in every real run).
     pub slowdown: Slowdown,
+    /// The external strategies registered for the run, which `strategies` may name.
+    pub externals: ExternalRegistry,
 }
 
 /// A finished run: the results and every per-batch record they were aggregated from.
@@ -183,6 +188,10 @@ impl RunPlan {
     }
 
     /// Runs the plan; `progress` is called with the number of turns finished since its last call.
+    ///
+    /// An external strategy that faults makes the rest of the run pointless: the batches not started yet are
+    /// skipped, and the caller, which must check [`ExternalRegistry::finish`] before using the output, reports
+    /// the fault instead.
     pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> RunOutput {
         let mut records = Vec::new();
         for workload in &self.workloads {
@@ -193,12 +202,17 @@ impl RunPlan {
                     key: StrategyKey::of(s),
                     finalizer: s.build_with(&workload.strategy_config),
                     repeat: self.slowdown.factor(s),
+                    // A program's every call is a request: it is timed once, not sampled (see `Measured`).
+                    samples: if s.is_external() { 1 } else { cost::SAMPLES },
                 })
                 .collect();
             let indices: Vec<u64> = self.shard.batches(workload.info.batches).collect();
             let per_batch: Vec<Vec<BatchRecord>> = indices
                 .par_iter()
                 .map(|&i| {
+                    if self.externals.faulted() {
+                        return Vec::new();
+                    }
                     let out = evaluate(workload, &finalizers, i);
                     progress(out.len() as u64);
                     out
@@ -240,6 +254,8 @@ struct Strategy {
     finalizer: Box<dyn Finalizer>,
     /// How many times it does its work: 1 but under the test-only [`Slowdown`].
     repeat: u32,
+    /// How many times each of its finalizations is timed (see [`Measured`]).
+    samples: u32,
 }
 
 /// One batch of a workload through every (budget, strategy), in that order.
@@ -254,7 +270,8 @@ fn evaluate(workload: &Workload, finalizers: &[Strategy], index: u64) -> Vec<Bat
             let fault_seed = workload.info.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let mut store = FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed);
             let turn = generated.batch.clone();
-            let measured = Measured::new(strategy.finalizer.as_ref(), strategy.repeat);
+            let measured = Measured::new(strategy.finalizer.as_ref(), strategy.repeat)
+                .with_samples(strategy.samples);
             let start = Instant::now();
             let record = simulate_turn(turn, &measured, &ctx, &mut store, &workload.sim);
             let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::{RunPlan, Slowdown, Workload};
 use crate::error::{Error, Result};
+use crate::external::ExternalRegistry;
 use crate::finalize::StrategyName;
 use crate::generate::Shard;
 use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
@@ -80,8 +81,11 @@ pub struct RecordedBatches {
 pub struct PlanRequest {
     /// Where the batches come from.
     pub workloads: Workloads,
-    /// Strategy names; empty = every strategy.
+    /// Strategy names, built-in or registered in `externals`; empty = every built-in strategy and every
+    /// registered one.
     pub strategies: Vec<String>,
+    /// The external strategies registered for the run (`--external NAME=COMMAND`).
+    pub externals: ExternalRegistry,
     /// Batches per scenario (overrides the scenario's number and `quick`).
     pub batches: Option<u64>,
     /// Seed for every scenario (overrides theirs).
@@ -98,12 +102,11 @@ impl PlanRequest {
     /// Validates the request into a plan.
     pub fn plan(&self) -> Result<RunPlan> {
         let strategies = if self.strategies.is_empty() {
-            StrategyName::all()
+            let mut all = StrategyName::all();
+            all.extend(self.externals.names());
+            all
         } else {
-            self.strategies
-                .iter()
-                .map(|s| s.parse())
-                .collect::<Result<Vec<StrategyName>>>()?
+            self.externals.resolve_all(&self.strategies)?
         };
         let shard = match &self.shard {
             Some(s) => s.parse::<Shard>()?,
@@ -145,6 +148,7 @@ impl PlanRequest {
             strategies,
             shard,
             slowdown,
+            externals: self.externals.clone(),
         })
     }
 

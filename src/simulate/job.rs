@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::{simulate_turn, Boundary, SimConfig};
 use crate::budget::{Budget, BudgetContext};
 use crate::error::{Error, Result};
+use crate::external::ExternalRegistry;
 use crate::finalize::{StrategyConfig, StrategyName};
 use crate::generate::Generator;
 use crate::persist::{FaultyStore, MemoryStore};
@@ -19,8 +20,10 @@ use crate::scenario::{check_batches, Scenario, ScenarioBudget, MAX_BUDGET_UNITS}
 pub struct SimulateRequest {
     /// A scenario file, or the name of a shipped scenario.
     pub scenario: String,
-    /// The strategy's name.
+    /// The strategy's name, built-in or registered in `externals`.
     pub strategy: String,
+    /// The external strategies registered for the command.
+    pub externals: ExternalRegistry,
     /// A runtime mode replacing the scenario's.
     pub mode: Option<String>,
     /// Run the mode's legacy form (also when the scenario does not ask for it).
@@ -39,7 +42,7 @@ impl SimulateRequest {
     /// Validates the request into a job.
     pub fn job(&self) -> Result<SimulateJob> {
         let scenario = Scenario::resolve(&self.scenario)?.with_seed(self.seed);
-        let strategy: StrategyName = self.strategy.parse()?;
+        let strategy = self.externals.resolve(&self.strategy)?;
         let batches = check_batches("--batches", self.batches)?;
         let mut job = SimulateJob::new(scenario, strategy, batches);
         if let Some(mode) = &self.mode {
@@ -233,6 +236,7 @@ mod tests {
         let request = SimulateRequest {
             scenario: "shell-heavy".into(),
             strategy: "greedy".into(),
+            externals: ExternalRegistry::default(),
             mode: None,
             legacy: false,
             batches: 2,

@@ -174,7 +174,12 @@ impl Turn<'_, '_> {
         stage: Stage,
     ) -> Stage {
         let input = self.observer.is_some().then(|| stage.batch.clone());
-        let outcome = finalizer.finalize(stage.batch, self.ctx, self.store);
+        // The finalizer is told where it runs (an external strategy passes it on; built-in ones ignore it).
+        let ctx = BudgetContext {
+            boundary: boundary.as_str(),
+            ..self.ctx.clone()
+        };
+        let outcome = finalizer.finalize(stage.batch, &ctx, self.store);
         if let (Some(observe), Some(input)) = (self.observer.as_mut(), input) {
             observe(&Finalization {
                 boundary,

@@ -27,12 +27,13 @@ pub fn strategy_groups(strategies: &[StrategyKey]) -> Vec<StrategyGroup> {
             strategies: strategies.to_vec(),
         }];
     }
-    // A name this build does not know (a strategy of another build) is drawn with the policies.
-    let family = |s: &StrategyKey| s.name().map_or(Family::Policy, |name| name.family());
+    // A name that is no built-in strategy's is an external strategy's (or one of another build): drawn apart.
+    let family = |s: &StrategyKey| s.name().map_or(Family::External, |name| name.family());
     let title = |family: Family| match family {
         Family::BatchAllocation => "Batch allocations",
         Family::HeadShare => "Head shares (the reference keeps 0.2)",
         Family::Policy => "Replaced and peer policies",
+        Family::External => "External and other strategies",
     };
     let reference = strategies.iter().find(|s| s.is_reference());
     let mut groups: BTreeMap<Family, StrategyGroup> = BTreeMap::new();

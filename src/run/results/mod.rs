@@ -1,0 +1,345 @@
+//! The results of a run: the versioned schema of `results.json` and of the per-batch records that shards are
+//! merged from. Everything here except the `cost` figures is a deterministic function of the inputs.
+//!
+//! Reading is where the schema's promises are held: [`RunResults::parse`] and [`BatchRecord::parse_line`] refuse
+//! a file that breaks them (a share outside 0..1, a rate that disagrees with its counts, a row twice, a row of a
+//! scenario, budget or strategy the inputs do not have, more batches than the run made...) with an error naming
+//! the field and the row or line, so that `check`, `compare`, `report` and `merge` never take an impossible value
+//! for data. `results.json` also records the sha256 of the per-batch files written beside it, which
+//! [`RunResults::verify_batches`] checks before the records are used.
+//!
+//! `validate` holds those checks; `tests` reads back what a run writes and refuses what breaks the schema.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TurnCost};
+use crate::scenario::{BudgetLabel, ScenarioBudget};
+use crate::workload::Mode;
+use validate::validate_metrics;
+
+pub(crate) mod validate;
+
+/// The version of the results schema; `check`, `compare`, `merge` and `report` refuse any other. Version 2 added
+/// the strategy's and the floor's time to every record and row, and the sha256 of the per-batch files. Version 3
+/// added each row's mergeable `summary`, took percentiles from its histograms (3 significant digits), and made
+/// the figures with nothing to measure null (`retention.budgetUsed`, `firstLine`, `lastLine`, `pathVisibility`,
+/// `persistence.recoverable`).
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The name of the per-batch records file of a report folder.
+pub const BATCHES_JSONL: &str = "batches.jsonl";
+/// The name of the per-batch CSV of a report folder.
+pub const BATCHES_CSV: &str = "batches.csv";
+
+/// What a workload was and how it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadInfo {
+    /// Scenario name (or the recorded batches file's stem).
+    pub name: String,
+    /// SHA-256 of the scenario as parsed (or of the recorded batches file).
+    pub digest: String,
+    /// Where the batches came from.
+    pub source: WorkloadSource,
+    /// The seed of the generated batches.
+    pub seed: u64,
+    /// Batches in the whole (unsharded) run.
+    pub batches: u64,
+    /// The runtime mode simulated.
+    pub mode: Mode,
+    /// Whether the mode ran in its legacy form.
+    pub legacy: bool,
+    /// The budgets run at.
+    pub budgets: Vec<ScenarioBudget>,
+}
+
+/// Where a workload's batches came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadSource {
+    /// Generated from a scenario.
+    Generated,
+    /// Recorded batches (a JSON Lines file), without needles.
+    Recorded,
+}
+
+impl WorkloadSource {
+    /// The name `results.json` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadSource::Generated => "generated",
+            WorkloadSource::Recorded => "recorded",
+        }
+    }
+}
+
+impl std::fmt::Display for WorkloadSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which part of the run a results file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    /// This shard's number.
+    pub index: u64,
+    /// The number of shards.
+    pub count: u64,
+}
+
+/// The inputs of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInputs {
+    /// The workloads, in run order.
+    pub scenarios: Vec<WorkloadInfo>,
+    /// The strategies, in run order.
+    pub strategies: Vec<StrategyKey>,
+    /// The shard, when the run was one.
+    pub shard: Option<ShardInfo>,
+}
+
+/// `results.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The budgetlab version that produced it.
+    pub crate_version: String,
+    /// The seed of the run (the first scenario's, or the `--seed` override).
+    pub seed: u64,
+    /// The inputs.
+    pub inputs: RunInputs,
+    /// The sha256 of the per-batch files written beside this file (`None` until the report is written).
+    #[serde(default)]
+    pub sha256: Option<BatchFilesSha256>,
+    /// One row per (scenario, budget, strategy), in run order.
+    pub rows: Vec<Aggregate>,
+}
+
+/// The sha256 (lowercase hex) of the per-batch files of a report folder, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchFilesSha256 {
+    /// Of `batches.jsonl`.
+    #[serde(rename = "batches.jsonl")]
+    pub batches_jsonl: String,
+    /// Of `batches.csv`.
+    #[serde(rename = "batches.csv")]
+    pub batches_csv: String,
+}
+
+/// One batch through one strategy at one budget: the unit that shards are merged from (`batches.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchRecord {
+    /// Scenario name.
+    pub scenario: String,
+    /// The strategy.
+    pub strategy: StrategyKey,
+    /// The budget's label (`abs-20000`, `window-16000`).
+    pub budget_label: BudgetLabel,
+    /// Nanoseconds the simulated turn took, counting the fastest sample of each of the strategy's finalizations
+    /// and nothing of the measuring (this and the next two are the only figures that differ between runs).
+    pub cost_ns: u64,
+    /// Nanoseconds the strategy's own finalizations in the turn took (the fastest of [`super::cost::SAMPLES`] each).
+    pub strategy_ns: u64,
+    /// Nanoseconds the floor took on the input of each of those finalizations, timed beside it (the fastest of
+    /// [`super::cost::SAMPLES`] each).
+    pub floor_ns: u64,
+    /// The metrics.
+    pub metrics: BatchMetrics,
+}
+
+impl BatchRecord {
+    /// Parses line `line` of the `batches.jsonl` named `source_name`, refusing a record whose metrics break the
+    /// schema's ranges; errors name the file, the line and the field.
+    pub fn parse_line(text: &str, source_name: &str, line: usize) -> Result<BatchRecord> {
+        let at = || format!("{source_name}:{line}");
+        let json = |e: &serde_json::Error| match Error::json(source_name, e) {
+            Error::Json {
+                source_name,
+                column,
+                message,
+                ..
+            } => Error::Json {
+                source_name,
+                line,
+                column,
+                message,
+            },
+            other => other,
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        let record: BatchRecord = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if inner.is_syntax() || inner.is_eof() {
+                json(&inner)
+            } else {
+                let text = inner.to_string();
+                let position = format!(" at line {} column {}", inner.line(), inner.column());
+                let message = text.strip_suffix(&position).unwrap_or(&text);
+                Error::report(
+                    at(),
+                    format!(
+                        "{}{message} (column {})",
+                        field_of_path(&path),
+                        inner.column()
+                    ),
+                )
+            }
+        })?;
+        de.end().map_err(|e| json(&e))?;
+        validate_metrics(&record.metrics)
+            .map_err(|m| Error::report(at(), format!("metrics.{m}")))?;
+        Ok(record)
+    }
+
+    /// The row the record belongs to.
+    pub fn key(&self) -> RowKey<'_> {
+        RowKey {
+            scenario: &self.scenario,
+            budget: self.budget_label,
+            strategy: &self.strategy,
+        }
+    }
+
+    /// What the turn cost.
+    pub fn cost(&self) -> TurnCost {
+        TurnCost {
+            turn_ns: self.cost_ns,
+            strategy_ns: self.strategy_ns,
+            floor_ns: self.floor_ns,
+        }
+    }
+}
+
+impl RunResults {
+    /// Parses a `results.json`, refusing other schema versions and anything that breaks the schema's ranges and
+    /// the agreement of its figures. `source_name` is named in errors, with the field and the row.
+    pub fn parse(bytes: &[u8], source_name: &str) -> Result<RunResults> {
+        let value: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
+        let bad = |message: String| Error::report(source_name, message);
+        let Some(object) = value.as_object() else {
+            return Err(bad(
+                "not a budgetlab results.json (not a JSON object)".into()
+            ));
+        };
+        match object.get("schemaVersion").map(|v| v.as_u64()) {
+            Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {}
+            Some(Some(other)) => {
+                return Err(bad(format!(
+                    "results schema version {other}; this budgetlab reads version {SCHEMA_VERSION}"
+                )))
+            }
+            Some(None) => return Err(bad("schemaVersion: not a whole number".into())),
+            None => return Err(bad("not a budgetlab results.json (no schemaVersion)".into())),
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let results: RunResults = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            bad(format!(
+                "{}{}{}",
+                row_of_path(&value, &path),
+                field_of_path(&path),
+                e.inner()
+            ))
+        })?;
+        results.validate().map_err(bad)?;
+        Ok(results)
+    }
+
+    /// Reads a `results.json` file.
+    pub fn load(path: &std::path::Path) -> Result<RunResults> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        RunResults::parse(&bytes, &path.display().to_string())
+    }
+
+    /// Checks `batches_jsonl`, the bytes of the `batches.jsonl` beside this file in `folder`, against the sha256
+    /// this file records. The error names the folder.
+    pub fn verify_batches(&self, batches_jsonl: &[u8], folder: &str) -> Result<()> {
+        let Some(sha) = &self.sha256 else {
+            return Err(Error::report(
+                folder,
+                format!(
+                    "results.json records no sha256 of {BATCHES_JSONL}, so its records cannot be trusted; \
+                     rerun it"
+                ),
+            ));
+        };
+        let actual = sha256_hex_bytes(batches_jsonl);
+        if actual != sha.batches_jsonl {
+            return Err(Error::report(
+                folder,
+                format!(
+                    "{BATCHES_JSONL} is not the file this run wrote (sha256 {}, but results.json records {}): \
+                     it was edited or replaced; rerun it",
+                    short(&actual),
+                    short(&sha.batches_jsonl)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The row `key`, if present.
+    pub fn row(&self, key: RowKey<'_>) -> Option<&Aggregate> {
+        self.rows.iter().find(|r| r.key() == key)
+    }
+}
+
+/// `row (scenario S, budget B, strategy T): ` when `path` (`rows[3].retention.mean`) is inside a row of `value`.
+fn row_of_path(value: &serde_json::Value, path: &str) -> String {
+    let Some(index) = path
+        .strip_prefix("rows[")
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|i| i.parse::<usize>().ok())
+    else {
+        return String::new();
+    };
+    let row = &value["rows"][index];
+    let text = |key: &str| row[key].as_str().unwrap_or("?").to_string();
+    format!(
+        "row {} (scenario {}, budget {}, strategy {}): ",
+        index + 1,
+        text("scenario"),
+        text("budgetLabel"),
+        text("strategy")
+    )
+}
+
+/// The field of `path` within its row (`retention.mean: ` of `rows[3].retention.mean`), or the whole path, as
+/// the start of a message; nothing for the top level.
+fn field_of_path(path: &str) -> String {
+    if let Some(rest) = path.strip_prefix("rows[") {
+        if let Some((_, field)) = rest.split_once("].") {
+            return format!("{field}: ");
+        }
+    }
+    if path == "." || path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}: ")
+    }
+}
+
+/// The sha256 of `bytes` in lowercase hex.
+pub fn sha256_hex_bytes(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The first 12 hex digits of a digest, enough to tell two apart in a message.
+fn short(digest: &str) -> String {
+    digest.chars().take(12).collect()
+}
+
+#[cfg(test)]
+mod tests;

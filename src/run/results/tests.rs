@@ -1,0 +1,233 @@
+//! Reading results: what a run writes reads back, and what breaks the schema is refused by field and row.
+
+use super::*;
+use crate::run::{PlanRequest, Workloads};
+use serde_json::{json, Value};
+
+fn tiny() -> (RunResults, Vec<BatchRecord>) {
+    let out = PlanRequest {
+        workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
+        strategies: vec!["reference".into(), "greedy".into()],
+        batches: Some(3),
+        ..PlanRequest::default()
+    }
+    .plan()
+    .unwrap()
+    .run(&|_| {});
+    (out.results, out.records)
+}
+
+/// The error of parsing `results` after `edit`.
+fn refused(results: &RunResults, edit: impl FnOnce(&mut Value)) -> String {
+    let mut value = serde_json::to_value(results).unwrap();
+    edit(&mut value);
+    let bytes = serde_json::to_vec(&value).unwrap();
+    RunResults::parse(&bytes, "r.json").unwrap_err().to_string()
+}
+
+fn label(results: &RunResults, row: usize) -> String {
+    let r = &results.rows[row];
+    format!(
+        "r.json: row {} (scenario {}, budget {}, strategy {}): ",
+        row + 1,
+        r.scenario,
+        r.budget_label,
+        r.strategy
+    )
+}
+
+#[test]
+fn a_run_reads_back_as_written() {
+    let (results, _) = tiny();
+    let bytes = serde_json::to_vec_pretty(&results).unwrap();
+    assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), results);
+}
+
+#[test]
+fn impossible_values_are_refused_naming_the_field_and_the_row() {
+    let (results, _) = tiny();
+    let row1 = label(&results, 1);
+    let violations = results.rows[1].compliance.violations;
+    let batches = results.rows[1].batches;
+    for (edit, expected) in [
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["retention"]["mean"] = json!(-0.25))
+                as Box<dyn FnOnce(&mut Value)>,
+            format!("{row1}retention.mean is -0.25, outside 0..1"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["compliance"]["rate"] = json!(2.0)),
+            format!("{row1}compliance.rate is 2, outside 0..1"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["compliance"]["rate"] = json!(0.5)),
+            format!(
+                "{row1}compliance.rate is 0.5, but {violations} violations in {batches} batches give {}",
+                (batches - violations) as f64 / batches as f64
+            ),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["retention"]["fairness"] = json!(1.5)),
+            format!("{row1}retention.fairness is 1.5, outside 0..1"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["persistence"]["recoverable"] = json!(-1)),
+            format!("{row1}persistence.recoverable is -1, outside 0..1"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["needles"]["survival"] = json!(0.0)),
+            format!("{row1}needles.survival is 0, but needles.byKind's"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["needles"]["ofPossible"] = json!(0.125)),
+            format!("{row1}needles.ofPossible is 0.125, but needles.survival"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["batches"] = json!(4)),
+            format!("{row1}batches is 4, but the run made 3 batches of scenario surrogate-storm"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["cost"]["floorRatio"] = json!(-2.0)),
+            format!("{row1}cost.floorRatio is -2; it is a finite number of at least 0"),
+        ),
+        (
+            Box::new(|v: &mut Value| {
+                v["rows"][1]["persistence"]["duplicateWrites"] = json!(1_000_000)
+            }),
+            format!("{row1}persistence.duplicateWrites is 1000000, more than persistence.writes"),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["persistence"]["writes"] = json!(-3)),
+            format!(
+                "r.json: row 2 (scenario {}, budget {}, strategy {}): persistence.writes: invalid value: \
+                 integer `-3`, expected u64",
+                results.rows[1].scenario, results.rows[1].budget_label, results.rows[1].strategy
+            ),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["retention"]["mean"] = Value::Null),
+            "retention.mean: invalid type: null, expected f64".to_string(),
+        ),
+        (
+            Box::new(|v: &mut Value| {
+                let row = v["rows"][1].clone();
+                v["rows"].as_array_mut().unwrap().push(row);
+            }),
+            "r.json: row 7 (scenario surrogate-storm, budget abs-1000, strategy greedy): the row is there \
+             twice (also row 2)"
+                .to_string(),
+        ),
+        (
+            Box::new(|v: &mut Value| v["rows"][1]["strategy"] = json!("codex")),
+            "r.json: row 2 (scenario surrogate-storm, budget abs-1000, strategy codex): strategy: not one of \
+             inputs.strategies"
+                .to_string(),
+        ),
+        (
+            Box::new(|v: &mut Value| v["inputs"]["shard"] = json!({"index": 2, "count": 2})),
+            "r.json: inputs.shard: shard 2/2 does not exist".to_string(),
+        ),
+        (
+            Box::new(|v: &mut Value| v["inputs"]["strategies"] = json!(["reference", "reference", "greedy"])),
+            "r.json: inputs.strategies: reference is listed twice".to_string(),
+        ),
+        (
+            Box::new(|v: &mut Value| *v = json!([1, 2])),
+            "r.json: not a budgetlab results.json (not a JSON object)".to_string(),
+        ),
+    ] {
+        let err = refused(&results, edit);
+        assert!(err.contains(&expected), "{err}\nlacks\n{expected}");
+    }
+    assert_eq!(results.rows[1].budget_label, "abs-1000");
+}
+
+#[test]
+fn a_shards_rows_count_the_shards_batches() {
+    let out = PlanRequest {
+        workloads: Workloads::Scenarios(vec!["surrogate-storm".into()]),
+        strategies: vec!["reference".into()],
+        batches: Some(5),
+        shard: Some("1/2".into()),
+        ..PlanRequest::default()
+    }
+    .plan()
+    .unwrap()
+    .run(&|_| {});
+    assert!(out.results.rows.iter().all(|r| r.batches == 2));
+    let bytes = serde_json::to_vec(&out.results).unwrap();
+    assert!(RunResults::parse(&bytes, "r.json").is_ok());
+    let err = refused(&out.results, |v| v["inputs"]["shard"] = Value::Null);
+    assert!(
+        err.contains("batches is 2, but the run made 5 batches of scenario surrogate-storm"),
+        "{err}"
+    );
+}
+
+#[test]
+fn impossible_records_are_refused_naming_the_line_and_the_field() {
+    let (_, records) = tiny();
+    let line = |edit: &dyn Fn(&mut Value)| {
+        let mut v = serde_json::to_value(&records[4]).unwrap();
+        edit(&mut v);
+        let text = serde_json::to_string(&v).unwrap();
+        BatchRecord::parse_line(&text, "b.jsonl", 5)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(line(&|_| {}), Ok(()));
+    let within = records[4].metrics.within_budget;
+    for (edit, expected) in [
+        (
+            Box::new(move |v: &mut Value| v["metrics"]["withinBudget"] = json!(!within))
+                as Box<dyn Fn(&mut Value)>,
+            "b.jsonl:5: metrics.withinBudget is",
+        ),
+        (
+            Box::new(|v: &mut Value| v["metrics"]["keptUnits"] = json!(u64::MAX)),
+            "b.jsonl:5: metrics.keptUnits is 18446744073709551615, more than originalUnits",
+        ),
+        (
+            Box::new(|v: &mut Value| v["metrics"]["meanKeptShare"] = json!(-0.5)),
+            "b.jsonl:5: metrics.meanKeptShare is -0.5, outside 0..1",
+        ),
+        (
+            Box::new(|v: &mut Value| v["metrics"]["writes"] = json!(-1)),
+            "b.jsonl:5: metrics.writes: invalid value: integer `-1`, expected u64 (column",
+        ),
+    ] {
+        let err = line(&*edit).unwrap_err();
+        assert!(err.starts_with(expected), "{err}\nlacks\n{expected}");
+    }
+}
+
+#[test]
+fn the_batches_file_must_be_the_one_written() {
+    let (mut results, _) = tiny();
+    let jsonl = b"{\"a\":1}\n";
+    let err = results
+        .verify_batches(jsonl, "shard-0")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("shard-0: results.json records no sha256 of batches.jsonl"),
+        "{err}"
+    );
+    results.sha256 = Some(BatchFilesSha256 {
+        batches_jsonl: sha256_hex_bytes(jsonl),
+        batches_csv: sha256_hex_bytes(b""),
+    });
+    assert!(results.verify_batches(jsonl, "shard-0").is_ok());
+    let err = results
+        .verify_batches(b"{\"a\":2}\n", "shard-0")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("shard-0: batches.jsonl is not the file this run wrote (sha256 "),
+        "{err}"
+    );
+    assert_eq!(
+        sha256_hex_bytes(b"abc"),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+}

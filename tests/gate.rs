@@ -367,7 +367,7 @@ fn check_refuses_bad_input_with_exit_2() {
         &current,
         &base,
         &junit_flag,
-        "results schema version 99; this budgetlab reads version 2",
+        "results schema version 99; this budgetlab reads version 3",
     );
     let malformed = tmp.path().join("malformed.json");
     fs::write(&malformed, "{\"schemaVersion\": 1, \"rows\": [").unwrap();

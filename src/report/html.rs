@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
-use super::export::{duration, floor_ratio, needles_cell, pct};
+use super::export::{duration, floor_ratio, needles_cell, pct, pct_opt};
 use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 
@@ -177,12 +177,12 @@ fn row_cells(r: &Aggregate) -> String {
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
         pct(r.retention.mean),
-        pct(r.retention.budget_used),
+        pct_opt(r.retention.budget_used),
         needles_cell(r),
         r.persistence.writes,
         bad(r.persistence.duplicate_writes > 0),
         r.persistence.duplicate_writes,
-        pct(r.persistence.recoverable),
+        pct_opt(r.persistence.recoverable),
         bad(r.integrity.total() > 0),
         r.integrity.total(),
         duration(r.cost.median_ns),

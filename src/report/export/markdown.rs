@@ -17,6 +17,11 @@ pub fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
+/// A share as [`pct`] does, or `–` when there was nothing to measure it by.
+pub fn pct_opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".to_string(), pct)
+}
+
 /// Needle survival against its upper bound, or "–" when the batches had no needles (none planted, or none found
 /// in recorded batches).
 pub fn needles_cell(r: &Aggregate) -> String {
@@ -39,11 +44,11 @@ fn row(r: &Aggregate) -> String {
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
         pct(r.retention.mean),
-        pct(r.retention.budget_used),
+        pct_opt(r.retention.budget_used),
         needles_cell(r),
         r.persistence.writes,
         r.persistence.duplicate_writes,
-        pct(r.persistence.recoverable),
+        pct_opt(r.persistence.recoverable),
         r.integrity.total(),
         duration(r.cost.median_ns),
         floor_ratio(r),

@@ -512,7 +512,7 @@ fn chart_data_follows_the_records_and_rows() {
                     strategy: &strategy,
                 };
                 let row = results.row(key).unwrap();
-                (b.units as f64, row.retention.mean * 100.0)
+                (b.units as f64, row.retention.mean.unwrap() * 100.0)
             })
             .collect();
         expected.sort_by(|a, b| a.0.total_cmp(&b.0));

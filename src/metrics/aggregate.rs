@@ -34,14 +34,14 @@ pub struct ComplianceSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RetentionSummary {
-    /// Mean kept share per field (0..1).
-    pub mean: f64,
+    /// Mean kept share per field (0..1); `None` when no turn had a field.
+    pub mean: Option<f64>,
     /// Kept units over original units, all fields together (0..1).
     pub unit_share: f64,
-    /// The smallest share any field kept.
-    pub min_share: f64,
-    /// Mean Jain's index of the fields' kept shares per batch.
-    pub fairness: f64,
+    /// The smallest share any field kept; `None` when no turn had a field.
+    pub min_share: Option<f64>,
+    /// Mean Jain's index of the fields' kept shares over the batches with a field; `None` when none had one.
+    pub fairness: Option<f64>,
     /// Mean share of the budget used by turns whose input was over budget (0..1 and a little more; below 1 is
     /// budget left unused); `None` when no turn was over budget.
     pub budget_used: Option<f64>,
@@ -57,12 +57,12 @@ pub struct RetentionSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NeedleSummary {
-    /// Share of planted needles visible in the model request (0..1).
-    pub survival: f64,
-    /// Share the best allocation of the same budget could keep visible (0..1).
-    pub upper_bound: f64,
-    /// Survival as a fraction of the upper bound (0..1).
-    pub of_possible: f64,
+    /// Share of planted needles visible in the model request (0..1); `None` when none was planted.
+    pub survival: Option<f64>,
+    /// Share the best allocation of the same budget could keep visible (0..1); `None` when none was planted.
+    pub upper_bound: Option<f64>,
+    /// Survival as a fraction of the upper bound (0..1); `None` when no needle could have survived.
+    pub of_possible: Option<f64>,
     /// Survival by needle kind.
     pub by_kind: BTreeMap<String, KindSurvival>,
 }
@@ -313,19 +313,19 @@ impl Aggregate {
                 violation_boundaries: s.violation_boundaries.clone(),
             },
             retention: RetentionSummary {
-                mean: s.retention_mean().unwrap_or(1.0),
+                mean: s.retention_mean(),
                 unit_share: ratio(s.kept_units, s.original_units),
-                min_share: s.min_share.unwrap_or(1.0),
-                fairness: s.fairness().unwrap_or(1.0),
+                min_share: s.min_share,
+                fairness: s.fairness(),
                 budget_used: s.budget_used(),
                 first_line: measured(s.first_line.0, s.first_line.1),
                 last_line: measured(s.last_line.0, s.last_line.1),
                 path_visibility: measured(s.path_visible.0, s.path_visible.1),
             },
             needles: NeedleSummary {
-                survival: ratio(survived, planted),
-                upper_bound: ratio(upper, planted),
-                of_possible: ratio(survived, upper).min(1.0),
+                survival: measured(survived, planted),
+                upper_bound: measured(upper, planted),
+                of_possible: measured(survived, upper).map(|r| r.min(1.0)),
                 by_kind: s
                     .needles
                     .iter()

@@ -178,8 +178,10 @@ pub struct RowSummary {
     pub kept_units: u64,
     /// The smallest share any field kept (`None` before a field).
     pub min_share: Option<f64>,
-    /// Sum of the turns' fairness, fixed point.
+    /// Sum of the fairness of the turns with a field, fixed point.
     pub fairness_sum: u128,
+    /// Turns with a field (those whose fairness is summed).
+    pub fairness_turns: u64,
     /// Sum of the budget used by turns that measured it, fixed point.
     pub budget_used_sum: u128,
     /// Turns that measured the budget used.
@@ -277,7 +279,10 @@ impl RowSummary {
                     .map_or(m.min_kept_share, |s| s.min(m.min_kept_share)),
             );
         }
-        self.fairness_sum += fixed(m.fairness);
+        if m.fields > 0 {
+            self.fairness_sum += fixed(m.fairness);
+            self.fairness_turns += 1;
+        }
         if let Some(used) = m.budget_used {
             self.budget_used_sum += fixed(used);
             self.budget_used_turns += 1;
@@ -334,6 +339,7 @@ impl RowSummary {
             (a, b) => a.or(b),
         };
         self.fairness_sum += other.fairness_sum;
+        self.fairness_turns += other.fairness_turns;
         self.budget_used_sum += other.budget_used_sum;
         self.budget_used_turns += other.budget_used_turns;
         for (a, b) in [
@@ -368,9 +374,9 @@ impl RowSummary {
             .then(|| self.kept_share_sum as f64 / FIXED_ONE as f64 / self.fields as f64)
     }
 
-    /// Mean fairness per turn; `None` without turns.
+    /// Mean fairness over the turns with a field; `None` when none had one.
     pub fn fairness(&self) -> Option<f64> {
-        fixed_mean(self.fairness_sum, self.batches)
+        fixed_mean(self.fairness_sum, self.fairness_turns)
     }
 
     /// Mean budget used over the turns that measured it; `None` when none did.

@@ -176,7 +176,7 @@ fn row_cells(r: &Aggregate) -> String {
         bad(r.compliance.rate < 1.0),
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
-        pct(r.retention.mean),
+        pct_opt(r.retention.mean),
         pct_opt(r.retention.budget_used),
         needles_cell(r),
         r.persistence.writes,

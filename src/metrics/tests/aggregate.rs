@@ -148,11 +148,13 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
 
     let r = &a.retention;
     // Per field: 2 x 0.75 + 1 x 0.5 + 0 fields + 1 x 0.0 over 4 fields (not the batches' mean, 0.5625).
-    assert_eq!(r.mean, 0.5);
+    assert_eq!(r.mean, Some(0.5));
     // Per unit: (15 + 5 + 0) of (28 + 10 + 30).
     assert_eq!(r.unit_share, 20.0 / 68.0);
-    assert_eq!(r.min_share, 0.0);
-    assert!(close(r.fairness, 3.9 / 4.0), "{}", r.fairness);
+    assert_eq!(r.min_share, Some(0.0));
+    // Fairness over the batches with a field: the fieldless one is not counted as perfectly fair, so
+    // (0.9 + 1 + 1) / 3, not (0.9 + 1 + 1 + 1) / 4.
+    assert!(close(r.fairness.unwrap(), 2.9 / 3.0), "{:?}", r.fairness);
     // Only the three over-budget-input batches measured the budget used: (1 + 1.25 + 0.5) / 3.
     let used = r.budget_used.unwrap();
     assert!(close(used, 2.75 / 3.0), "{used}");
@@ -162,9 +164,9 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
 
     let n = &a.needles;
     // 3 of 6 planted survived; the bound allows 5 of 6, so survival is 3/5 of the possible.
-    assert_eq!(n.survival, 0.5);
-    assert_eq!(n.upper_bound, 5.0 / 6.0);
-    assert_eq!(n.of_possible, 0.6);
+    assert_eq!(n.survival, Some(0.5));
+    assert_eq!(n.upper_bound, Some(5.0 / 6.0));
+    assert_eq!(n.of_possible, Some(0.6));
     let kinds: Vec<(&str, u64, u64, f64)> = n
         .by_kind
         .iter()
@@ -331,4 +333,44 @@ fn histogram_percentiles_are_exact_below_2048_and_within_a_thousandth_above() {
     let json = serde_json::to_string(&h).unwrap();
     assert_eq!(json, "[[1,3],[2,1],[3,3],[100,1]]");
     assert_eq!(serde_json::from_str::<LogHistogram>(&json).unwrap(), h);
+}
+
+#[test]
+fn a_row_without_fields_or_needles_has_null_retention_and_survival() {
+    // Two turns with no field and nothing planted: no retention, fairness or survival to measure.
+    let a = aggregate(&[quiet(0, 0), quiet(1, 0)], &costs(&[5, 6], &[1, 1]));
+    let r = &a.retention;
+    assert_eq!((r.mean, r.min_share, r.fairness), (None, None, None));
+    let n = &a.needles;
+    assert_eq!(
+        (n.survival, n.upper_bound, n.of_possible),
+        (None, None, None)
+    );
+    let json = serde_json::to_value(&a).unwrap();
+    for field in ["mean", "minShare", "fairness"] {
+        assert!(json["retention"][field].is_null(), "{field}");
+    }
+    for field in ["survival", "upperBound", "ofPossible"] {
+        assert!(json["needles"][field].is_null(), "{field}");
+    }
+    // A turn without a field does not count as perfectly fair: fairness is the mean over turns with a field.
+    let mut unfair = quiet(2, 2);
+    (
+        unfair.mean_kept_share,
+        unfair.min_kept_share,
+        unfair.fairness,
+    ) = (0.5, 0.25, 0.5);
+    let a = aggregate(&[quiet(0, 0), unfair], &costs(&[5, 6], &[1, 1]));
+    assert_eq!(a.retention.fairness, Some(0.5));
+    assert_eq!(a.retention.min_share, Some(0.25));
+    assert_eq!(a.retention.mean, Some(0.5));
+    // Needles planted but none could have survived: survival and its bound are 0, of the possible is null.
+    let mut hopeless = quiet(0, 1);
+    planted(&mut hopeless, NeedleKind::ExitInfo, 2, 0);
+    let a = aggregate(&[hopeless], &costs(&[5], &[1]));
+    let n = &a.needles;
+    assert_eq!(
+        (n.survival, n.upper_bound, n.of_possible),
+        (Some(0.0), Some(0.0), None)
+    );
 }

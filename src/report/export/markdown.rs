@@ -30,8 +30,8 @@ pub fn needles_cell(r: &Aggregate) -> String {
     } else {
         format!(
             "{} / {}",
-            pct(r.needles.survival),
-            pct(r.needles.upper_bound)
+            pct_opt(r.needles.survival),
+            pct_opt(r.needles.upper_bound)
         )
     }
 }
@@ -43,7 +43,7 @@ fn row(r: &Aggregate) -> String {
         r.strategy,
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
-        pct(r.retention.mean),
+        pct_opt(r.retention.mean),
         pct_opt(r.retention.budget_used),
         needles_cell(r),
         r.persistence.writes,

@@ -232,15 +232,11 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
     )?;
 
     let r = &row.retention;
+    share("retention.unitShare", r.unit_share)?;
     for (field, value) in [
         ("retention.mean", r.mean),
-        ("retention.unitShare", r.unit_share),
         ("retention.minShare", r.min_share),
         ("retention.fairness", r.fairness),
-    ] {
-        share(field, value)?;
-    }
-    for (field, value) in [
         ("retention.firstLine", r.first_line),
         ("retention.lastLine", r.last_line),
         ("retention.pathVisibility", r.path_visibility),
@@ -253,17 +249,38 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
     if let Some(used) = r.budget_used {
         non_negative("retention.budgetUsed", used)?;
     }
-    if r.min_share > r.mean + SLACK {
-        return Err(format!(
-            "retention.minShare is {}, more than retention.mean ({})",
-            r.min_share, r.mean
-        ));
+    let has_fields = row.summary.fields > 0;
+    for (field, value) in [
+        ("retention.mean", r.mean),
+        ("retention.minShare", r.min_share),
+        ("retention.fairness", r.fairness),
+    ] {
+        if value.is_some() != has_fields {
+            return Err(format!(
+                "{field} is {}, but the row's turns had {} fields (summary.fields): null exactly when none",
+                value.map_or("null".to_string(), |v| v.to_string()),
+                row.summary.fields
+            ));
+        }
+    }
+    if let (Some(min), Some(mean)) = (r.min_share, r.mean) {
+        if min > mean + SLACK {
+            return Err(format!(
+                "retention.minShare is {min}, more than retention.mean ({mean})"
+            ));
+        }
     }
 
     let n = &row.needles;
-    share("needles.survival", n.survival)?;
-    share("needles.upperBound", n.upper_bound)?;
-    share("needles.ofPossible", n.of_possible)?;
+    for (field, value) in [
+        ("needles.survival", n.survival),
+        ("needles.upperBound", n.upper_bound),
+        ("needles.ofPossible", n.of_possible),
+    ] {
+        if let Some(value) = value {
+            share(field, value)?;
+        }
+    }
     for (kind, k) in &n.by_kind {
         let field = format!("needles.byKind.{kind}");
         at_most(
@@ -282,22 +299,36 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
     }
     let planted: u64 = n.by_kind.values().map(|k| k.planted).sum();
     let survived: u64 = n.by_kind.values().map(|k| k.survived).sum();
-    rate_of(
-        "needles.survival",
-        n.survival,
-        survived,
-        planted,
-        &format!("needles.byKind's {survived} survived of {planted} planted"),
-    )?;
-    let of_possible = if n.upper_bound > 0.0 {
-        (n.survival / n.upper_bound).min(1.0)
-    } else {
-        1.0
+    match (n.survival, n.upper_bound) {
+        (None, None) if planted == 0 => {}
+        (Some(survival), Some(_)) if planted > 0 => rate_of(
+            "needles.survival",
+            survival,
+            survived,
+            planted,
+            &format!("needles.byKind's {survived} survived of {planted} planted"),
+        )?,
+        _ => return Err(format!(
+            "needles.survival and needles.upperBound are null exactly when no needle was planted \
+                 (needles.byKind plants {planted})"
+        )),
+    }
+    let of_possible = match (n.survival, n.upper_bound) {
+        (Some(s), Some(u)) if u > 0.0 => Some((s / u).min(1.0)),
+        _ => None,
     };
-    if (n.of_possible - of_possible).abs() > SLACK {
+    let agrees = match (n.of_possible, of_possible) {
+        (Some(a), Some(b)) => (a - b).abs() <= SLACK,
+        (a, b) => a.is_none() && b.is_none(),
+    };
+    if !agrees {
+        let show = |v: Option<f64>| v.map_or("null".to_string(), |v| v.to_string());
         return Err(format!(
-            "needles.ofPossible is {}, but needles.survival {} over needles.upperBound {} gives {of_possible}",
-            n.of_possible, n.survival, n.upper_bound
+            "needles.ofPossible is {}, but needles.survival {} over needles.upperBound {} gives {}",
+            show(n.of_possible),
+            show(n.survival),
+            show(n.upper_bound),
+            show(of_possible)
         ));
     }
 

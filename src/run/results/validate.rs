@@ -308,10 +308,12 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
             planted,
             &format!("needles.byKind's {survived} survived of {planted} planted"),
         )?,
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "needles.survival and needles.upperBound are null exactly when no needle was planted \
                  (needles.byKind plants {planted})"
-        )),
+        ))
+        }
     }
     let of_possible = match (n.survival, n.upper_bound) {
         (Some(s), Some(u)) if u > 0.0 => Some((s / u).min(1.0)),

@@ -367,7 +367,7 @@ fn check_refuses_bad_input_with_exit_2() {
         &current,
         &base,
         &junit_flag,
-        "results schema version 99; this budgetlab reads version 2",
+        "results schema version 99; this budgetlab reads version 3",
     );
     let malformed = tmp.path().join("malformed.json");
     fs::write(&malformed, "{\"schemaVersion\": 1, \"rows\": [").unwrap();
@@ -593,8 +593,13 @@ fn check_compare_and_report_refuse_results_that_break_their_schema() {
             format!("{greedy}persistence.writes: invalid value: integer `-1`, expected u64 at line"),
         ),
         (
+            Box::new(|r| row(r, "greedy", "abs-7001")["retention"]["unitShare"] = Value::Null),
+            format!("{greedy}retention.unitShare: invalid type: null, expected f64 at line"),
+        ),
+        (
+            // Null only when there was nothing to measure: this row's turns had fields.
             Box::new(|r| row(r, "greedy", "abs-7001")["retention"]["mean"] = Value::Null),
-            format!("{greedy}retention.mean: invalid type: null, expected f64 at line"),
+            format!("{greedy}retention.mean is null, but the row's turns had"),
         ),
         (
             Box::new(|r| r["inputs"]["shard"] = serde_json::json!({"index": 3, "count": 2})),

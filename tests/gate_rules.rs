@@ -112,8 +112,8 @@ fn the_reference_passes_at_full_compliance_and_fails_at_one_violation_in_n() {
 fn set(metric: Metric, r: &mut Aggregate, value: f64) {
     match metric {
         Metric::Compliance => r.compliance.rate = value,
-        Metric::Retention => r.retention.mean = value,
-        Metric::Needles => r.needles.survival = value,
+        Metric::Retention => r.retention.mean = Some(value),
+        Metric::Needles => r.needles.survival = Some(value),
         Metric::Writes => r.persistence.writes = value as u64,
         other => panic!("{other} is not set by these tests"),
     }
@@ -296,7 +296,7 @@ fn check_fails_the_inputs_of_every_kind_of_difference_and_compares_no_metric() {
         let mut cur = base.clone();
         cur.inputs.scenarios[0] = other;
         // Metrics that moved are not compared when the inputs differ.
-        row(&mut cur, "greedy").retention.mean = 0.0;
+        row(&mut cur, "greedy").retention.mean = Some(0.0);
         let v = verdict(&base, &cur, &Tolerances::default());
         let f = failures(&v);
         assert_eq!(f.len(), 1, "{what}: {f:?}");

@@ -369,8 +369,8 @@ mod tests {
             .iter_mut()
             .find(|r| r.strategy == "greedy")
             .unwrap();
-        g.retention.mean = base.rows[1].retention.mean + 0.004; // within ±0.005
-        g.needles.survival = base.rows[1].needles.survival - 0.02;
+        g.retention.mean = base.rows[1].retention.mean.map(|m| m + 0.004); // within ±0.005
+        g.needles.survival = base.rows[1].needles.survival.map(|s| s - 0.02);
         g.persistence.writes = base.rows[1].persistence.writes + 100;
         // Ten times the absolute time is not checked by default: load alone does that.
         g.cost.median_ns = base.rows[1].cost.median_ns * 10 + 1;

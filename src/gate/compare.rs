@@ -221,7 +221,7 @@ mod tests {
     fn changed_rows_are_tabled_and_missing_ones_listed() {
         let a = tiny_run();
         let mut b = a.clone();
-        b.rows[1].retention.mean = a.rows[1].retention.mean - 0.125;
+        b.rows[1].retention.mean = a.rows[1].retention.mean.map(|m| m - 0.125);
         b.rows[1].persistence.writes = a.rows[1].persistence.writes + 4;
         b.rows[1].cost.median_ns += 1;
         let gone = b.rows.pop().unwrap();

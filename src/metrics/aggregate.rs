@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::key::{RowKey, StrategyKey};
-use super::{BatchMetrics, NeedleCount};
-use crate::generate::NeedleKind;
+use super::summary::{CostTally, RowSummary, RATIO_SCALE};
+use super::tokens::{TokenSummary, TokenTally};
+use super::BatchMetrics;
 use crate::scenario::BudgetLabel;
 use crate::workload::Mode;
 
@@ -22,7 +23,8 @@ pub struct ComplianceSummary {
     pub violations: u64,
     /// Largest overshoot, in UTF-16 units.
     pub max_overshoot: u64,
-    /// 99th percentile overshoot (nearest rank), in UTF-16 units.
+    /// 99th percentile overshoot (nearest rank, to 3 significant digits: exact below 2,048 units, else at most
+    /// 0.1% below), in UTF-16 units.
     pub p99_overshoot: u64,
     /// How many violations each boundary let through.
     pub violation_boundaries: BTreeMap<String, u64>,
@@ -32,34 +34,35 @@ pub struct ComplianceSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RetentionSummary {
-    /// Mean kept share per field (0..1).
-    pub mean: f64,
+    /// Mean kept share per field (0..1); `None` when no turn had a field.
+    pub mean: Option<f64>,
     /// Kept units over original units, all fields together (0..1).
     pub unit_share: f64,
-    /// The smallest share any field kept.
-    pub min_share: f64,
-    /// Mean Jain's index of the fields' kept shares per batch.
-    pub fairness: f64,
-    /// Mean share of the budget used by over-budget batches (0..1; below 1 is budget left unused).
-    pub budget_used: f64,
-    /// Share of shortened fields whose first line survived.
-    pub first_line: f64,
-    /// Share of shortened fields whose last non-blank line survived.
-    pub last_line: f64,
-    /// Share of shortened fields with an artifact that name its path.
-    pub path_visibility: f64,
+    /// The smallest share any field kept; `None` when no turn had a field.
+    pub min_share: Option<f64>,
+    /// Mean Jain's index of the fields' kept shares over the batches with a field; `None` when none had one.
+    pub fairness: Option<f64>,
+    /// Mean share of the budget used by turns whose input was over budget (0..1 and a little more; below 1 is
+    /// budget left unused); `None` when no turn was over budget.
+    pub budget_used: Option<f64>,
+    /// Share of shortened fields whose first line survived; `None` when no field was shortened.
+    pub first_line: Option<f64>,
+    /// Share of shortened fields whose last non-blank line survived; `None` when none had one.
+    pub last_line: Option<f64>,
+    /// Share of shortened fields with an artifact that name its path; `None` when none had one.
+    pub path_visibility: Option<f64>,
 }
 
 /// Needle survival over a row's batches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NeedleSummary {
-    /// Share of planted needles visible in the model request (0..1).
-    pub survival: f64,
-    /// Share the best allocation of the same budget could keep visible (0..1).
-    pub upper_bound: f64,
-    /// Survival as a fraction of the upper bound (0..1).
-    pub of_possible: f64,
+    /// Share of planted needles visible in the model request (0..1); `None` when none was planted.
+    pub survival: Option<f64>,
+    /// Share the best allocation of the same budget could keep visible (0..1); `None` when none was planted.
+    pub upper_bound: Option<f64>,
+    /// Survival as a fraction of the upper bound (0..1); `None` when no needle could have survived.
+    pub of_possible: Option<f64>,
     /// Survival by needle kind.
     pub by_kind: BTreeMap<String, KindSurvival>,
 }
@@ -90,8 +93,9 @@ pub struct PersistenceSummary {
     pub reused_paths: u64,
     /// Failed or refused writes.
     pub failed_writes: u64,
-    /// Share of shortened fields whose full text is recoverable from an artifact (0..1).
-    pub recoverable: f64,
+    /// Share of shortened fields whose full text is recoverable from an artifact (0..1); `None` when no field
+    /// was shortened.
+    pub recoverable: Option<f64>,
 }
 
 /// Integrity counts over a row's batches (all must be 0 for the reference).
@@ -155,36 +159,32 @@ pub struct CostSummary {
     /// out, so that a few batches slowed by something else cannot move it). Load on the machine slows the floor
     /// as much as the strategy, so it cancels out. `None` when no batch had a measurable floor.
     pub floor_ratio: Option<f64>,
+    /// The histograms the figures above are computed from, which `merge` combines.
+    pub summary: CostTally,
 }
 
 impl CostSummary {
     /// Summarises the costs of a row's turns.
     pub fn from_turns(costs: &[TurnCost]) -> CostSummary {
-        let turns: Vec<u64> = costs.iter().map(|c| c.turn_ns).collect();
-        let strategy: Vec<u64> = costs.iter().map(|c| c.strategy_ns).collect();
-        let floor: Vec<u64> = costs.iter().map(|c| c.floor_ns).collect();
-        let mut ratios: Vec<f64> = costs
-            .iter()
-            .filter(|c| c.floor_ns > 0)
-            .map(|c| c.strategy_ns as f64 / c.floor_ns as f64)
-            .collect();
-        ratios.sort_unstable_by(f64::total_cmp);
+        let mut tally = CostTally::default();
+        for c in costs {
+            tally.add(*c);
+        }
+        CostSummary::from_tally(tally)
+    }
+
+    /// The cost figures of a row's tally: percentiles from its histograms (3 significant digits), the floor
+    /// ratio the interquartile mean of the turns' ratios (kept in thousandths, to 3 significant digits).
+    pub fn from_tally(t: CostTally) -> CostSummary {
         CostSummary {
-            median_ns: percentile(&turns, 50.0),
-            p99_ns: percentile(&turns, 99.0),
-            strategy_median_ns: percentile(&strategy, 50.0),
-            floor_median_ns: percentile(&floor, 50.0),
-            floor_ratio: interquartile_mean(&ratios),
+            median_ns: t.turn_ns.percentile(50.0),
+            p99_ns: t.turn_ns.percentile(99.0),
+            strategy_median_ns: t.strategy_ns.percentile(50.0),
+            floor_median_ns: t.floor_ns.percentile(50.0),
+            floor_ratio: t.floor_ratio.interquartile_mean().map(|r| r / RATIO_SCALE),
+            summary: t,
         }
     }
-}
-
-/// The mean of sorted values without the lowest and the highest quarter (`n / 4` values each side); `None` for
-/// none.
-fn interquartile_mean(sorted: &[f64]) -> Option<f64> {
-    let cut = sorted.len() / 4;
-    let middle = &sorted[cut..sorted.len() - cut];
-    (!middle.is_empty()).then(|| middle.iter().sum::<f64>() / middle.len() as f64)
 }
 
 /// One row of results: a scenario run through one strategy in one mode at one budget.
@@ -219,7 +219,10 @@ pub struct Aggregate {
     pub cost: CostSummary,
     /// Tokens as the model sees them (`--tokenizer` only; absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<super::TokenSummary>,
+    pub tokens: Option<TokenSummary>,
+    /// The counts, sums and histograms every figure above but the cost and the tokens (which keep theirs) is
+    /// computed from, which `merge` combines.
+    pub summary: RowSummary,
 }
 
 /// Nearest-rank percentile `p` (0..=100) of `values`; 0 for none.
@@ -241,13 +244,9 @@ fn ratio(num: u64, den: u64) -> f64 {
     }
 }
 
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
-    if n == 0 {
-        1.0
-    } else {
-        sum / n as f64
-    }
+/// `num / den`; `None` when there was nothing to measure (`den` is 0).
+fn measured(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
 }
 
 impl Aggregate {
@@ -260,8 +259,8 @@ impl Aggregate {
         }
     }
 
-    /// Aggregates `metrics` (in batch order) and the matching per-batch costs into the row `key`, run in `mode`
-    /// (its legacy form when `legacy`) at `units` UTF-16 units.
+    /// Aggregates `metrics` and the matching per-batch costs into the row `key`, run in `mode` (its legacy form
+    /// when `legacy`) at `units` UTF-16 units: [`Aggregate::from_summary`] of their [`RowSummary`].
     pub fn from_batches(
         key: RowKey<'_>,
         mode: Mode,
@@ -270,38 +269,34 @@ impl Aggregate {
         metrics: &[BatchMetrics],
         costs: &[TurnCost],
     ) -> Aggregate {
-        let n = metrics.len() as u64;
-        let overshoots: Vec<u64> = metrics.iter().map(|m| m.overshoot).collect();
-        let mut boundaries = BTreeMap::new();
-        for b in metrics.iter().filter_map(|m| m.violation_boundary) {
-            *boundaries.entry(b.to_string()).or_insert(0) += 1;
+        let mut summary = RowSummary::default();
+        let mut cost = CostTally::default();
+        for (m, c) in metrics.iter().zip(costs) {
+            summary.add(m);
+            cost.add(*c);
         }
-        let violations = metrics.iter().filter(|m| !m.within_budget).count() as u64;
-        let sum = |f: &dyn Fn(&BatchMetrics) -> u64| metrics.iter().map(f).sum::<u64>();
-        let pair = |f: &dyn Fn(&BatchMetrics) -> (u64, u64)| {
-            let (a, b) = metrics
-                .iter()
-                .map(f)
-                .fold((0, 0), |(x, y), (a, b)| (x + a, y + b));
-            ratio(a, b)
-        };
-        let fields = sum(&|m| m.fields);
-        let weighted_share: f64 = metrics
-            .iter()
-            .map(|m| m.mean_kept_share * m.fields as f64)
-            .sum();
-        let mut by_kind: BTreeMap<NeedleKind, NeedleCount> = BTreeMap::new();
-        for m in metrics {
-            for (k, c) in &m.needles {
-                let e = by_kind.entry(*k).or_default();
-                e.planted += c.planted;
-                e.survived += c.survived;
-            }
-        }
-        let planted: u64 = by_kind.values().map(|c| c.planted).sum();
-        let survived: u64 = by_kind.values().map(|c| c.survived).sum();
-        let upper = sum(&|m| m.needle_upper_bound);
-        let shortened = sum(&|m| m.shortened_fields);
+        Aggregate::from_summary(key, mode, legacy, units, summary, cost, None)
+    }
+
+    /// The row `key`, run in `mode` (its legacy form when `legacy`) at `units` UTF-16 units, from the summary of
+    /// its turns, the tally of their times and (in a run with `--tokenizer`) of their tokens. A figure with
+    /// nothing to measure it by is `None`, never a perfect score.
+    pub fn from_summary(
+        key: RowKey<'_>,
+        mode: Mode,
+        legacy: bool,
+        units: u64,
+        s: RowSummary,
+        cost: CostTally,
+        tokens: Option<TokenTally>,
+    ) -> Aggregate {
+        let n = s.batches;
+        let violations = s.violations;
+        let planted: u64 = s.needles.values().map(|c| c.planted).sum();
+        let survived: u64 = s.needles.values().map(|c| c.survived).sum();
+        let upper = s.needle_upper_bound;
+        let [broken_surrogates, reordered, dropped, media_changed, reminders_changed, non_budgeted_changed, records_differ] =
+            s.integrity;
         Aggregate {
             scenario: key.scenario.to_string(),
             strategy: key.strategy.clone(),
@@ -313,30 +308,27 @@ impl Aggregate {
             compliance: ComplianceSummary {
                 rate: ratio(n - violations, n),
                 violations,
-                max_overshoot: overshoots.iter().copied().max().unwrap_or(0),
-                p99_overshoot: percentile(&overshoots, 99.0),
-                violation_boundaries: boundaries,
+                max_overshoot: s.max_overshoot,
+                p99_overshoot: s.overshoot.percentile(99.0),
+                violation_boundaries: s.violation_boundaries.clone(),
             },
             retention: RetentionSummary {
-                mean: if fields == 0 {
-                    1.0
-                } else {
-                    weighted_share / fields as f64
-                },
-                unit_share: ratio(sum(&|m| m.kept_units), sum(&|m| m.original_units)),
-                min_share: metrics.iter().map(|m| m.min_kept_share).fold(1.0, f64::min),
-                fairness: mean(metrics.iter().map(|m| m.fairness)),
-                budget_used: mean(metrics.iter().filter_map(|m| m.budget_used)),
-                first_line: pair(&|m| m.first_line_kept),
-                last_line: pair(&|m| m.last_line_kept),
-                path_visibility: pair(&|m| m.path_visible),
+                mean: s.retention_mean(),
+                unit_share: ratio(s.kept_units, s.original_units),
+                min_share: s.min_share,
+                fairness: s.fairness(),
+                budget_used: s.budget_used(),
+                first_line: measured(s.first_line.0, s.first_line.1),
+                last_line: measured(s.last_line.0, s.last_line.1),
+                path_visibility: measured(s.path_visible.0, s.path_visible.1),
             },
             needles: NeedleSummary {
-                survival: ratio(survived, planted),
-                upper_bound: ratio(upper, planted),
-                of_possible: ratio(survived, upper).min(1.0),
-                by_kind: by_kind
-                    .into_iter()
+                survival: measured(survived, planted),
+                upper_bound: measured(upper, planted),
+                of_possible: measured(survived, upper).map(|r| r.min(1.0)),
+                by_kind: s
+                    .needles
+                    .iter()
                     .map(|(k, c)| {
                         let name = serde_json::to_value(k)
                             .ok()
@@ -354,24 +346,25 @@ impl Aggregate {
                     .collect(),
             },
             persistence: PersistenceSummary {
-                writes: sum(&|m| m.writes),
-                bytes: sum(&|m| m.bytes_written),
-                duplicate_writes: sum(&|m| m.duplicate_writes),
-                reused_paths: sum(&|m| m.reused_paths),
-                failed_writes: sum(&|m| m.failed_writes),
-                recoverable: ratio(sum(&|m| m.recoverable_fields), shortened),
+                writes: s.writes,
+                bytes: s.bytes,
+                duplicate_writes: s.duplicate_writes,
+                reused_paths: s.reused_paths,
+                failed_writes: s.failed_writes,
+                recoverable: measured(s.recoverable_fields, s.shortened_fields),
             },
             integrity: IntegritySummary {
-                broken_surrogates: sum(&|m| m.broken_surrogates),
-                reordered: sum(&|m| m.reordered),
-                dropped: sum(&|m| m.dropped),
-                media_changed: sum(&|m| m.media_changed),
-                reminders_changed: sum(&|m| m.reminders_changed),
-                non_budgeted_changed: sum(&|m| m.non_budgeted_changed),
-                records_differ: sum(&|m| u64::from(m.records_differ)),
+                broken_surrogates,
+                reordered,
+                dropped,
+                media_changed,
+                reminders_changed,
+                non_budgeted_changed,
+                records_differ,
             },
-            cost: CostSummary::from_turns(costs),
-            tokens: None,
+            cost: CostSummary::from_tally(cost),
+            tokens: tokens.map(TokenSummary::from_tally),
+            summary: s,
         }
     }
 }
@@ -406,7 +399,8 @@ mod tests {
         ]);
         assert_eq!(c.floor_ratio, Some(2.5));
         assert_eq!((c.strategy_median_ns, c.floor_median_ns), (300, 100));
-        assert_eq!((c.median_ns, c.p99_ns), (3_000, 900_000));
+        // 900,000 ns falls in the histogram bucket that starts at 899,584 (3 significant digits).
+        assert_eq!((c.median_ns, c.p99_ns), (3_000, 899_584));
         let c = CostSummary::from_turns(&[turn(300, 100), turn(1, 0), turn(500, 100)]);
         assert_eq!(c.floor_ratio, Some(4.0));
         // Ratios 1, 1, 1, 2, 3, 3, 3, 100: the middle half is 1, 2, 3, 3.

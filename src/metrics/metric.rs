@@ -90,12 +90,12 @@ impl Metric {
     }
 
     /// Its value in `row`; `None` when the row has nothing to measure it by (a cost ratio without a measurable
-    /// floor).
+    /// floor, retention without a field, survival without a planted needle).
     pub fn value(self, row: &Aggregate) -> Option<f64> {
         match self {
             Metric::Compliance => Some(row.compliance.rate),
-            Metric::Retention => Some(row.retention.mean),
-            Metric::Needles => Some(row.needles.survival),
+            Metric::Retention => row.retention.mean,
+            Metric::Needles => row.needles.survival,
             Metric::Writes => Some(row.persistence.writes as f64),
             Metric::Cost => row.cost.floor_ratio,
             Metric::Time => Some(row.cost.median_ns as f64),

@@ -7,6 +7,7 @@ mod bound;
 mod key;
 mod metric;
 mod retention;
+mod summary;
 mod surrogates;
 pub mod tokens;
 
@@ -18,8 +19,9 @@ pub use bound::needle_upper_bound;
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
+pub use summary::{CostTally, LogHistogram, RowSummary, FIXED_ONE};
 pub use surrogates::broken_surrogates;
-pub use tokens::{TokenBudget, TokenSettings, TokenSummary, TurnTokens};
+pub use tokens::{TokenBudget, TokenSettings, TokenSummary, TokenTally, TurnTokens};
 
 use std::collections::{BTreeMap, BTreeSet};
 

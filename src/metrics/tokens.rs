@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::percentile;
+use super::summary::{scaled, LogHistogram, RATIO_SCALE};
 use crate::budget::PlanReminders;
 use crate::finalize::{collect_slots, SlotScope};
 use crate::model::Entry;
@@ -209,104 +209,193 @@ pub struct TokenSummary {
     /// `window-relative` at a window budget only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_leak: Option<WindowLeak>,
-}
-
-/// Nearest-rank percentile `p` of `sorted` (ascending); `None` for none.
-fn percentile_f64(sorted: &[f64], p: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
-    Some(sorted[rank.min(sorted.len()) - 1])
+    /// The counts and histograms the figures above are computed from, which `merge` combines.
+    pub summary: TokenTally,
 }
 
 fn ratio(units: u64, tokens: u64) -> Option<f64> {
     (tokens > 0).then(|| units as f64 / tokens as f64)
 }
 
+/// One kind's counts over a row's turns and the histogram of the turns' units per token of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KindTally {
+    /// Fields, units and tokens of the kind.
+    #[serde(flatten)]
+    pub counts: KindTokens,
+    /// Units per token of each turn with tokens of the kind, in thousandths.
+    pub ratios: LogHistogram,
+}
+
+/// What a row's token figures are computed from, as whole-number counts and histograms: adding turns in any
+/// order, or merging the tallies of shards ([`TokenTally::merge`]), gives the same figures. The row's token
+/// budget and window limit are part of it, so that a tally read back from a file gives its figures alone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TokenTally {
+    /// Turns.
+    pub turns: u64,
+    /// Tokens of the model requests.
+    pub tokens: u64,
+    /// UTF-16 units of the same fields.
+    pub units: u64,
+    /// Tokens of each turn.
+    pub turn_tokens: LogHistogram,
+    /// By kind of output.
+    pub by_kind: BTreeMap<String, KindTally>,
+    /// The row's token budget, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    /// Turns over the token budget.
+    pub violations: u64,
+    /// The largest overshoot of the token budget, in tokens.
+    pub max_overshoot: u64,
+    /// Each turn's overshoot of the token budget (0 within it); empty without a budget.
+    pub overshoot: LogHistogram,
+    /// 10% of the window in tokens, for `window-relative` at a window budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leak_limit: Option<u64>,
+    /// Turns with a result of more tokens than `leak_limit`.
+    pub leak_turns: u64,
+    /// Each turn's largest result over `leak_limit`, in thousandths; empty without a limit.
+    pub leak_ratio: LogHistogram,
+}
+
+impl TokenTally {
+    /// No turns yet of a row whose token budget is `budget` (if any) and whose context window is `leak_window`
+    /// tokens (a `window-relative` row at a window budget only).
+    pub fn new(budget: Option<u64>, leak_window: Option<u64>) -> TokenTally {
+        TokenTally {
+            budget,
+            leak_limit: leak_window.map(|w| w.saturating_mul(WINDOW_PERCENT) / 100),
+            ..TokenTally::default()
+        }
+    }
+
+    /// Adds one turn.
+    pub fn add(&mut self, t: &TurnTokens) {
+        self.turns += 1;
+        self.tokens = self.tokens.saturating_add(t.tokens);
+        self.units = self.units.saturating_add(t.units);
+        self.turn_tokens.add(t.tokens);
+        for (kind, k) in &t.by_kind {
+            let e = self.by_kind.entry(kind.clone()).or_default();
+            e.counts.fields += k.fields;
+            e.counts.units += k.units;
+            e.counts.tokens += k.tokens;
+            if let Some(r) = ratio(k.units, k.tokens) {
+                e.ratios.add(scaled(r));
+            }
+        }
+        if let Some(budget) = self.budget {
+            let over = t.tokens.saturating_sub(budget);
+            self.violations += u64::from(over > 0);
+            self.max_overshoot = self.max_overshoot.max(over);
+            self.overshoot.add(over);
+        }
+        if let Some(limit) = self.leak_limit {
+            self.leak_turns += u64::from(t.max_field_tokens > limit);
+            self.leak_ratio
+                .add(scaled(t.max_field_tokens as f64 / limit.max(1) as f64));
+        }
+    }
+
+    /// Adds every turn of `other`, a tally of the same row.
+    pub fn merge(&mut self, other: &TokenTally) {
+        self.turns += other.turns;
+        self.tokens = self.tokens.saturating_add(other.tokens);
+        self.units = self.units.saturating_add(other.units);
+        self.turn_tokens.merge(&other.turn_tokens);
+        for (kind, k) in &other.by_kind {
+            let e = self.by_kind.entry(kind.clone()).or_default();
+            e.counts.fields += k.counts.fields;
+            e.counts.units += k.counts.units;
+            e.counts.tokens += k.counts.tokens;
+            e.ratios.merge(&k.ratios);
+        }
+        self.violations += other.violations;
+        self.max_overshoot = self.max_overshoot.max(other.max_overshoot);
+        self.overshoot.merge(&other.overshoot);
+        self.leak_turns += other.leak_turns;
+        self.leak_ratio.merge(&other.leak_ratio);
+    }
+}
+
+/// A histogram of thousandths read back as a ratio.
+fn unscaled(h: &LogHistogram, p: f64) -> Option<f64> {
+    (h.count() > 0).then(|| h.percentile(p) as f64 / RATIO_SCALE)
+}
+
 impl TokenSummary {
-    /// Aggregates the turns of a row (in batch order). `budget` is the token budget of the row, if any;
-    /// `leak_window` the context window, in tokens, of a `window-relative` row at a window budget.
+    /// Aggregates the turns of a row. `budget` is the token budget of the row, if any; `leak_window` the context
+    /// window, in tokens, of a `window-relative` row at a window budget.
     pub fn from_turns(
         turns: &[&TurnTokens],
         budget: Option<u64>,
         leak_window: Option<u64>,
     ) -> TokenSummary {
-        let totals: Vec<u64> = turns.iter().map(|t| t.tokens).collect();
-        let mut by_kind: BTreeMap<String, (KindTokens, Vec<f64>)> = BTreeMap::new();
-        for turn in turns {
-            for (kind, k) in &turn.by_kind {
-                let (sum, ratios) = by_kind.entry(kind.clone()).or_default();
-                sum.fields += k.fields;
-                sum.units += k.units;
-                sum.tokens += k.tokens;
-                ratios.extend(ratio(k.units, k.tokens));
-            }
+        let mut tally = TokenTally::new(budget, leak_window);
+        for t in turns {
+            tally.add(t);
         }
-        let by_kind = by_kind
-            .into_iter()
-            .map(|(kind, (counts, mut ratios))| {
-                ratios.sort_unstable_by(f64::total_cmp);
+        TokenSummary::from_tally(tally)
+    }
+
+    /// The figures of a row's tally. Percentiles are nearest-rank from its histograms: token counts exact below
+    /// 2,048 and at most 0.1% low above; ratios rounded to thousandths, then the same.
+    pub fn from_tally(tally: TokenTally) -> TokenSummary {
+        let by_kind = tally
+            .by_kind
+            .iter()
+            .map(|(kind, k)| {
                 let row = KindUnitsPerToken {
-                    counts,
-                    mean: ratio(counts.units, counts.tokens),
-                    p10: percentile_f64(&ratios, 10.0),
-                    p90: percentile_f64(&ratios, 90.0),
+                    counts: k.counts,
+                    mean: ratio(k.counts.units, k.counts.tokens),
+                    p10: unscaled(&k.ratios, 10.0),
+                    p90: unscaled(&k.ratios, 90.0),
                 };
-                (kind, row)
+                (kind.clone(), row)
             })
             .collect();
-        let compliance = budget.map(|budget| {
-            let overshoots: Vec<u64> = totals.iter().map(|t| t.saturating_sub(budget)).collect();
-            let violations = overshoots.iter().filter(|&&o| o > 0).count() as u64;
-            let n = turns.len() as u64;
-            TokenCompliance {
-                budget,
-                rate: if n == 0 {
-                    1.0
-                } else {
-                    (n - violations) as f64 / n as f64
-                },
-                violations,
-                max_overshoot: overshoots.iter().copied().max().unwrap_or(0),
-                p99_overshoot: percentile(&overshoots, 99.0),
-            }
+        let n = tally.turns;
+        let compliance = tally.budget.map(|budget| TokenCompliance {
+            budget,
+            rate: if n == 0 {
+                1.0
+            } else {
+                (n - tally.violations.min(n)) as f64 / n as f64
+            },
+            violations: tally.violations,
+            max_overshoot: tally.max_overshoot,
+            p99_overshoot: tally.overshoot.percentile(99.0),
         });
-        let window_leak = leak_window.map(|window| {
-            let limit = window * WINDOW_PERCENT / 100;
-            let mut ratios: Vec<f64> = turns
-                .iter()
-                .map(|t| t.max_field_tokens as f64 / limit.max(1) as f64)
-                .collect();
-            ratios.sort_unstable_by(f64::total_cmp);
-            let over = turns.iter().filter(|t| t.max_field_tokens > limit).count() as u64;
-            WindowLeak {
-                limit_tokens: limit,
-                turns: over,
-                share: if turns.is_empty() {
-                    0.0
-                } else {
-                    over as f64 / turns.len() as f64
-                },
-                p99_ratio: percentile_f64(&ratios, 99.0).unwrap_or(0.0),
-            }
+        let window_leak = tally.leak_limit.map(|limit| WindowLeak {
+            limit_tokens: limit,
+            turns: tally.leak_turns,
+            share: if n == 0 {
+                0.0
+            } else {
+                tally.leak_turns.min(n) as f64 / n as f64
+            },
+            p99_ratio: unscaled(&tally.leak_ratio, 99.0).unwrap_or(0.0),
         });
-        let units = turns.iter().map(|t| t.units).sum();
-        let tokens = totals.iter().sum();
         TokenSummary {
-            tokens,
-            units,
-            units_per_token: ratio(units, tokens),
-            p99_tokens: percentile(&totals, 99.0),
+            tokens: tally.tokens,
+            units: tally.units,
+            units_per_token: ratio(tally.units, tally.tokens),
+            p99_tokens: tally.turn_tokens.percentile(99.0),
             by_kind,
             compliance,
             window_leak,
+            summary: tally,
         }
     }
 
     /// Whether the row's token figures keep their promises (`batches` is the row's); the message names the
     /// field.
     pub fn validate(&self, batches: u64) -> std::result::Result<(), String> {
+        self.validate_tally(batches)?;
         let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
             (None, None) => true,
@@ -388,6 +477,47 @@ impl TokenSummary {
             if !w.p99_ratio.is_finite() || w.p99_ratio < 0.0 {
                 return Err("tokens.windowLeak.p99Ratio is a finite number of at least 0".into());
             }
+        }
+        Ok(())
+    }
+}
+
+impl TokenSummary {
+    /// The promises of the row's tally: one turn a batch, each histogram of every turn holding one value a turn,
+    /// no more violations or leaking turns than turns.
+    fn validate_tally(&self, batches: u64) -> std::result::Result<(), String> {
+        let t = &self.summary;
+        if t.turns != batches {
+            return Err(format!(
+                "tokens.summary.turns is {}, but the row has {batches} batches",
+                t.turns
+            ));
+        }
+        let every_turn = [
+            ("turnTokens", &t.turn_tokens, true),
+            ("overshoot", &t.overshoot, t.budget.is_some()),
+            ("leakRatio", &t.leak_ratio, t.leak_limit.is_some()),
+        ];
+        for (field, h, kept) in every_turn {
+            let expected = if kept { t.turns } else { 0 };
+            if h.count() != expected {
+                return Err(format!(
+                    "tokens.summary.{field} holds {} values, not {expected}",
+                    h.count()
+                ));
+            }
+        }
+        for (kind, k) in &t.by_kind {
+            if k.ratios.count() > t.turns {
+                return Err(format!(
+                    "tokens.summary.byKind.{kind}.ratios holds {} values, more than the {} turns",
+                    k.ratios.count(),
+                    t.turns
+                ));
+            }
+        }
+        if t.violations > t.turns || t.leak_turns > t.turns {
+            return Err("tokens.summary: more violations or leaking turns than turns".into());
         }
         Ok(())
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
 use super::export::{
-    duration, floor_ratio, needles_cell, pct, token_compliance_cell, units_per_token_cell,
+    duration, floor_ratio, needles_cell, pct, pct_opt, token_compliance_cell, units_per_token_cell,
 };
 use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
@@ -178,13 +178,13 @@ fn row_cells(r: &Aggregate) -> String {
         bad(r.compliance.rate < 1.0),
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
-        pct(r.retention.mean),
-        pct(r.retention.budget_used),
+        pct_opt(r.retention.mean),
+        pct_opt(r.retention.budget_used),
         needles_cell(r),
         r.persistence.writes,
         bad(r.persistence.duplicate_writes > 0),
         r.persistence.duplicate_writes,
-        pct(r.persistence.recoverable),
+        pct_opt(r.persistence.recoverable),
         bad(r.integrity.total() > 0),
         r.integrity.total(),
         duration(r.cost.median_ns),

@@ -5,14 +5,15 @@
 //! digests, seeds, sizes and budgets, the same strategies, the same budgetlab version) and together hold every
 //! shard number `0..N` once; each shard's `batches.jsonl` must be the file its `results.json` records the sha256
 //! of, and every record must belong to its shard and appear once. The records are then put in
-//! the order the unsharded run writes them and aggregated by [`aggregate`], so the merged report equals the
-//! unsharded run's in everything but the `cost` figures.
+//! the order the unsharded run writes them, and the rows' summaries (which `results.json` holds, checked against
+//! the row's figures on reading) are combined ([`RowSummaries::merge`]), so the merged report equals the unsharded
+//! run's in everything but the `cost` figures.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::{
-    aggregate, BatchRecord, RunInputs, RunOutput, RunResults, ShardInfo, WorkloadInfo,
+    BatchRecord, RowSummaries, RunInputs, RunOutput, RunResults, ShardInfo, WorkloadInfo,
     BATCHES_JSONL,
 };
 use crate::error::{Error, Result};
@@ -135,7 +136,17 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
     let first_source = first.source.clone();
     let index = RecordIndex::new(&inputs);
     let mut keyed: BTreeMap<(usize, usize, usize, u64), BatchRecord> = BTreeMap::new();
+    let mut summaries = RowSummaries::new(&inputs);
     for shard in shards {
+        for (i, row) in shard.results.rows.iter().enumerate() {
+            super::results::validate::agrees_with_summary(row).map_err(|m| {
+                Error::report(
+                    format!("{}/results.json", shard.source.trim_end_matches('/')),
+                    format!("row {}: {m}", i + 1),
+                )
+            })?;
+            summaries.merge(row);
+        }
         let info = shard.shard();
         let file = format!("{}/batches.jsonl", shard.source.trim_end_matches('/'));
         for (line, record) in shard.records {
@@ -186,7 +197,7 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
         ));
     }
     let records: Vec<BatchRecord> = keyed.into_values().collect();
-    let results = aggregate(inputs, &records);
+    let results = summaries.finish(inputs);
     Ok(RunOutput { results, records })
 }
 
@@ -418,7 +429,12 @@ mod tests {
             (r.cost_ns, r.strategy_ns, r.floor_ns) = (0, 0, 0);
         }
         for row in &mut out.results.rows {
-            row.cost = crate::metrics::CostSummary::from_turns(&[]);
+            let zero = crate::metrics::TurnCost {
+                turn_ns: 0,
+                strategy_ns: 0,
+                floor_ns: 0,
+            };
+            row.cost = crate::metrics::CostSummary::from_turns(&vec![zero; row.batches as usize]);
         }
         out
     }

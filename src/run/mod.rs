@@ -36,11 +36,12 @@ use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
 use crate::generate::{GeneratedBatch, Generator, Shard};
 use crate::metrics::{
-    measure, Aggregate, RowKey, StrategyKey, TokenSettings, TokenSummary, TurnCost, TurnTokens,
+    measure, Aggregate, CostTally, RowKey, RowSummary, StrategyKey, TokenSettings, TokenTally,
+    TurnTokens,
 };
 use crate::model::{parse_jsonl_batches, Batch};
 use crate::persist::{FaultyStore, MemoryStore};
-use crate::scenario::{Scenario, ScenarioBudget};
+use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
 use crate::tokens::Tokenizer;
 
@@ -322,66 +323,139 @@ fn evaluate(
 /// The strategy whose window leak a run with `--tokenizer` measures.
 const WINDOW_RELATIVE: &str = "window-relative";
 
+/// The empty token tally of the row at `budget` of `strategy` in a run counting tokens with `settings`: its token
+/// budget, and for `window-relative` at a window budget, the window whose leak it measures.
+fn token_tally(
+    settings: &TokenSettings,
+    budget: &ScenarioBudget,
+    strategy: &StrategyKey,
+) -> TokenTally {
+    let token_budget = settings
+        .token_budget
+        .and_then(|b| b.tokens(budget.window_tokens));
+    let leak_window = (strategy.as_str() == WINDOW_RELATIVE)
+        .then_some(budget.window_tokens)
+        .flatten();
+    TokenTally::new(token_budget, leak_window)
+}
+
 /// Aggregates per-batch records (from one run or from merged shards) into results, in the order of `inputs`.
+/// Each record is added to the [`RowSummary`] of its row, so the order of `records` does not matter.
 pub fn aggregate(inputs: RunInputs, records: &[BatchRecord]) -> RunResults {
-    let mut groups: BTreeMap<(usize, usize, usize), Vec<&BatchRecord>> = BTreeMap::new();
+    let mut rows = RowSummaries::new(&inputs);
     for r in records {
-        let Some(w) = inputs.scenarios.iter().position(|s| s.name == r.scenario) else {
-            continue;
-        };
-        let Some(b) = inputs.scenarios[w]
-            .budgets
-            .iter()
-            .position(|b| b.label == r.budget_label)
-        else {
-            continue;
-        };
-        let Some(s) = inputs.strategies.iter().position(|s| *s == r.strategy) else {
-            continue;
-        };
-        groups.entry((w, b, s)).or_default().push(r);
+        rows.add(r);
     }
-    let rows = groups
-        .into_iter()
-        .map(|((w, b, s), mut group)| {
-            group.sort_by_key(|r| r.metrics.batch);
-            let info = &inputs.scenarios[w];
-            let budget = &info.budgets[b];
-            let metrics: Vec<_> = group.iter().map(|r| r.metrics.clone()).collect();
-            let costs: Vec<TurnCost> = group.iter().map(|r| r.cost()).collect();
-            let key = RowKey {
-                scenario: &info.name,
-                budget: budget.label,
-                strategy: &inputs.strategies[s],
-            };
-            let mut row = Aggregate::from_batches(
-                key,
-                info.mode,
-                info.legacy,
-                budget.units,
-                &metrics,
-                &costs,
-            );
-            row.tokens = inputs.tokens.as_ref().map(|settings| {
-                let turns: Vec<&TurnTokens> =
-                    metrics.iter().filter_map(|m| m.tokens.as_ref()).collect();
-                let token_budget = settings
-                    .token_budget
-                    .and_then(|b| b.tokens(budget.window_tokens));
-                let leak_window = (inputs.strategies[s].as_str() == WINDOW_RELATIVE)
-                    .then_some(budget.window_tokens)
-                    .flatten();
-                TokenSummary::from_turns(&turns, token_budget, leak_window)
-            });
-            row
-        })
-        .collect();
-    RunResults {
-        schema_version: SCHEMA_VERSION,
-        crate_version: env!("CARGO_PKG_VERSION").into(),
-        seed: inputs.scenarios.first().map_or(0, |s| s.seed),
-        inputs,
-        sha256: None,
-        rows,
+    rows.finish(inputs)
+}
+
+/// The summaries of a run's rows, filled record by record (or summary by summary, when shards are merged).
+#[derive(Debug, Clone, Default)]
+pub struct RowSummaries {
+    rows: BTreeMap<RowAt, RowTally>,
+    /// Row keys of `inputs` by name, for finding a record's row, with the row's empty tally.
+    index: BTreeMap<(String, BudgetLabel, StrategyKey), (RowAt, RowTally)>,
+}
+
+/// Where a row is in a run's inputs: scenario, budget and strategy, by position.
+type RowAt = (usize, usize, usize);
+
+/// Everything a row is computed from: its summary, the tally of its times and (with `--tokenizer`) of its tokens.
+#[derive(Debug, Clone, Default)]
+struct RowTally {
+    summary: RowSummary,
+    cost: CostTally,
+    tokens: Option<TokenTally>,
+}
+
+impl RowSummaries {
+    /// No rows yet, of a run of `inputs`.
+    pub fn new(inputs: &RunInputs) -> RowSummaries {
+        let mut index = BTreeMap::new();
+        for (w, info) in inputs.scenarios.iter().enumerate() {
+            for (b, budget) in info.budgets.iter().enumerate() {
+                for (s, strategy) in inputs.strategies.iter().enumerate() {
+                    let tokens = inputs
+                        .tokens
+                        .as_ref()
+                        .map(|settings| token_tally(settings, budget, strategy));
+                    let empty = RowTally {
+                        tokens,
+                        ..RowTally::default()
+                    };
+                    index.insert(
+                        (info.name.clone(), budget.label, strategy.clone()),
+                        ((w, b, s), empty),
+                    );
+                }
+            }
+        }
+        RowSummaries {
+            rows: BTreeMap::new(),
+            index,
+        }
+    }
+
+    fn slot(&mut self, key: RowKey<'_>) -> Option<&mut RowTally> {
+        let (at, empty) =
+            self.index
+                .get(&(key.scenario.to_string(), key.budget, key.strategy.clone()))?;
+        Some(self.rows.entry(*at).or_insert_with(|| empty.clone()))
+    }
+
+    /// Adds one record to its row; a record of no row of the inputs is left out.
+    pub fn add(&mut self, r: &BatchRecord) {
+        if let Some(row) = self.slot(r.key()) {
+            row.summary.add(&r.metrics);
+            row.cost.add(r.cost());
+            if let (Some(tally), Some(turn)) = (&mut row.tokens, &r.metrics.tokens) {
+                tally.add(turn);
+            }
+        }
+    }
+
+    /// Adds the summaries of a row (of a shard) to the same row here.
+    pub fn merge(&mut self, row: &Aggregate) {
+        if let Some(mine) = self.slot(row.key()) {
+            mine.summary.merge(&row.summary);
+            mine.cost.merge(&row.cost.summary);
+            if let (Some(tally), Some(theirs)) = (&mut mine.tokens, &row.tokens) {
+                tally.merge(&theirs.summary);
+            }
+        }
+    }
+
+    /// The results of `inputs` with one row per summary, in run order.
+    pub fn finish(self, inputs: RunInputs) -> RunResults {
+        let rows = self
+            .rows
+            .into_iter()
+            .map(|((w, b, s), tally)| {
+                let info = &inputs.scenarios[w];
+                let budget = &info.budgets[b];
+                let key = RowKey {
+                    scenario: &info.name,
+                    budget: budget.label,
+                    strategy: &inputs.strategies[s],
+                };
+                Aggregate::from_summary(
+                    key,
+                    info.mode,
+                    info.legacy,
+                    budget.units,
+                    tally.summary,
+                    tally.cost,
+                    tally.tokens,
+                )
+            })
+            .collect();
+        RunResults {
+            schema_version: SCHEMA_VERSION,
+            crate_version: env!("CARGO_PKG_VERSION").into(),
+            seed: inputs.scenarios.first().map_or(0, |s| s.seed),
+            inputs,
+            sha256: None,
+            rows,
+        }
     }
 }

@@ -148,22 +148,25 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
 
     let r = &a.retention;
     // Per field: 2 x 0.75 + 1 x 0.5 + 0 fields + 1 x 0.0 over 4 fields (not the batches' mean, 0.5625).
-    assert_eq!(r.mean, 0.5);
+    assert_eq!(r.mean, Some(0.5));
     // Per unit: (15 + 5 + 0) of (28 + 10 + 30).
     assert_eq!(r.unit_share, 20.0 / 68.0);
-    assert_eq!(r.min_share, 0.0);
-    assert!(close(r.fairness, 3.9 / 4.0), "{}", r.fairness);
+    assert_eq!(r.min_share, Some(0.0));
+    // Fairness over the batches with a field: the fieldless one is not counted as perfectly fair, so
+    // (0.9 + 1 + 1) / 3, not (0.9 + 1 + 1 + 1) / 4.
+    assert!(close(r.fairness.unwrap(), 2.9 / 3.0), "{:?}", r.fairness);
     // Only the three over-budget-input batches measured the budget used: (1 + 1.25 + 0.5) / 3.
-    assert!(close(r.budget_used, 2.75 / 3.0), "{}", r.budget_used);
-    assert_eq!(r.first_line, 1.0 / 3.0);
-    assert_eq!(r.last_line, 2.0 / 3.0);
-    assert_eq!(r.path_visibility, 1.0);
+    let used = r.budget_used.unwrap();
+    assert!(close(used, 2.75 / 3.0), "{used}");
+    assert_eq!(r.first_line, Some(1.0 / 3.0));
+    assert_eq!(r.last_line, Some(2.0 / 3.0));
+    assert_eq!(r.path_visibility, Some(1.0));
 
     let n = &a.needles;
     // 3 of 6 planted survived; the bound allows 5 of 6, so survival is 3/5 of the possible.
-    assert_eq!(n.survival, 0.5);
-    assert_eq!(n.upper_bound, 5.0 / 6.0);
-    assert_eq!(n.of_possible, 0.6);
+    assert_eq!(n.survival, Some(0.5));
+    assert_eq!(n.upper_bound, Some(5.0 / 6.0));
+    assert_eq!(n.of_possible, Some(0.6));
     let kinds: Vec<(&str, u64, u64, f64)> = n
         .by_kind
         .iter()
@@ -191,7 +194,7 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
         (3, 59, 1, 3, 1)
     );
     // 2 recoverable of 3 shortened fields.
-    assert_eq!(p.recoverable, 2.0 / 3.0);
+    assert_eq!(p.recoverable, Some(2.0 / 3.0));
 
     let i = &a.integrity;
     assert_eq!(
@@ -246,4 +249,128 @@ fn percentiles_are_nearest_rank_over_any_order() {
     assert_eq!(percentile(&v, 0.0), 1);
     assert_eq!(percentile(&[5, 1, 3], 50.0), 3);
     assert_eq!(percentile(&[5, 1, 3, 4], 50.0), 3);
+}
+
+#[test]
+fn a_row_where_nothing_was_cut_has_null_not_perfect_figures() {
+    // Two batches within budget, nothing shortened, no input over budget: nothing to measure these by.
+    let batches = [quiet(0, 2), quiet(1, 3)];
+    let a = aggregate(&batches, &costs(&[5, 6], &[1, 1]));
+    assert_eq!(a.retention.budget_used, None);
+    assert_eq!(a.retention.first_line, None);
+    assert_eq!(a.retention.last_line, None);
+    assert_eq!(a.retention.path_visibility, None);
+    assert_eq!(a.persistence.recoverable, None);
+    let json = serde_json::to_value(&a).unwrap();
+    for field in ["budgetUsed", "firstLine", "lastLine", "pathVisibility"] {
+        assert!(json["retention"][field].is_null(), "{field}");
+    }
+    assert!(json["persistence"]["recoverable"].is_null());
+    // One shortened field without an artifact: first line and recoverable are measured, path visibility is not.
+    let mut cut = quiet(2, 1);
+    cut.shortened_fields = 1;
+    cut.first_line_kept = (0, 1);
+    let a = aggregate(&[cut], &costs(&[5], &[1]));
+    assert_eq!(a.retention.first_line, Some(0.0));
+    assert_eq!(a.persistence.recoverable, Some(0.0));
+    assert_eq!(a.retention.path_visibility, None);
+}
+
+#[test]
+fn summaries_merged_in_any_split_and_order_give_the_same_row() {
+    let batches = four_batches();
+    let c = costs(&[40, 10, 30, 20], &[20, 10, 10, 0]);
+    let whole = aggregate(&batches, &c);
+    let strategy = StrategyKey::from("t");
+    let key = RowKey {
+        scenario: "s",
+        budget: BudgetLabel::Absolute(100),
+        strategy: &strategy,
+    };
+    for split in [[0usize, 2], [1, 3], [3, 0]] {
+        let mut parts = [RowSummary::default(), RowSummary::default()];
+        let mut times = [CostTally::default(), CostTally::default()];
+        // Batches in reverse order, split between two parts: the batches of `split` to part 1.
+        for (i, (m, cost)) in batches.iter().zip(&c).enumerate().rev() {
+            parts[usize::from(split.contains(&i))].add(m);
+            times[usize::from(split.contains(&i))].add(*cost);
+        }
+        let mut merged = parts[1].clone();
+        merged.merge(&parts[0]);
+        let mut cost = times[1].clone();
+        cost.merge(&times[0]);
+        let row = Aggregate::from_summary(key, Mode::Interactive, false, 100, merged, cost, None);
+        assert_eq!(row, whole, "{split:?}");
+    }
+}
+
+#[test]
+fn histogram_percentiles_are_exact_below_2048_and_within_a_thousandth_above() {
+    let mut h = LogHistogram::default();
+    for v in 1..=100u64 {
+        h.add(v);
+    }
+    assert_eq!((h.percentile(50.0), h.percentile(99.0)), (50, 99));
+    assert_eq!(LogHistogram::bucket(2047), 2047);
+    assert_eq!(LogHistogram::bucket(2049), 2048);
+    assert_eq!(LogHistogram::bucket(900_000), 899_584);
+    for v in [2048u64, 3001, 65_537, 1 << 40, u64::MAX] {
+        let b = LogHistogram::bucket(v);
+        assert!(b <= v && (v - b) as f64 <= v as f64 / 1024.0, "{v} -> {b}");
+        assert_eq!(LogHistogram::bucket(b), b);
+    }
+    // Interquartile mean of 1, 1, 1, 2, 3, 3, 3, 100: the middle half is 1, 2, 3, 3.
+    let mut h = LogHistogram::default();
+    for v in [1, 1, 1, 2, 3, 3, 3, 100] {
+        h.add(v);
+    }
+    assert_eq!(h.interquartile_mean(), Some(2.25));
+    assert_eq!(LogHistogram::default().interquartile_mean(), None);
+    // Read back: only bucket starts, ascending, with counts.
+    assert!(LogHistogram::from_buckets(&[(2049, 1)]).is_err());
+    assert!(LogHistogram::from_buckets(&[(5, 1), (3, 1)]).is_err());
+    assert!(LogHistogram::from_buckets(&[(5, 0)]).is_err());
+    let json = serde_json::to_string(&h).unwrap();
+    assert_eq!(json, "[[1,3],[2,1],[3,3],[100,1]]");
+    assert_eq!(serde_json::from_str::<LogHistogram>(&json).unwrap(), h);
+}
+
+#[test]
+fn a_row_without_fields_or_needles_has_null_retention_and_survival() {
+    // Two turns with no field and nothing planted: no retention, fairness or survival to measure.
+    let a = aggregate(&[quiet(0, 0), quiet(1, 0)], &costs(&[5, 6], &[1, 1]));
+    let r = &a.retention;
+    assert_eq!((r.mean, r.min_share, r.fairness), (None, None, None));
+    let n = &a.needles;
+    assert_eq!(
+        (n.survival, n.upper_bound, n.of_possible),
+        (None, None, None)
+    );
+    let json = serde_json::to_value(&a).unwrap();
+    for field in ["mean", "minShare", "fairness"] {
+        assert!(json["retention"][field].is_null(), "{field}");
+    }
+    for field in ["survival", "upperBound", "ofPossible"] {
+        assert!(json["needles"][field].is_null(), "{field}");
+    }
+    // A turn without a field does not count as perfectly fair: fairness is the mean over turns with a field.
+    let mut unfair = quiet(2, 2);
+    (
+        unfair.mean_kept_share,
+        unfair.min_kept_share,
+        unfair.fairness,
+    ) = (0.5, 0.25, 0.5);
+    let a = aggregate(&[quiet(0, 0), unfair], &costs(&[5, 6], &[1, 1]));
+    assert_eq!(a.retention.fairness, Some(0.5));
+    assert_eq!(a.retention.min_share, Some(0.25));
+    assert_eq!(a.retention.mean, Some(0.5));
+    // Needles planted but none could have survived: survival and its bound are 0, of the possible is null.
+    let mut hopeless = quiet(0, 1);
+    planted(&mut hopeless, NeedleKind::ExitInfo, 2, 0);
+    let a = aggregate(&[hopeless], &costs(&[5], &[1]));
+    let n = &a.needles;
+    assert_eq!(
+        (n.survival, n.upper_bound, n.of_possible),
+        (Some(0.0), Some(0.0), None)
+    );
 }

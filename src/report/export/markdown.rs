@@ -18,6 +18,11 @@ pub fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
+/// A share as [`pct`] does, or `–` when there was nothing to measure it by.
+pub fn pct_opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".to_string(), pct)
+}
+
 /// Needle survival against its upper bound, or "–" when the batches had no needles (none planted, or none found
 /// in recorded batches).
 pub fn needles_cell(r: &Aggregate) -> String {
@@ -26,8 +31,8 @@ pub fn needles_cell(r: &Aggregate) -> String {
     } else {
         format!(
             "{} / {}",
-            pct(r.needles.survival),
-            pct(r.needles.upper_bound)
+            pct_opt(r.needles.survival),
+            pct_opt(r.needles.upper_bound)
         )
     }
 }
@@ -69,12 +74,12 @@ fn plain_row(r: &Aggregate) -> String {
         r.strategy,
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
-        pct(r.retention.mean),
-        pct(r.retention.budget_used),
+        pct_opt(r.retention.mean),
+        pct_opt(r.retention.budget_used),
         needles_cell(r),
         r.persistence.writes,
         r.persistence.duplicate_writes,
-        pct(r.persistence.recoverable),
+        pct_opt(r.persistence.recoverable),
         r.integrity.total(),
         duration(r.cost.median_ns),
         floor_ratio(r),

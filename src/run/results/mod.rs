@@ -18,11 +18,14 @@ use crate::scenario::{BudgetLabel, ScenarioBudget};
 use crate::workload::Mode;
 use validate::validate_metrics;
 
-mod validate;
+pub(crate) mod validate;
 
 /// The version of the results schema; `check`, `compare`, `merge` and `report` refuse any other. Version 2 added
-/// the strategy's and the floor's time to every record and row, and the sha256 of the per-batch files.
-pub const SCHEMA_VERSION: u32 = 2;
+/// the strategy's and the floor's time to every record and row, and the sha256 of the per-batch files. Version 3
+/// added each row's mergeable `summary`, took percentiles from its histograms (3 significant digits), and made
+/// the figures with nothing to measure null (`retention.budgetUsed`, `firstLine`, `lastLine`, `pathVisibility`,
+/// `persistence.recoverable`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The name of the per-batch records file of a report folder.
 pub const BATCHES_JSONL: &str = "batches.jsonl";

@@ -106,7 +106,7 @@ fn impossible_values_are_refused_naming_the_field_and_the_row() {
         ),
         (
             Box::new(|v: &mut Value| v["rows"][1]["retention"]["mean"] = Value::Null),
-            "retention.mean: invalid type: null, expected f64".to_string(),
+            format!("{row1}retention.mean is null, but the row's turns had"),
         ),
         (
             Box::new(|v: &mut Value| {

@@ -232,29 +232,55 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
     )?;
 
     let r = &row.retention;
+    share("retention.unitShare", r.unit_share)?;
     for (field, value) in [
         ("retention.mean", r.mean),
-        ("retention.unitShare", r.unit_share),
         ("retention.minShare", r.min_share),
         ("retention.fairness", r.fairness),
         ("retention.firstLine", r.first_line),
         ("retention.lastLine", r.last_line),
         ("retention.pathVisibility", r.path_visibility),
+        ("persistence.recoverable", row.persistence.recoverable),
     ] {
-        share(field, value)?;
+        if let Some(value) = value {
+            share(field, value)?;
+        }
     }
-    non_negative("retention.budgetUsed", r.budget_used)?;
-    if r.min_share > r.mean + SLACK {
-        return Err(format!(
-            "retention.minShare is {}, more than retention.mean ({})",
-            r.min_share, r.mean
-        ));
+    if let Some(used) = r.budget_used {
+        non_negative("retention.budgetUsed", used)?;
+    }
+    let has_fields = row.summary.fields > 0;
+    for (field, value) in [
+        ("retention.mean", r.mean),
+        ("retention.minShare", r.min_share),
+        ("retention.fairness", r.fairness),
+    ] {
+        if value.is_some() != has_fields {
+            return Err(format!(
+                "{field} is {}, but the row's turns had {} fields (summary.fields): null exactly when none",
+                value.map_or("null".to_string(), |v| v.to_string()),
+                row.summary.fields
+            ));
+        }
+    }
+    if let (Some(min), Some(mean)) = (r.min_share, r.mean) {
+        if min > mean + SLACK {
+            return Err(format!(
+                "retention.minShare is {min}, more than retention.mean ({mean})"
+            ));
+        }
     }
 
     let n = &row.needles;
-    share("needles.survival", n.survival)?;
-    share("needles.upperBound", n.upper_bound)?;
-    share("needles.ofPossible", n.of_possible)?;
+    for (field, value) in [
+        ("needles.survival", n.survival),
+        ("needles.upperBound", n.upper_bound),
+        ("needles.ofPossible", n.of_possible),
+    ] {
+        if let Some(value) = value {
+            share(field, value)?;
+        }
+    }
     for (kind, k) in &n.by_kind {
         let field = format!("needles.byKind.{kind}");
         at_most(
@@ -273,22 +299,38 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
     }
     let planted: u64 = n.by_kind.values().map(|k| k.planted).sum();
     let survived: u64 = n.by_kind.values().map(|k| k.survived).sum();
-    rate_of(
-        "needles.survival",
-        n.survival,
-        survived,
-        planted,
-        &format!("needles.byKind's {survived} survived of {planted} planted"),
-    )?;
-    let of_possible = if n.upper_bound > 0.0 {
-        (n.survival / n.upper_bound).min(1.0)
-    } else {
-        1.0
+    match (n.survival, n.upper_bound) {
+        (None, None) if planted == 0 => {}
+        (Some(survival), Some(_)) if planted > 0 => rate_of(
+            "needles.survival",
+            survival,
+            survived,
+            planted,
+            &format!("needles.byKind's {survived} survived of {planted} planted"),
+        )?,
+        _ => {
+            return Err(format!(
+            "needles.survival and needles.upperBound are null exactly when no needle was planted \
+                 (needles.byKind plants {planted})"
+        ))
+        }
+    }
+    let of_possible = match (n.survival, n.upper_bound) {
+        (Some(s), Some(u)) if u > 0.0 => Some((s / u).min(1.0)),
+        _ => None,
     };
-    if (n.of_possible - of_possible).abs() > SLACK {
+    let agrees = match (n.of_possible, of_possible) {
+        (Some(a), Some(b)) => (a - b).abs() <= SLACK,
+        (a, b) => a.is_none() && b.is_none(),
+    };
+    if !agrees {
+        let show = |v: Option<f64>| v.map_or("null".to_string(), |v| v.to_string());
         return Err(format!(
-            "needles.ofPossible is {}, but needles.survival {} over needles.upperBound {} gives {of_possible}",
-            n.of_possible, n.survival, n.upper_bound
+            "needles.ofPossible is {}, but needles.survival {} over needles.upperBound {} gives {}",
+            show(n.of_possible),
+            show(n.survival),
+            show(n.upper_bound),
+            show(of_possible)
         ));
     }
 
@@ -299,7 +341,6 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
         "persistence.writes",
         p.writes,
     )?;
-    share("persistence.recoverable", p.recoverable)?;
     at_most(
         "integrity.recordsDiffer",
         row.integrity.records_differ,
@@ -307,12 +348,127 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
         row.batches,
     )?;
 
+    validate_summary(row)?;
+
     let cost = &row.cost;
     at_most("cost.medianNs", cost.median_ns, "cost.p99Ns", cost.p99_ns)?;
     if let Some(ratio) = cost.floor_ratio {
         non_negative("cost.floorRatio", ratio)?;
     }
     Ok(())
+}
+
+/// The promises of a row's summary: it counts the row's batches, each histogram of every turn holds one value a
+/// batch, and no part counts more than its whole.
+fn validate_summary(row: &Aggregate) -> std::result::Result<(), String> {
+    let s = &row.summary;
+    if s.batches != row.batches {
+        return Err(format!(
+            "summary.batches is {}, but the row has {} batches",
+            s.batches, row.batches
+        ));
+    }
+    let c = &row.cost.summary;
+    for (field, h) in [
+        ("summary.overshoot", &s.overshoot),
+        ("cost.summary.turnNs", &c.turn_ns),
+        ("cost.summary.strategyNs", &c.strategy_ns),
+        ("cost.summary.floorNs", &c.floor_ns),
+    ] {
+        if h.count() != s.batches {
+            return Err(format!(
+                "{field} holds {} values, but the row has {} batches",
+                h.count(),
+                s.batches
+            ));
+        }
+    }
+    at_most(
+        "cost.summary.floorRatio",
+        c.floor_ratio.count(),
+        "batches",
+        s.batches,
+    )?;
+    at_most("summary.violations", s.violations, "batches", s.batches)?;
+    at_most(
+        "summary.budgetUsedTurns",
+        s.budget_used_turns,
+        "batches",
+        s.batches,
+    )?;
+    at_most(
+        "summary.keptUnits",
+        s.kept_units,
+        "summary.originalUnits",
+        s.original_units,
+    )?;
+    at_most(
+        "summary.shortenedFields",
+        s.shortened_fields,
+        "summary.fields",
+        s.fields,
+    )?;
+    at_most(
+        "summary.recoverableFields",
+        s.recoverable_fields,
+        "summary.shortenedFields",
+        s.shortened_fields,
+    )?;
+    for (field, (part, whole)) in [
+        ("summary.firstLine", s.first_line),
+        ("summary.lastLine", s.last_line),
+        ("summary.pathVisible", s.path_visible),
+    ] {
+        at_most(field, part, "the fields it counts", whole)?;
+    }
+    Ok(())
+}
+
+/// Whether `row`'s figures are the ones its summary gives; the message names the first that is not.
+pub(crate) fn agrees_with_summary(row: &Aggregate) -> std::result::Result<(), String> {
+    let expected = Aggregate::from_summary(
+        row.key(),
+        row.mode,
+        row.legacy,
+        row.budget.unwrap_or(0),
+        row.summary.clone(),
+        row.cost.summary.clone(),
+        row.tokens.as_ref().map(|t| t.summary.clone()),
+    );
+    if expected == *row {
+        return Ok(());
+    }
+    let (a, b) = (
+        serde_json::to_value(row).unwrap_or_default(),
+        serde_json::to_value(&expected).unwrap_or_default(),
+    );
+    let field = first_difference(&a, &b, "");
+    Err(format!(
+        "{field} is not what its summary gives ({}); the file was edited",
+        value_at(&b, &field)
+    ))
+}
+
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> String {
+    if let (Some(x), Some(y)) = (a.as_object(), b.as_object()) {
+        for (k, v) in x {
+            let path = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            if y.get(k) != Some(v) {
+                return first_difference(v, y.get(k).unwrap_or(&serde_json::Value::Null), &path);
+            }
+        }
+    }
+    at.to_string()
+}
+
+fn value_at(v: &serde_json::Value, path: &str) -> serde_json::Value {
+    path.split('.')
+        .filter(|p| !p.is_empty())
+        .fold(v.clone(), |v, k| v.get(k).cloned().unwrap_or_default())
 }
 
 /// The promises of one per-batch record's metrics; the message names the field.

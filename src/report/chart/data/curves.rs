@@ -162,7 +162,7 @@ pub fn curve_panels(
                 .flatten()
                 .map(|first| Series {
                     name: "upper bound (best possible allocation)".into(),
-                    points: line(&first, &|r| Some(r.needles.upper_bound * 100.0)),
+                    points: line(&first, &|r| r.needles.upper_bound.map(|u| u * 100.0)),
                     baseline: false,
                 });
             panels.push(LinePanel {

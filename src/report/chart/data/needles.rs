@@ -50,7 +50,7 @@ pub fn needle_survival(results: &RunResults) -> NeedleSurvival {
             for r in rows_of(results, strategy) {
                 let row_planted: u64 = r.needles.by_kind.values().map(|k| k.planted).sum();
                 planted += row_planted;
-                bound += r.needles.upper_bound * row_planted as f64;
+                bound += r.needles.upper_bound.unwrap_or(0.0) * row_planted as f64;
                 for (kind, k) in &r.needles.by_kind {
                     let e = by_kind.entry(kind).or_default();
                     e.0 += k.survived;

@@ -43,10 +43,11 @@ pub fn overview(results: &RunResults) -> Vec<OverviewRow> {
             let rows: Vec<&Aggregate> = rows_of(results, strategy).collect();
             let turns: u64 = rows.iter().map(|r| r.batches).sum();
             let violations: u64 = rows.iter().map(|r| r.compliance.violations).sum();
-            let weighted: f64 = rows
+            // Rows with nothing to measure retention by (no field) are left out of its mean.
+            let (weighted, measured) = rows
                 .iter()
-                .map(|r| r.retention.mean * r.batches as f64)
-                .sum();
+                .filter_map(|r| r.retention.mean.map(|m| (m * r.batches as f64, r.batches)))
+                .fold((0.0, 0u64), |(w, n), (x, b)| (w + x, n + b));
             let costs: Vec<u64> = rows.iter().map(|r| r.cost.median_ns).collect();
             OverviewRow {
                 strategy: strategy.clone(),
@@ -57,7 +58,7 @@ pub fn overview(results: &RunResults) -> Vec<OverviewRow> {
                     .map(|r| r.compliance.max_overshoot)
                     .max()
                     .unwrap_or(0),
-                retention: ratio(weighted, turns as f64).unwrap_or(1.0),
+                retention: ratio(weighted, measured as f64).unwrap_or(1.0),
                 needles: n.all,
                 needle_bound: n.upper_bound,
                 writes: rows.iter().map(|r| r.persistence.writes).sum(),

@@ -43,7 +43,7 @@ pub fn retention_cdf(results: &RunResults, records: &[BatchRecord]) -> Retention
                 .collect()
         } else {
             rows_of(results, strategy)
-                .map(|r| r.retention.mean * 100.0)
+                .filter_map(|r| r.retention.mean.map(|m| m * 100.0))
                 .collect()
         }
     };

@@ -1,0 +1,386 @@
+//! Mergeable summaries of a row's turns: what a row's figures are computed from, kept as whole-number counts,
+//! sums and histograms so that adding turns in any order, or combining the summaries of shards, gives the very
+//! same row.
+//!
+//! Shares are summed in fixed point ([`FIXED_ONE`] is 1), never as floating-point sums, whose result depends on
+//! the order of the terms. Percentiles come from a [`LogHistogram`]: exact below 2,048, and above it each value
+//! falls in a bucket 1/1,024 of its size wide (3 significant digits), reported as the bucket's lowest value, so a
+//! reported percentile is at most 0.1% below the nearest-rank value of the turns themselves and never above it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::aggregate::TurnCost;
+use super::{BatchMetrics, NeedleCount};
+use crate::generate::NeedleKind;
+
+/// Bits of a value kept below its leading bit: buckets are `2^-SUB_BITS` of their value wide.
+const SUB_BITS: u32 = 10;
+/// Values below this are their own bucket.
+const EXACT_BELOW: u64 = 2 << SUB_BITS;
+
+/// 1 in the fixed point shares are summed in (2^48).
+pub const FIXED_ONE: u128 = 1 << 48;
+
+/// A share (0..1, or a little more for the budget used) in fixed point.
+fn fixed(x: f64) -> u128 {
+    if x.is_finite() && x > 0.0 {
+        (x * FIXED_ONE as f64).round() as u128
+    } else {
+        0
+    }
+}
+
+/// A fixed-point sum over `n` terms as their mean; `None` for no terms.
+fn fixed_mean(sum: u128, n: u64) -> Option<f64> {
+    (n > 0).then(|| (sum as f64 / FIXED_ONE as f64) / n as f64)
+}
+
+/// A mergeable histogram of whole numbers with buckets of 3 significant digits (see the module's description):
+/// a map from each bucket's lowest value to the number of values in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogHistogram {
+    counts: BTreeMap<u64, u64>,
+}
+
+impl LogHistogram {
+    /// The lowest value of the bucket `value` falls in.
+    pub fn bucket(value: u64) -> u64 {
+        if value < EXACT_BELOW {
+            return value;
+        }
+        let shift = 63 - value.leading_zeros() - SUB_BITS;
+        (value >> shift) << shift
+    }
+
+    /// Adds one value.
+    pub fn add(&mut self, value: u64) {
+        *self.counts.entry(Self::bucket(value)).or_insert(0) += 1;
+    }
+
+    /// Adds every value of `other`.
+    pub fn merge(&mut self, other: &LogHistogram) {
+        for (&v, &n) in &other.counts {
+            *self.counts.entry(v).or_insert(0) += n;
+        }
+    }
+
+    /// How many values it holds.
+    pub fn count(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// The nearest-rank percentile `p` (0..=100) as its bucket's lowest value; 0 for none.
+    pub fn percentile(&self, p: f64) -> u64 {
+        let n = self.count();
+        if n == 0 {
+            return 0;
+        }
+        let rank = ((p / 100.0) * n as f64).ceil().max(1.0) as u64;
+        let rank = rank.min(n);
+        let mut seen = 0;
+        for (&v, &c) in &self.counts {
+            seen += c;
+            if seen >= rank {
+                return v;
+            }
+        }
+        0
+    }
+
+    /// The mean of the values ranked between `n / 4` and `n - n / 4` (the interquartile mean), each counted at its
+    /// bucket's lowest value; `None` for none.
+    pub fn interquartile_mean(&self) -> Option<f64> {
+        let n = self.count();
+        let cut = n / 4;
+        let (lo, hi) = (cut, n - cut);
+        if hi <= lo {
+            return None;
+        }
+        let (mut rank, mut sum) = (0u64, 0f64);
+        for (&v, &c) in &self.counts {
+            let start = rank.max(lo);
+            let end = (rank + c).min(hi);
+            if end > start {
+                sum += v as f64 * (end - start) as f64;
+            }
+            rank += c;
+        }
+        Some(sum / (hi - lo) as f64)
+    }
+
+    /// The (bucket, count) pairs, buckets ascending.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().map(|(&v, &n)| (v, n))
+    }
+
+    /// A histogram of `pairs`, refused (with the reason) unless each bucket is the lowest value of a bucket, the
+    /// buckets ascend and no count is 0.
+    pub fn from_buckets(pairs: &[(u64, u64)]) -> Result<LogHistogram, String> {
+        let mut counts = BTreeMap::new();
+        let mut last = None;
+        for &(v, n) in pairs {
+            if Self::bucket(v) != v {
+                return Err(format!("{v} is not the lowest value of a bucket"));
+            }
+            if last.is_some_and(|l| l >= v) {
+                return Err(format!("bucket {v} is out of ascending order"));
+            }
+            if n == 0 {
+                return Err(format!("bucket {v} counts 0 values"));
+            }
+            last = Some(v);
+            counts.insert(v, n);
+        }
+        Ok(LogHistogram { counts })
+    }
+}
+
+impl Serialize for LogHistogram {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.counts.iter().map(|(&v, &n)| [v, n]))
+    }
+}
+
+impl<'de> Deserialize<'de> for LogHistogram {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let pairs: Vec<(u64, u64)> = Vec::deserialize(d)?;
+        LogHistogram::from_buckets(&pairs).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Scale of the floor ratios a [`RowSummary`] keeps (in thousandths).
+pub(crate) const RATIO_SCALE: f64 = 1000.0;
+
+/// Everything a row's figures are computed from, summed over its turns; [`RowSummary::merge`] combines the
+/// summaries of two parts of the turns into that of all of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RowSummary {
+    /// Turns.
+    pub batches: u64,
+    /// Turns over the budget.
+    pub violations: u64,
+    /// Overshoots of every turn (0 for those within).
+    pub overshoot: LogHistogram,
+    /// The largest overshoot.
+    pub max_overshoot: u64,
+    /// Violations by the boundary that let them through.
+    pub violation_boundaries: BTreeMap<String, u64>,
+    /// Budgeted fields.
+    pub fields: u64,
+    /// Sum over turns of mean kept share x fields, fixed point.
+    pub kept_share_sum: u128,
+    /// Original UTF-16 units of every field.
+    pub original_units: u64,
+    /// Units still shown.
+    pub kept_units: u64,
+    /// The smallest share any field kept (`None` before a field).
+    pub min_share: Option<f64>,
+    /// Sum of the fairness of the turns with a field, fixed point.
+    pub fairness_sum: u128,
+    /// Turns with a field (those whose fairness is summed).
+    pub fairness_turns: u64,
+    /// Sum of the budget used by turns that measured it, fixed point.
+    pub budget_used_sum: u128,
+    /// Turns that measured the budget used.
+    pub budget_used_turns: u64,
+    /// Shortened fields whose first line survived / could be checked.
+    pub first_line: (u64, u64),
+    /// Shortened fields whose last non-blank line survived / that have one.
+    pub last_line: (u64, u64),
+    /// Shortened fields that name an artifact / whose entry has one.
+    pub path_visible: (u64, u64),
+    /// Needles by kind.
+    pub needles: BTreeMap<NeedleKind, NeedleCount>,
+    /// Sum of the needle upper bounds.
+    pub needle_upper_bound: u64,
+    /// Successful writes.
+    pub writes: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Duplicate writes.
+    pub duplicate_writes: u64,
+    /// Reused producer paths.
+    pub reused_paths: u64,
+    /// Failed writes.
+    pub failed_writes: u64,
+    /// Shortened fields.
+    pub shortened_fields: u64,
+    /// Shortened fields recoverable from an artifact.
+    pub recoverable_fields: u64,
+    /// Integrity counts: broken surrogates, reordered, dropped, media, reminders, non-budgeted, records differ.
+    pub integrity: [u64; 7],
+}
+
+/// The times of a row's turns as histograms, kept apart from its [`RowSummary`] (in the row's `cost`) because
+/// they are the only figures that differ between two runs of the same plan.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CostTally {
+    /// Turn times (ns).
+    pub turn_ns: LogHistogram,
+    /// The strategy's own times (ns).
+    pub strategy_ns: LogHistogram,
+    /// The floor's times (ns).
+    pub floor_ns: LogHistogram,
+    /// Strategy over floor per turn with a measurable floor, in thousandths.
+    pub floor_ratio: LogHistogram,
+}
+
+impl CostTally {
+    /// Adds one turn's times.
+    pub fn add(&mut self, cost: TurnCost) {
+        self.turn_ns.add(cost.turn_ns);
+        self.strategy_ns.add(cost.strategy_ns);
+        self.floor_ns.add(cost.floor_ns);
+        if cost.floor_ns > 0 {
+            self.floor_ratio
+                .add(scaled(cost.strategy_ns as f64 / cost.floor_ns as f64));
+        }
+    }
+
+    /// Adds every turn of `other`.
+    pub fn merge(&mut self, other: &CostTally) {
+        self.turn_ns.merge(&other.turn_ns);
+        self.strategy_ns.merge(&other.strategy_ns);
+        self.floor_ns.merge(&other.floor_ns);
+        self.floor_ratio.merge(&other.floor_ratio);
+    }
+}
+
+/// A ratio in thousandths, rounded to the nearest (what a histogram of ratios holds).
+pub(crate) fn scaled(ratio: f64) -> u64 {
+    if ratio.is_finite() && ratio > 0.0 {
+        (ratio * RATIO_SCALE).round() as u64
+    } else {
+        0
+    }
+}
+
+impl RowSummary {
+    /// Adds one turn.
+    pub fn add(&mut self, m: &BatchMetrics) {
+        self.batches += 1;
+        self.violations += u64::from(!m.within_budget);
+        self.overshoot.add(m.overshoot);
+        self.max_overshoot = self.max_overshoot.max(m.overshoot);
+        if let Some(b) = m.violation_boundary {
+            *self.violation_boundaries.entry(b.to_string()).or_insert(0) += 1;
+        }
+        self.fields += m.fields;
+        self.kept_share_sum += fixed(m.mean_kept_share) * u128::from(m.fields);
+        self.original_units += m.original_units;
+        self.kept_units += m.kept_units;
+        if m.fields > 0 {
+            self.min_share = Some(
+                self.min_share
+                    .map_or(m.min_kept_share, |s| s.min(m.min_kept_share)),
+            );
+        }
+        if m.fields > 0 {
+            self.fairness_sum += fixed(m.fairness);
+            self.fairness_turns += 1;
+        }
+        if let Some(used) = m.budget_used {
+            self.budget_used_sum += fixed(used);
+            self.budget_used_turns += 1;
+        }
+        let add = |a: &mut (u64, u64), b: (u64, u64)| {
+            a.0 += b.0;
+            a.1 += b.1;
+        };
+        add(&mut self.first_line, m.first_line_kept);
+        add(&mut self.last_line, m.last_line_kept);
+        add(&mut self.path_visible, m.path_visible);
+        for (k, c) in &m.needles {
+            let e = self.needles.entry(*k).or_default();
+            e.planted += c.planted;
+            e.survived += c.survived;
+        }
+        self.needle_upper_bound += m.needle_upper_bound;
+        self.writes += m.writes;
+        self.bytes += m.bytes_written;
+        self.duplicate_writes += m.duplicate_writes;
+        self.reused_paths += m.reused_paths;
+        self.failed_writes += m.failed_writes;
+        self.shortened_fields += m.shortened_fields;
+        self.recoverable_fields += m.recoverable_fields;
+        let counts = [
+            m.broken_surrogates,
+            m.reordered,
+            m.dropped,
+            m.media_changed,
+            m.reminders_changed,
+            m.non_budgeted_changed,
+            u64::from(m.records_differ),
+        ];
+        for (total, c) in self.integrity.iter_mut().zip(counts) {
+            *total += c;
+        }
+    }
+
+    /// Adds every turn of `other`.
+    pub fn merge(&mut self, other: &RowSummary) {
+        self.batches += other.batches;
+        self.violations += other.violations;
+        self.overshoot.merge(&other.overshoot);
+        self.max_overshoot = self.max_overshoot.max(other.max_overshoot);
+        for (b, n) in &other.violation_boundaries {
+            *self.violation_boundaries.entry(b.clone()).or_insert(0) += n;
+        }
+        self.fields += other.fields;
+        self.kept_share_sum += other.kept_share_sum;
+        self.original_units += other.original_units;
+        self.kept_units += other.kept_units;
+        self.min_share = match (self.min_share, other.min_share) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.fairness_sum += other.fairness_sum;
+        self.fairness_turns += other.fairness_turns;
+        self.budget_used_sum += other.budget_used_sum;
+        self.budget_used_turns += other.budget_used_turns;
+        for (a, b) in [
+            (&mut self.first_line, other.first_line),
+            (&mut self.last_line, other.last_line),
+            (&mut self.path_visible, other.path_visible),
+        ] {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+        for (k, c) in &other.needles {
+            let e = self.needles.entry(*k).or_default();
+            e.planted += c.planted;
+            e.survived += c.survived;
+        }
+        self.needle_upper_bound += other.needle_upper_bound;
+        self.writes += other.writes;
+        self.bytes += other.bytes;
+        self.duplicate_writes += other.duplicate_writes;
+        self.reused_paths += other.reused_paths;
+        self.failed_writes += other.failed_writes;
+        self.shortened_fields += other.shortened_fields;
+        self.recoverable_fields += other.recoverable_fields;
+        for (a, b) in self.integrity.iter_mut().zip(other.integrity) {
+            *a += b;
+        }
+    }
+
+    /// Mean kept share per field; `None` without fields.
+    pub fn retention_mean(&self) -> Option<f64> {
+        (self.fields > 0)
+            .then(|| self.kept_share_sum as f64 / FIXED_ONE as f64 / self.fields as f64)
+    }
+
+    /// Mean fairness over the turns with a field; `None` when none had one.
+    pub fn fairness(&self) -> Option<f64> {
+        fixed_mean(self.fairness_sum, self.fairness_turns)
+    }
+
+    /// Mean budget used over the turns that measured it; `None` when none did.
+    pub fn budget_used(&self) -> Option<f64> {
+        fixed_mean(self.budget_used_sum, self.budget_used_turns)
+    }
+}

@@ -174,4 +174,16 @@ mod tests {
             prop_assert_eq!(a.iter().sum::<u64>(), total.min(budget));
         }
     }
+
+    #[test]
+    fn a_slot_exactly_as_long_as_its_share_leaves_whole_and_the_leftover_goes_on() {
+        // 11 over two slots: a share of 5, which the first slot (5 units) fits exactly. It leaves with its 5 and
+        // the second slot gets the remaining 6; kept active instead, the first would get 5 plus the one unit of
+        // leftover, more than its length.
+        assert_eq!(water_fill(&[5, 100], 11), [5, 6]);
+        assert_eq!(weighted_water_fill(&[5, 100], Some(&[1, 1]), 11), [5, 6]);
+        // Weighted 1:2, 13 units: the first slot's share is 13 * 1 / 3 = 4, exactly its length, and the second
+        // slot gets the other 9 (kept active, the first would get 4 plus the unit of leftover).
+        assert_eq!(weighted_water_fill(&[4, 100], Some(&[1, 2]), 13), [4, 9]);
+    }
 }

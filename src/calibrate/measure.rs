@@ -166,7 +166,8 @@ impl Corpus {
     /// Reads `batches`, mapping unknown tools by shape against `references` (each candidate kind's features).
     pub fn of(batches: &[Batch], references: &[(Kind, Features)]) -> Corpus {
         // Per tool: (units, lines, JSON, exit line) of its non-failed, non-empty outputs, and its count.
-        let mut per_tool: BTreeMap<String, (Vec<(u64, u64, bool, bool)>, u64)> = BTreeMap::new();
+        type Shapes = Vec<(u64, u64, bool, bool)>;
+        let mut per_tool: BTreeMap<String, (Shapes, u64)> = BTreeMap::new();
         let mut errors = 0;
         let (mut later, mut duplicates) = (0u64, 0u64);
         for batch in batches {

@@ -373,9 +373,9 @@ fn needle_rows(columns: &[&Profile]) -> Vec<Row> {
 fn tool_table(out: &mut String, p: &Profile) {
     let _ = write!(
         out,
-        "\n## Tools of `{}`\n\n| tool | outputs | share | median | p90 | p99 | max |\n{}\n",
+        "\n## Tools of `{}`\n\n| tool | outputs | share | median | p90 | p99 | max |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
         cell(&p.source.name),
-        "|---|---:|---:|---:|---:|---:|---:|"
     );
     for t in &p.tools {
         let d = &t.sizes;

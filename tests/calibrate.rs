@@ -132,7 +132,7 @@ fn a_generated_corpus_the_fit_was_not_tuned_on_is_fitted_within_every_tolerance(
     );
     let (fitted, corpus) = profiles(d, "report");
     assert_eq!(fitted["source"]["batches"].as_u64(), Some(scenario.batches));
-    assert_eq!(corpus["outputs"].as_u64().unwrap() > 500, true);
+    assert!(corpus["outputs"].as_u64().unwrap() > 500);
     assert_eq!(misses(&fitted, &corpus), Vec::<String>::new());
     // The corpus's exit-line styles are fitted too (each within a point).
     let styles = |p: &Value| -> Vec<(String, f64)> {

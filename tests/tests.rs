@@ -3,6 +3,7 @@
 mod allocations;
 mod architecture;
 mod behaviours;
+mod calibrate;
 mod cli;
 mod conform;
 mod differential;

@@ -1,6 +1,6 @@
 //! The `[texture]` of a scenario on generated batches: each share met on a corpus at a fixed seed, the needles at
-//! their places whatever the texture did, each exit style framed its way, repeats that are really earlier
-//! results, and windowed file views.
+//! their places whatever the texture did, each exit style framed its way (the named ones and `exit_lines`), repeats
+//! that are really earlier results, windowed file views, and the short forms of `short_units`.
 
 use std::collections::BTreeMap;
 
@@ -291,4 +291,119 @@ fn file_views_end_with_their_marker_and_tool_names_follow_the_scenario() {
         }
     }
     assert!(views > 50, "{views}");
+}
+
+#[test]
+fn exit_lines_end_shell_outputs_with_their_own_line() {
+    let s = textured(
+        "lines",
+        "exit_lines = { \"Exit code N\" = 1, \"[The command completed with exit code N.]\" = 1 }\n",
+    );
+    let (mut plain, mut bracketed, mut shells) = (0usize, 0usize, 0usize);
+    for b in batches(&s, 600) {
+        for (i, e) in b.batch.iter().enumerate() {
+            if e.tool_name != "run_shell_command" {
+                continue;
+            }
+            let Some(out) = e.response_parts[0].field(Field::Output) else {
+                continue;
+            };
+            shells += 1;
+            let last = out.rsplit('\n').next().unwrap();
+            let exit: Vec<&str> = b
+                .needles
+                .iter()
+                .filter(|n| n.entry == i && n.kind == NeedleKind::ExitInfo)
+                .map(|n| n.text.as_str())
+                .collect();
+            // The line of the scenario, its status where the N was, planted where it is; no header left.
+            assert_eq!(exit, [last], "{out}");
+            assert!(!out.starts_with("Command: "), "{out}");
+            let status = |rest: &str| !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_digit());
+            if let Some(rest) = last.strip_prefix("Exit code ") {
+                assert!(status(rest), "{last}");
+                plain += 1;
+            } else {
+                let rest = last
+                    .strip_prefix("[The command completed with exit code ")
+                    .and_then(|r| r.strip_suffix(".]"))
+                    .unwrap_or_else(|| panic!("{last}"));
+                assert!(status(rest), "{last}");
+                bracketed += 1;
+            }
+        }
+    }
+    assert!(shells > 300, "{shells}");
+    let tolerance = 1.5 / (shells as f64).sqrt();
+    assert!(
+        (plain as f64 / shells as f64 - 0.5).abs() <= tolerance,
+        "{plain} of {shells}"
+    );
+    assert_eq!(plain + bracketed, shells);
+    // The profile tells the two styles apart, as it does in recorded text.
+    let p = budgetlab::profile::profile_scenario(&s, 600);
+    let styles: Vec<(&str, u64)> = p
+        .exit_styles
+        .styles
+        .iter()
+        .map(|r| (r.style.as_str(), r.outputs.count))
+        .collect();
+    assert!(
+        styles.contains(&("Exit code N", plain as u64)),
+        "{styles:?}"
+    );
+    assert!(
+        styles.contains(&("[The command completed with exit code N]", bracketed as u64)),
+        "{styles:?}"
+    );
+}
+
+/// A scenario of tiny results of every kind with a short form, `short_units` set.
+fn tiny(short_units: u64) -> Scenario {
+    let kinds = [
+        ("shell", 4),
+        ("file_read", 2),
+        ("search", 1),
+        ("listing", 1),
+        ("short_success", 1),
+        ("error_trace", 1),
+        ("edit", 1),
+        ("mcp", 1),
+    ];
+    let mut src =
+        String::from("name = \"tiny\"\ndescription = \"d\"\nseed = 17\nbatches = 300\n[kinds]\n");
+    for (kind, w) in kinds {
+        src.push_str(&format!("{kind} = {w}\n"));
+    }
+    for (kind, _) in kinds {
+        src.push_str(&format!("[sizes.{kind}]\nmedian = 60.0\nsigma = 0.6\n"));
+    }
+    src.push_str(
+        "[shape]\nobject_output_rate = 0.0\nhook_text_rate = 0.0\nduplicate_rate = 0.0\n\
+         [texture]\n",
+    );
+    src.push_str(&format!("short_units = {short_units}\n"));
+    Scenario::parse(&src, "tiny.toml").unwrap()
+}
+
+#[test]
+fn short_units_write_tiny_results_that_differ_at_their_size() {
+    // Results drawn at a median of 60 units (p90 about 130): the kinds' long forms, cut down, are often the same
+    // text, sometimes empty, and their framing makes them far larger; the short forms are neither.
+    let long = budgetlab::profile::profile_scenario(&tiny(0), 300);
+    let short = budgetlab::profile::profile_scenario(&tiny(400), 300);
+    let repeated = |p: &budgetlab::profile::Profile| p.repeats.repeated.share.unwrap();
+    let empty = |p: &budgetlab::profile::Profile| p.shape.empty.share.unwrap();
+    assert!(repeated(&long) > 0.2, "{}", repeated(&long));
+    assert!(empty(&long) > 0.02, "{}", empty(&long));
+    assert!(long.sizes.distribution.p90.unwrap() > 300);
+    assert!(short.outputs > 1_000, "{}", short.outputs);
+    assert!(repeated(&short) < 0.005, "{}", repeated(&short));
+    assert_eq!(short.shape.empty.count, 0);
+    let p90 = short.sizes.distribution.p90.unwrap();
+    assert!((100..=160).contains(&p90), "{p90}");
+    // Their needles are planted as the kinds plant theirs, and found where they were planted.
+    let planted = short.needles.planted.unwrap();
+    assert!(planted.planted > 500, "{planted:?}");
+    assert_eq!(planted.found, planted.planted);
 }

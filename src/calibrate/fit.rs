@@ -4,12 +4,17 @@
 //! - Sizes: each kind gets a table of quantiles (`[sizes.KIND] quantiles`) read off its outputs in the corpus
 //!   (every output's size for a kind of 64 outputs or fewer, a fixed grid of 31 shares above). The kinds write
 //!   some framing around a drawn size and cannot write every size (a search always names its count), so each
-//!   round moves every point of a table by the ratio, in `1 + units`, of the corpus's quantile to the sample's.
+//!   round moves every point of a table by the ratio, in `1 + units`, of the corpus's quantile to the sample's,
+//!   never above twice the corpus's quantile and 1,000 units (a kind that cannot come down to a size would
+//!   otherwise climb round after round, and its samples with it).
 //! - The kind mix: each kind's weight is moved by the ratio of its share of the corpus's outputs to its share of
 //!   the sample's.
 //! - Shares: the empty share is solved for the sample's own empty outputs; astral, non-ASCII, CRLF, ANSI and
 //!   repeated outputs are moved by what the sample misses; the summary-start share by the secant through the
-//!   last two rounds' mean summary positions; each exit style's weight by the ratio of its shares.
+//!   last two rounds' mean summary positions; each exit style's weight by the ratio of its shares (styles the
+//!   generator has no name for are written as the texture's `exit_lines`). When a sample has more repeated or
+//!   empty outputs than the corpus, the next rounds write short results as short outputs of their own
+//!   (`short_units`).
 //! - The batch width is a log-normal with the corpus's median and p90, moved a whole entry when the sample's
 //!   median differs. Call-id duplicates and windowed views are read off the corpus once.
 //!
@@ -29,6 +34,7 @@ use crate::model::Batch;
 use crate::profile::percentile;
 use crate::scenario::{
     ExitStyle, Scenario, ENTRY_OVERHEAD_UNITS, MAX_BATCHES, MAX_BATCH_UNITS, MAX_BATCH_WIDTH,
+    MAX_EXIT_LINE_BYTES,
 };
 use crate::workload::{Kind, MAX_SIZE};
 
@@ -40,6 +46,11 @@ pub(super) const MIN_SAMPLE_OUTPUTS: u64 = 2_000;
 pub(super) const SAMPLE_UNITS: u64 = 100_000_000;
 /// Most rounds.
 pub const ROUNDS: usize = 12;
+/// A point of a kind's table stays at most this many times the corpus's size at its share, plus
+/// [`SIZE_SLACK`] units: so a round's sample holds at most a few times [`SAMPLE_UNITS`].
+const SIZE_CAP: f64 = 2.0;
+/// See [`SIZE_CAP`].
+const SIZE_SLACK: f64 = 1_000.0;
 
 /// The shares of the quantile tables of kinds with more than 64 outputs in the corpus.
 const GRID: [f64; 31] = [
@@ -58,10 +69,28 @@ const STYLE_NAMES: [(ExitStyle, &str); 4] = [
     (ExitStyle::ExitCode, "Exit code: N"),
 ];
 
-/// Whether the generator writes exit lines of the profile's style `style`.
+/// Whether the generator writes exit lines of the profile's style `style`: one of its named styles, or a last
+/// line of the texture's `exit_lines`.
 pub(super) fn writes_style(style: &str) -> bool {
-    STYLE_NAMES.iter().any(|(_, name)| *name == style)
+    STYLE_NAMES.iter().any(|(_, name)| *name == style) || is_exit_line(style)
 }
+
+/// Whether the profile's style `style` is written as a line of the texture's `exit_lines`: a style the named ones
+/// do not cover that is a last line (not a tag opening the output, as `<returncode>` is) and a valid key there.
+/// The style is the line with its status as `N`, so it is its own template.
+fn is_exit_line(style: &str) -> bool {
+    !STYLE_NAMES.iter().any(|(_, name)| *name == style)
+        && !style.starts_with('<')
+        && !style.is_empty()
+        && style.len() <= MAX_EXIT_LINE_BYTES
+        && style.contains('N')
+        && !style.chars().any(char::is_control)
+}
+
+/// The `short_units` a fit turns on when a round's sample has more repeated or empty outputs than the corpus:
+/// results drawn shorter are written as short outputs of their own, neither empty nor alike, where the kinds'
+/// long forms cut down to a few units are often both.
+pub(crate) const SHORT_UNITS: u64 = 400;
 
 /// The result of a fit.
 #[derive(Debug, Clone)]
@@ -142,6 +171,7 @@ fn initial(corpus: &Corpus) -> Params {
         .clamp(min, MAX_BATCH_WIDTH);
     let shell = m.by_kind.get(&Kind::Shell).map_or(0, Vec::len) as f64;
     let mut exit_styles = BTreeMap::new();
+    let mut exit_lines = BTreeMap::new();
     if shell > 0.0 {
         let mut written = 0.0;
         for (style, name) in STYLE_NAMES {
@@ -150,7 +180,11 @@ fn initial(corpus: &Corpus) -> Params {
                 written += n as f64;
             }
         }
-        if shell > written || exit_styles.is_empty() {
+        for (name, &n) in m.styles.iter().filter(|(name, _)| is_exit_line(name)) {
+            exit_lines.insert(name.clone(), n as f64);
+            written += n as f64;
+        }
+        if shell > written || (exit_styles.is_empty() && exit_lines.is_empty()) {
             exit_styles.insert(ExitStyle::None, (shell - written).max(1.0));
         }
     }
@@ -172,6 +206,8 @@ fn initial(corpus: &Corpus) -> Params {
         summary_start: round6(m.summary_position().map_or(0.0, |p| 1.0 - p)),
         file_view: round6(corpus.file_view_share),
         exit_styles,
+        exit_lines,
+        short_units: 0,
     }
 }
 
@@ -285,10 +321,13 @@ fn adjust(
         };
         let mut floor = 0.0f64;
         for point in table.iter_mut() {
-            let ratio = (1.0 + at(want, point[0])) / (1.0 + at(got, point[0]));
+            let wanted = at(want, point[0]);
+            let ratio = (1.0 + wanted) / (1.0 + at(got, point[0]));
+            // A kind that cannot write a size (its framing alone is larger) would push its point up round after
+            // round; the cap keeps a sample within a few times the corpus's units.
             let v = ((1.0 + point[1]) * ratio - 1.0)
                 .round()
-                .clamp(0.0, MAX_SIZE as f64);
+                .clamp(0.0, (SIZE_CAP * wanted + SIZE_SLACK).min(MAX_SIZE as f64));
             floor = floor.max(v);
             point[1] = floor;
         }
@@ -332,15 +371,28 @@ fn adjust(
         };
         p.summary_start = round6(clamp01(next));
     }
-    // Exit styles: each weight by the ratio of its shares.
-    for (style, name) in STYLE_NAMES {
-        let Some(w) = p.exit_styles.get_mut(&style) else {
-            continue;
-        };
+    // Exit styles and lines: each weight by the ratio of its shares.
+    let by_ratio = |w: &mut f64, name: &str| {
         let want = target.share(target.styles.get(name).copied().unwrap_or(0));
         let got = sample.share(sample.styles.get(name).copied().unwrap_or(0));
         let factor = if got > 0.0 { want / got } else { 2.0 };
         *w = ((*w * factor) * 1e4).round().max(1.0) / 1e4;
+    };
+    for (style, name) in STYLE_NAMES {
+        if let Some(w) = p.exit_styles.get_mut(&style) {
+            by_ratio(w, name);
+        }
+    }
+    for (name, w) in &mut p.exit_lines {
+        by_ratio(w, name);
+    }
+    // Short forms, once the sample has more repeated or empty outputs than the corpus can have.
+    let over =
+        |want: u64, got: u64| sample.share(got) > target.share(want) + check::SHARE_TOLERANCE;
+    if p.short_units == 0
+        && (over(target.repeated, sample.repeated) || over(target.empty, sample.empty))
+    {
+        p.short_units = SHORT_UNITS;
     }
     // The width's median, a whole entry at a time.
     if let (Some(want), Some(got)) = (
@@ -370,5 +422,23 @@ mod tests {
         assert_eq!(at(&sorted, 1.0), 50.0);
         assert_eq!(kind_of_fit_name("calibrate-kind:file_read"), Kind::FileRead);
         assert_eq!(kind_of_fit_name("bash"), Kind::ShortSuccess);
+    }
+
+    #[test]
+    fn styles_the_named_ones_miss_are_written_as_exit_lines() {
+        for named in ["Exit Code: N", "<returncode>N</returncode>", "Exit code: N"] {
+            assert!(writes_style(named) && !is_exit_line(named), "{named}");
+        }
+        for line in [
+            "Exit code N",
+            "[The command completed with exit code N]",
+            "exit status N",
+        ] {
+            assert!(writes_style(line) && is_exit_line(line), "{line}");
+        }
+        for not in ["<status>N</status>", "", "Exit\tcode N", "exit code n"] {
+            assert!(!writes_style(not), "{not:?}");
+        }
+        assert!(!is_exit_line(&format!("Exit code N{}", "x".repeat(200))));
     }
 }

@@ -37,6 +37,10 @@ pub(super) struct Params {
     pub file_view: f64,
     /// The exit styles' weights (empty: the generator's own).
     pub exit_styles: BTreeMap<ExitStyle, f64>,
+    /// More exit styles, as last lines with `N` for the status, and their weights.
+    pub exit_lines: BTreeMap<String, f64>,
+    /// Results drawn shorter than this are written as short outputs (0: never).
+    pub short_units: u64,
 }
 
 /// A number as TOML writes it: the shortest text that reads back as the same `f64`, with a decimal point.
@@ -144,6 +148,17 @@ pub(super) fn scenario_toml(
             .collect();
         let _ = writeln!(t, "exit_styles = {{ {} }}", styles.join(", "));
     }
+    if !p.exit_lines.is_empty() {
+        let lines: Vec<String> = p
+            .exit_lines
+            .iter()
+            .map(|(line, w)| format!("{} = {}", quoted(line), num(*w)))
+            .collect();
+        let _ = writeln!(t, "exit_lines = {{ {} }}", lines.join(", "));
+    }
+    if p.short_units > 0 {
+        let _ = writeln!(t, "short_units = {}", p.short_units);
+    }
     let named: Vec<String> = names
         .iter()
         .filter(|(k, _)| p.weights.contains_key(k))
@@ -183,6 +198,8 @@ mod tests {
             summary_start: 1.0,
             file_view: 0.0,
             exit_styles: BTreeMap::from([(ExitStyle::None, 2.0), (ExitStyle::Returncode, 1.0)]),
+            exit_lines: BTreeMap::from([("[The \"command\" ended with code N]".to_string(), 0.5)]),
+            short_units: 400,
         };
         let names = BTreeMap::from([
             (Kind::Shell, "bash \"quoted\"".to_string()),
@@ -216,6 +233,8 @@ mod tests {
         assert_eq!(shell.max, 666_756);
         assert_eq!(s.texture.crlf_share, Some(0.1 + 0.2), "exact floats");
         assert_eq!(s.texture.exit_styles, p.exit_styles);
+        assert_eq!(s.texture.exit_lines, p.exit_lines);
+        assert_eq!(s.texture.short_units, 400);
         assert_eq!(s.texture.tool_names.len(), 1, "only the kinds in use");
         assert_eq!(s.texture.tool_names[&Kind::Shell], "bash \"quoted\"");
         assert_eq!((s.batch_size.min, s.batch_size.max), (1, 9));

@@ -1,11 +1,13 @@
 //! Short outputs that say something of their own (`texture.short_units`): a result drawn shorter than the
-//! scenario's threshold is written here instead of by its kind, as real short outputs are: a command's value (a
-//! version, a count, a commit, paths), a one-line error naming its file, one or two search matches and their
-//! count, a few lines of a config file, a few file names, an edit's confirmation naming its lines, a small JSON
-//! object. Each names paths, identifiers and numbers drawn from the stream, so two short results are seldom the
-//! same text, where the kinds' long forms cut down to a few units mostly are (a header and nothing else, the
-//! same traceback line, an empty body). Shell outputs keep the shell framing (the `Command:` header and the exit
-//! line, for the texture's exit style to rewrite), and the needles are planted as the kinds plant theirs.
+//! scenario's threshold is written here instead of by its kind, as real short outputs are: a command's values
+//! (versions, counts, commits, paths), a one-line error naming its file, a match or two and their count, a few
+//! lines of a config file, a few file names, an edit's confirmation naming its lines, a write's or a task list's
+//! confirmation, a small JSON object. Each names paths, identifiers and numbers drawn from the stream, so two
+//! short results are seldom the same text, where the kinds' long forms cut down to a few units mostly are (a
+//! header and nothing else, the same traceback line, an empty body). Each form adds lines of the same until it
+//! comes near the size drawn (above the one thing every form says), so sizes follow the drawn ones as the kinds'
+//! do. Shell outputs keep the shell framing (the `Command:` header and the exit line, for the texture's exit
+//! style to rewrite), and the needles are planted as the kinds plant theirs.
 
 use super::buf::TextBuf;
 use super::kinds::shell::{self, Exit};
@@ -19,6 +21,7 @@ pub(crate) fn has_short_form(kind: Kind) -> bool {
     matches!(
         kind,
         Kind::Shell
+            | Kind::ShortSuccess
             | Kind::ErrorTrace
             | Kind::Search
             | Kind::FileRead
@@ -33,11 +36,12 @@ pub(crate) fn has_short_form(kind: Kind) -> bool {
 pub(crate) fn write(c: &mut Ctx, kind: Kind, target: usize) -> Draft {
     match kind {
         Kind::Shell => shell_value(c, target),
+        Kind::ShortSuccess => confirmation(c, target),
         Kind::ErrorTrace => error(c, target),
         Kind::Search => search(c, target),
         Kind::FileRead => config(c, target),
         Kind::Listing => names(c, target),
-        Kind::Edit => edited(c),
+        Kind::Edit => edited(c, target),
         _ => json(c, target),
     }
 }
@@ -51,18 +55,24 @@ fn shell_value(c: &mut Ctx, target: usize) -> Draft {
     let mut path = TextBuf::with_capacity(48);
     vocab::src_path(&mut path, rng, "src/", ".py");
     let command = match form {
-        0 => format!("python -c 'import {module}; print({module}.__version__)'"),
+        0 => format!("pip list | grep {module}"),
         1 => format!("wc -l {}", path.as_str()),
         2 => "git log --oneline -3".to_string(),
         3 => format!("find . -name '*{module}*'"),
-        _ => format!("grep -c {} {}", rng.pick(NOUNS), path.as_str()),
+        _ => format!("grep -c {} src/{module}/*.py", rng.pick(NOUNS)),
     };
     shell::header(&mut b, &command, None);
     // The exit line the framing adds: about 13 units.
     let framing = b.units() + 13;
     loop {
         match form {
-            0 => vocab::version(&mut b, rng),
+            0 => {
+                b.ascii(module);
+                b.ascii("-");
+                b.ascii(rng.pick(NOUNS));
+                b.ascii("  ");
+                vocab::version(&mut b, rng);
+            }
             1 => {
                 b.num(rng.range(1, 4_000));
                 b.ascii(" ");
@@ -78,16 +88,64 @@ fn shell_value(c: &mut Ctx, target: usize) -> Draft {
                 b.ascii(rng.pick(MODULES));
             }
             3 => vocab::src_path(&mut b, rng, "./src/", ".py"),
-            _ => b.num(rng.range(0, 300)),
+            _ => {
+                vocab::src_path(&mut b, rng, "src/", ".py");
+                b.ascii(":");
+                b.num(rng.range(0, 300));
+            }
         }
         b.nl();
         // Later lines are more of the same; a value alone when that is all the size allows.
-        if form == 0 || b.units() + 13 + 24 >= target.max(framing) {
+        if b.units() + 13 + 24 >= target.max(framing) {
             break;
         }
     }
     shell::exit_info(&mut b, Exit(0, None));
     Draft::output(shell::TOOL, Body::Text(b.finish()))
+}
+
+/// A write, a directory made or a task list updated, with the numbers and paths that make each one its own.
+fn confirmation(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 96);
+    let tool = match rng.below(3) {
+        0 => {
+            b.ascii("Successfully wrote ");
+            b.num_grouped(rng.range(40, 400_000));
+            b.ascii(" bytes to ");
+            vocab::src_path(&mut b, rng, "src/", ".rs");
+            b.ascii(".");
+            "write_file"
+        }
+        1 => {
+            b.ascii("Created directory ");
+            vocab::src_path(&mut b, rng, "", "");
+            b.ascii("/");
+            vocab::ident(&mut b, rng);
+            b.ascii(".");
+            "create_directory"
+        }
+        _ => {
+            b.ascii("Todo list updated: ");
+            b.num(rng.below(20));
+            b.ascii(" pending, ");
+            b.num(rng.below(4));
+            b.ascii(" in progress, ");
+            b.num(rng.below(40));
+            b.ascii(" done; next: ");
+            vocab::ident(&mut b, rng);
+            b.ascii(".");
+            "write_todos"
+        }
+    };
+    // What else it did, when there is room.
+    while b.units() + 30 < target {
+        b.ascii("\n- ");
+        vocab::ident(&mut b, rng);
+        b.ascii(": ");
+        vocab::src_path(&mut b, rng, "src/", ".rs");
+    }
+    Draft::output(tool, Body::Text(b.finish()))
 }
 
 /// A one-line error naming its file or argument, and a line or two of context when there is room.
@@ -108,13 +166,15 @@ fn error(c: &mut Ctx, target: usize) -> Draft {
         }
         1 => {
             b.ascii("ValueError: invalid literal for int() with base 10: '");
-            b.ascii(rng.pick(NOUNS));
-            b.num(rng.range(0, 99));
+            vocab::ident(b, rng);
+            b.num(rng.range(0, 100_000));
             b.ascii("'");
         }
         2 => {
             b.ascii("error: unexpected argument '--");
             vocab::ident(b, rng);
+            b.ascii("=");
+            b.num(rng.range(0, 100_000));
             b.ascii("' found");
         }
         _ => {
@@ -181,7 +241,11 @@ fn config(c: &mut Ctx, target: usize) -> Draft {
                 b.ascii(rng.pick(VERBS));
                 b.ascii("\"");
             }
-            _ => b.ascii(if rng.chance(0.5) { "true" } else { "false" }),
+            _ => {
+                b.ascii("\"");
+                vocab::src_path(&mut b, rng, "", ".json");
+                b.ascii("\"");
+            }
         }
         b.nl();
         if b.units() + 20 >= target {
@@ -208,10 +272,10 @@ fn names(c: &mut Ctx, target: usize) -> Draft {
     Draft::output("list_directory", Body::Text(b.finish()))
 }
 
-/// An edit's confirmation naming the lines it replaced.
-fn edited(c: &mut Ctx) -> Draft {
+/// An edit's confirmation naming the lines it replaced, and what changed when there is room.
+fn edited(c: &mut Ctx, target: usize) -> Draft {
     let rng = &mut c.rng;
-    let mut b = TextBuf::with_capacity(96);
+    let mut b = TextBuf::with_capacity(target + 96);
     b.ascii("Edited ");
     vocab::src_path(&mut b, rng, "src/", ".py");
     let from = rng.range(1, 900);
@@ -220,6 +284,13 @@ fn edited(c: &mut Ctx) -> Draft {
     b.ascii("-");
     b.num(from + rng.range(0, 12));
     b.ascii(" replaced.");
+    while b.units() + 30 < target {
+        b.ascii("\n- line ");
+        b.num(rng.range(1, 900));
+        b.ascii(": ");
+        vocab::ident(&mut b, rng);
+        b.ascii(" updated");
+    }
     Draft::output(super::kinds::EDIT_TOOL, Body::Text(b.finish()))
 }
 

@@ -27,7 +27,7 @@ pub fn size_cdf_points(p: &Profile) -> Vec<(f64, f64)> {
 type Feature = (&'static str, fn(&Profile) -> Option<f64>);
 
 /// The features the shape chart shows side by side.
-fn shape_features() -> [Feature; 8] {
+fn shape_features() -> [Feature; 9] {
     [
         ("astral character", |p| p.shape.astral.share),
         ("any non-ASCII", |p| p.shape.non_ascii.share),
@@ -37,6 +37,7 @@ fn shape_features() -> [Feature; 8] {
         ("whole JSON", |p| p.shape.json.share),
         ("repeated", |p| p.repeats.repeated.share),
         ("above 10,000 units", |p| p.sizes.above[0].outputs.share),
+        ("summary position", |p| p.shape.summary_position.mean),
     ]
 }
 
@@ -91,8 +92,8 @@ is the wide black line."
         ChartSpec {
             stem: "shape".into(),
             title: "Shape features by source".into(),
-            caption: "Share of outputs with each feature, one bar per source (where summary lines sit is in \
-summary.md). `-`: nothing to measure."
+            caption: "Share of outputs with each feature, one bar per source, and where summary lines sit (their \
+mean position, 0 at the start of their text, 100 at its end). `-`: nothing to measure."
                 .into(),
             data: ChartData::GroupedBars(shape),
         },

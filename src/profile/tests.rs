@@ -299,3 +299,58 @@ fn a_generated_scenario_has_every_planted_needle_found() {
     assert_eq!(r.needles.kinds, p.needles.kinds);
     assert_eq!(r.needles.planted, None);
 }
+
+#[test]
+fn the_charts_draw_every_source_and_the_compared_one() {
+    // A size CDF of one line per source on a log axis, the compared source last and marked; the shape features
+    // side by side, one bar per source, and the mean summary position.
+    let a = profile_batches(info(), &batches());
+    let mut b = profile_scenario(&Scenario::shipped("shell-heavy").unwrap(), 5);
+    b.source.name = "shell-heavy".into();
+    let report = ProfileReport {
+        schema_version: PROFILE_SCHEMA_VERSION,
+        crate_version: "x".into(),
+        profiles: vec![a.clone()],
+        compare: Some(b.clone()),
+    };
+    let charts = profile_charts(&report);
+    assert_eq!(charts.len(), 2);
+    let crate::report::chart::ChartData::RetentionCdf(cdf) = &charts[0].data else {
+        panic!("{:?}", charts[0].stem)
+    };
+    let lines = &cdf.panels[0].series;
+    assert_eq!(lines.len(), 2);
+    assert_eq!((lines[0].baseline, lines[1].baseline), (false, true));
+    assert_eq!(lines[1].name, "shell-heavy");
+    for line in lines {
+        assert!(line
+            .points
+            .windows(2)
+            .all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1));
+        assert!(line.points.iter().all(|p| p.0 >= 1.0));
+        assert_eq!(line.points.last().unwrap().1, 100.0);
+    }
+    // The hand-built corpus's largest output is the last point of its line.
+    assert_eq!(
+        lines[0].points.last().unwrap().0,
+        a.sizes.distribution.max.unwrap() as f64
+    );
+    let crate::report::chart::ChartData::GroupedBars(shape) = &charts[1].data else {
+        panic!("{:?}", charts[1].stem)
+    };
+    assert_eq!(
+        shape.series,
+        [a.source.name.clone(), "shell-heavy".to_string()]
+    );
+    assert_eq!(shape.groups.len(), 9);
+    let group = |name: &str| &shape.values[shape.groups.iter().position(|g| g == name).unwrap()];
+    assert_eq!(group("empty")[0], a.shape.empty.share.map(|s| s * 100.0));
+    assert_eq!(
+        group("repeated")[1],
+        b.repeats.repeated.share.map(|s| s * 100.0)
+    );
+    assert_eq!(
+        group("summary position")[0],
+        a.shape.summary_position.mean.map(|m| m * 100.0)
+    );
+}

@@ -27,6 +27,7 @@ mod simulation;
 mod strategies;
 mod support;
 mod texture;
+mod token_commands;
 mod token_runs;
 mod tokens;
 mod vectors;

@@ -392,6 +392,52 @@ impl TokenSummary {
         }
     }
 
+    /// Whether the row's token figures are those its run asks for: compliance with `budget` (the row's token
+    /// budget, if any) and the window leak at `leak_window` (for a `window-relative` row at a window budget) are
+    /// there exactly when they apply, at those figures. The message names the field.
+    pub fn validate_settings(
+        &self,
+        budget: Option<u64>,
+        leak_window: Option<u64>,
+    ) -> std::result::Result<(), String> {
+        match (&self.compliance, budget) {
+            (Some(c), Some(b)) if c.budget != b => {
+                return Err(format!(
+                "tokens.compliance.budget is {}, but the run's token budget at this budget is {b}",
+                c.budget
+            ))
+            }
+            (Some(_), None) => {
+                return Err(
+                    "tokens.compliance: present, but the run gives this budget no token budget"
+                        .into(),
+                )
+            }
+            (None, Some(b)) => {
+                return Err(format!(
+                    "tokens.compliance: absent, but the run's token budget at this budget is {b}"
+                ))
+            }
+            _ => {}
+        }
+        match (&self.window_leak, leak_window) {
+            (Some(w), Some(window)) if w.limit_tokens != window.saturating_mul(WINDOW_PERCENT) / 100 => {
+                Err(format!(
+                    "tokens.windowLeak.limitTokens is {}, but {WINDOW_PERCENT}% of the {window}-token window is {}",
+                    w.limit_tokens,
+                    window.saturating_mul(WINDOW_PERCENT) / 100
+                ))
+            }
+            (Some(_), None) => Err(
+                "tokens.windowLeak: present, but only window-relative at a window budget has one".into(),
+            ),
+            (None, Some(_)) => {
+                Err("tokens.windowLeak: absent, but window-relative at a window budget has one".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the row's token figures keep their promises (`batches` is the row's); the message names the
     /// field.
     pub fn validate(&self, batches: u64) -> std::result::Result<(), String> {
@@ -424,6 +470,19 @@ impl TokenSummary {
                     return Err(at("p10 is more than p90"));
                 }
             }
+            // A token is at least one byte, and a UTF-16 unit at most three bytes of UTF-8; text has a token.
+            if k.counts.tokens > k.counts.units.saturating_mul(3) {
+                return Err(at(&format!(
+                    "{} tokens in {} units; a unit is at most 3 bytes, and a token at least 1",
+                    k.counts.tokens, k.counts.units
+                )));
+            }
+            if (k.counts.units == 0) != (k.counts.tokens == 0) {
+                return Err(at(&format!(
+                    "{} tokens in {} units; text has tokens and only text does",
+                    k.counts.tokens, k.counts.units
+                )));
+            }
             units = units.saturating_add(k.counts.units);
             tokens = tokens.saturating_add(k.counts.tokens);
         }
@@ -432,7 +491,21 @@ impl TokenSummary {
                 "tokens.byKind: the kinds do not add up to tokens.units and tokens.tokens".into(),
             );
         }
+        if self.p99_tokens > self.tokens {
+            return Err(format!(
+                "tokens.p99Tokens is {}, more than tokens.tokens ({})",
+                self.p99_tokens, self.tokens
+            ));
+        }
         if let Some(c) = &self.compliance {
+            // Overshoot grows with tokens, so its percentile is the percentile's overshoot.
+            let p99 = self.p99_tokens.saturating_sub(c.budget);
+            if c.p99_overshoot != p99 {
+                return Err(format!(
+                    "tokens.compliance.p99Overshoot is {}, but tokens.p99Tokens {} at budget {} overshoots by {p99}",
+                    c.p99_overshoot, self.p99_tokens, c.budget
+                ));
+            }
             if c.violations > batches {
                 return Err(format!(
                     "tokens.compliance.violations is {}, more than batches ({batches})",

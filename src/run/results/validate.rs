@@ -125,7 +125,16 @@ impl RunResults {
             }
             validate_row(row).map_err(at)?;
             match (&inputs.tokens, &row.tokens) {
-                (Some(_), Some(t)) => t.validate(row.batches).map_err(at)?,
+                (Some(settings), Some(t)) => {
+                    t.validate(row.batches).map_err(at)?;
+                    let token_budget = settings
+                        .token_budget
+                        .and_then(|b| b.tokens(budget.window_tokens));
+                    let leak_window = budget
+                        .window_tokens
+                        .filter(|_| row.strategy.as_str() == crate::run::WINDOW_RELATIVE);
+                    t.validate_settings(token_budget, leak_window).map_err(at)?;
+                }
                 (None, None) => {}
                 (Some(_), None) => {
                     return Err(at(

@@ -219,16 +219,21 @@ pub(crate) fn jsonl_text(bytes: &[u8]) -> std::result::Result<&str, (usize, usiz
     })
 }
 
+/// [`jsonl_text`] of a batches file named `name`, its error naming `name:line` and the byte.
+pub(crate) fn batches_text<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str> {
+    jsonl_text(bytes).map_err(|(line, byte)| Error::Batch {
+        source_name: format!("{name}:{line}"),
+        message: format!("not valid UTF-8 (byte {byte} of the line)"),
+    })
+}
+
 /// The batches of a JSON Lines text (one JSON array of entries a line, blank lines skipped, a leading byte order
 /// mark skipped) and the text itself. Errors name `name:line`: text that is not UTF-8, a line that is not a batch.
 pub(crate) fn parse_jsonl_batches<'a>(
     bytes: &'a [u8],
     name: &str,
 ) -> Result<(Vec<Batch>, &'a str)> {
-    let text = jsonl_text(bytes).map_err(|(line, byte)| Error::Batch {
-        source_name: format!("{name}:{line}"),
-        message: format!("not valid UTF-8 (byte {byte} of the line)"),
-    })?;
+    let text = batches_text(bytes, name)?;
     let batches = text
         .lines()
         .enumerate()

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{profile_batches, profile_scenario, Profile, SourceInfo, SourceKind};
 use crate::error::{Error, Result};
-use crate::model::{jsonl_text, parse_batch, Batch};
+use crate::model::{batches_text, parse_batch, Batch};
 use crate::scenario::{check_batches, Scenario, MAX_BATCHES, SHIPPED};
 
 /// What `budgetlab profile` is asked.
@@ -133,10 +133,7 @@ fn resolve(arg: &str) -> Result<Resolved> {
 pub fn read_batches_file(path: &Path, limit: Option<u64>) -> Result<(Vec<Batch>, String)> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = jsonl_text(&bytes).map_err(|(line, byte)| Error::Batch {
-        source_name: format!("{name}:{line}"),
-        message: format!("not valid UTF-8 (byte {byte} of the line)"),
-    })?;
+    let text = batches_text(&bytes, &name)?;
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()

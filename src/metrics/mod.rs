@@ -68,12 +68,12 @@ pub struct BatchMetrics {
     pub original_units: u64,
     /// Of those, units still shown.
     pub kept_units: u64,
-    /// Kept share per field, averaged over fields (1 for a batch without fields).
-    pub mean_kept_share: f64,
-    /// The smallest kept share of any field.
-    pub min_kept_share: f64,
-    /// Jain's index of the fields' kept shares.
-    pub fairness: f64,
+    /// Kept share per field, averaged over fields (`None` for a turn without fields: nothing to measure).
+    pub mean_kept_share: Option<f64>,
+    /// The smallest kept share of any field (`None` without fields).
+    pub min_kept_share: Option<f64>,
+    /// Jain's index of the fields' kept shares (`None` without fields).
+    pub fairness: Option<f64>,
     /// Share of the budget the model request uses, when the producers' output was over budget.
     pub budget_used: Option<f64>,
     /// Shortened fields whose first line survived / whose first line could be checked.
@@ -253,13 +253,10 @@ pub fn measure(
         shortened_fields: m.shortened,
         original_units: m.original,
         kept_units: m.kept,
-        mean_kept_share: if shares.is_empty() {
-            1.0
-        } else {
-            shares.iter().sum::<f64>() / shares.len() as f64
-        },
-        min_kept_share: shares.iter().copied().fold(1.0, f64::min),
-        fairness: jain_index(shares),
+        mean_kept_share: (!shares.is_empty())
+            .then(|| shares.iter().sum::<f64>() / shares.len() as f64),
+        min_kept_share: shares.iter().copied().reduce(f64::min),
+        fairness: (!shares.is_empty()).then(|| jain_index(shares)),
         budget_used: limit
             .filter(|&l| input_total > l)
             .map(|l| final_total as f64 / l as f64),

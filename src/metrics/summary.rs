@@ -270,17 +270,16 @@ impl RowSummary {
             *self.violation_boundaries.entry(b.to_string()).or_insert(0) += 1;
         }
         self.fields += m.fields;
-        self.kept_share_sum += fixed(m.mean_kept_share) * u128::from(m.fields);
+        if let Some(mean) = m.mean_kept_share {
+            self.kept_share_sum += fixed(mean) * u128::from(m.fields);
+        }
         self.original_units += m.original_units;
         self.kept_units += m.kept_units;
-        if m.fields > 0 {
-            self.min_share = Some(
-                self.min_share
-                    .map_or(m.min_kept_share, |s| s.min(m.min_kept_share)),
-            );
+        if let Some(min) = m.min_kept_share {
+            self.min_share = Some(self.min_share.map_or(min, |s| s.min(min)));
         }
-        if m.fields > 0 {
-            self.fairness_sum += fixed(m.fairness);
+        if let Some(fairness) = m.fairness {
+            self.fairness_sum += fixed(fairness);
             self.fairness_turns += 1;
         }
         if let Some(used) = m.budget_used {

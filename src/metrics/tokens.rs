@@ -251,8 +251,6 @@ pub struct TokenTally {
     pub violations: u64,
     /// The largest overshoot of the token budget, in tokens.
     pub max_overshoot: u64,
-    /// Each turn's overshoot of the token budget (0 within it); empty without a budget.
-    pub overshoot: LogHistogram,
     /// 10% of the window in tokens, for `window-relative` at a window budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leak_limit: Option<u64>,
@@ -292,7 +290,6 @@ impl TokenTally {
             let over = t.tokens.saturating_sub(budget);
             self.violations += u64::from(over > 0);
             self.max_overshoot = self.max_overshoot.max(over);
-            self.overshoot.add(over);
         }
         if let Some(limit) = self.leak_limit {
             self.leak_turns += u64::from(t.max_field_tokens > limit);
@@ -316,7 +313,6 @@ impl TokenTally {
         }
         self.violations += other.violations;
         self.max_overshoot = self.max_overshoot.max(other.max_overshoot);
-        self.overshoot.merge(&other.overshoot);
         self.leak_turns += other.leak_turns;
         self.leak_ratio.merge(&other.leak_ratio);
     }
@@ -359,27 +355,23 @@ impl TokenSummary {
             })
             .collect();
         let n = tally.turns;
-        let compliance = tally.budget.map(|budget| TokenCompliance {
-            budget,
-            rate: if n == 0 {
-                1.0
-            } else {
-                (n - tally.violations.min(n)) as f64 / n as f64
-            },
-            violations: tally.violations,
-            max_overshoot: tally.max_overshoot,
-            // Overshoot grows with tokens, so its percentile is the tokens' percentile's overshoot: taken from
-            // the one histogram, the two figures agree exactly (two histograms would each round on their own).
-            p99_overshoot: tally.turn_tokens.percentile(99.0).saturating_sub(budget),
-        });
-        let window_leak = tally.leak_limit.map(|limit| WindowLeak {
+        // Without a turn there is nothing to measure: no compliance and no leak, rather than perfect ones.
+        let compliance = tally
+            .budget
+            .filter(|_| n > 0)
+            .map(|budget| TokenCompliance {
+                budget,
+                rate: (n - tally.violations.min(n)) as f64 / n as f64,
+                violations: tally.violations,
+                max_overshoot: tally.max_overshoot,
+                // Overshoot grows with tokens, so its percentile is the tokens' percentile's overshoot: taken from
+                // the one histogram, the two figures agree exactly (two histograms would each round on their own).
+                p99_overshoot: tally.turn_tokens.percentile(99.0).saturating_sub(budget),
+            });
+        let window_leak = tally.leak_limit.filter(|_| n > 0).map(|limit| WindowLeak {
             limit_tokens: limit,
             turns: tally.leak_turns,
-            share: if n == 0 {
-                0.0
-            } else {
-                tally.leak_turns.min(n) as f64 / n as f64
-            },
+            share: tally.leak_turns.min(n) as f64 / n as f64,
             p99_ratio: unscaled(&tally.leak_ratio, 99.0).unwrap_or(0.0),
         });
         TokenSummary {
@@ -514,11 +506,10 @@ impl TokenSummary {
                     c.violations
                 ));
             }
-            let rate = if batches == 0 {
-                1.0
-            } else {
-                (batches - c.violations) as f64 / batches as f64
-            };
+            if batches == 0 {
+                return Err("tokens.compliance is given for a row without turns".into());
+            }
+            let rate = (batches - c.violations) as f64 / batches as f64;
             if (c.rate - rate).abs() > 1e-9 {
                 return Err(format!(
                     "tokens.compliance.rate is {}, but {} violations in {batches} batches give {rate}",
@@ -538,11 +529,10 @@ impl TokenSummary {
                     w.turns
                 ));
             }
-            let share = if batches == 0 {
-                0.0
-            } else {
-                w.turns as f64 / batches as f64
-            };
+            if batches == 0 {
+                return Err("tokens.windowLeak is given for a row without turns".into());
+            }
+            let share = w.turns as f64 / batches as f64;
             if (w.share - share).abs() > 1e-9 {
                 return Err(format!(
                     "tokens.windowLeak.share is {}, but {} of {batches} turns give {share}",
@@ -570,7 +560,6 @@ impl TokenSummary {
         }
         let every_turn = [
             ("turnTokens", &t.turn_tokens, true),
-            ("overshoot", &t.overshoot, t.budget.is_some()),
             ("leakRatio", &t.leak_ratio, t.leak_limit.is_some()),
         ];
         for (field, h, kept) in every_turn {
@@ -669,6 +658,22 @@ mod tests {
         assert_eq!(s.window_leak, None);
         assert_eq!(s.validate(2), Ok(()));
         assert!(s.validate(0).is_err());
+    }
+
+    #[test]
+    fn without_a_turn_there_is_no_compliance_or_leak_rather_than_perfect_ones() {
+        let s = TokenSummary::from_turns(&[], Some(200), Some(16_000));
+        assert_eq!((&s.compliance, &s.window_leak), (&None, &None));
+        assert_eq!(s.units_per_token, None);
+        // A file claiming either for a row without turns is refused.
+        let a = turn(100, 400, 60, &[("shell", 400, 100)]);
+        let one = TokenSummary::from_turns(&[&a], Some(200), Some(16_000));
+        let mut claimed = s.clone();
+        claimed.compliance = one.compliance.clone();
+        assert!(claimed.validate(0).is_err());
+        let mut claimed = s;
+        claimed.window_leak = one.window_leak.clone();
+        assert!(claimed.validate(0).is_err());
     }
 
     #[test]

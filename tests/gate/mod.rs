@@ -370,7 +370,10 @@ fn check_refuses_bad_input_with_exit_2() {
         &current,
         &base,
         &junit_flag,
-        "results schema version 99; this budgetlab reads version 3",
+        &format!(
+            "results schema version 99; this budgetlab reads version {}",
+            budgetlab::run::SCHEMA_VERSION
+        ),
     );
     let malformed = tmp.path().join("malformed.json");
     fs::write(&malformed, "{\"schemaVersion\": 1, \"rows\": [").unwrap();

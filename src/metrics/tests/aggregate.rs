@@ -16,9 +16,9 @@ fn quiet(batch: usize, fields: u64) -> BatchMetrics {
         shortened_fields: 0,
         original_units: 0,
         kept_units: 0,
-        mean_kept_share: 1.0,
-        min_kept_share: 1.0,
-        fairness: 1.0,
+        mean_kept_share: (fields > 0).then_some(1.0),
+        min_kept_share: (fields > 0).then_some(1.0),
+        fairness: (fields > 0).then_some(1.0),
         budget_used: None,
         first_line_kept: (0, 0),
         last_line_kept: (0, 0),
@@ -70,7 +70,7 @@ fn four_batches() -> Vec<BatchMetrics> {
     let mut b0 = quiet(0, 2);
     b0.shortened_fields = 1;
     (b0.original_units, b0.kept_units) = (28, 15);
-    (b0.mean_kept_share, b0.min_kept_share, b0.fairness) = (0.75, 0.5, 0.9);
+    (b0.mean_kept_share, b0.min_kept_share, b0.fairness) = (Some(0.75), Some(0.5), Some(0.9));
     b0.budget_used = Some(1.0);
     (b0.first_line_kept, b0.last_line_kept, b0.path_visible) = ((1, 1), (1, 1), (1, 1));
     planted(&mut b0, NeedleKind::JsonKey, 1, 0);
@@ -88,14 +88,14 @@ fn four_batches() -> Vec<BatchMetrics> {
     let mut b1 = quiet(1, 1);
     b1.shortened_fields = 1;
     (b1.original_units, b1.kept_units) = (10, 5);
-    (b1.mean_kept_share, b1.min_kept_share) = (0.5, 0.5);
+    (b1.mean_kept_share, b1.min_kept_share) = (Some(0.5), Some(0.5));
     (b1.first_line_kept, b1.last_line_kept) = ((0, 1), (1, 1));
     planted(&mut b1, NeedleKind::ExitInfo, 2, 1);
     b1.needle_upper_bound = 2;
     b1.reordered = 1;
     b1.records_differ = true;
 
-    // No fields at all: its share of 1 must not weigh in the mean per field.
+    // No fields at all: nothing to weigh in the mean per field.
     let mut b2 = over(quiet(2, 0), 5, Boundary::Aggregation(Mode::Headless));
     b2.budget_used = Some(1.25);
     b2.media_changed = 1;
@@ -103,7 +103,7 @@ fn four_batches() -> Vec<BatchMetrics> {
     let mut b3 = over(quiet(3, 1), 100, Boundary::Aggregation(Mode::Headless));
     b3.shortened_fields = 1;
     (b3.original_units, b3.kept_units) = (30, 0);
-    (b3.mean_kept_share, b3.min_kept_share) = (0.0, 0.0);
+    (b3.mean_kept_share, b3.min_kept_share) = (Some(0.0), Some(0.0));
     b3.budget_used = Some(0.5);
     (b3.first_line_kept, b3.last_line_kept, b3.path_visible) = ((0, 1), (0, 1), (1, 1));
     planted(&mut b3, NeedleKind::FirstError, 1, 0);
@@ -359,7 +359,7 @@ fn a_row_without_fields_or_needles_has_null_retention_and_survival() {
         unfair.mean_kept_share,
         unfair.min_kept_share,
         unfair.fairness,
-    ) = (0.5, 0.25, 0.5);
+    ) = (Some(0.5), Some(0.25), Some(0.5));
     let a = aggregate(&[quiet(0, 0), unfair], &costs(&[5, 6], &[1, 1]));
     assert_eq!(a.retention.fairness, Some(0.5));
     assert_eq!(a.retention.min_share, Some(0.25));

@@ -107,7 +107,7 @@ fn reference_keeps_the_tail_needles_and_names_its_artifacts() {
     );
     assert_eq!(
         m.min_kept_share,
-        (m.kept_units - 2) as f64 / utf16_len(&out) as f64
+        Some((m.kept_units - 2) as f64 / utf16_len(&out) as f64)
     );
     assert_eq!(m.budget_used, Some(1.0));
     assert_eq!(
@@ -166,6 +166,32 @@ fn reordered_entries_are_counted() {
     let m = run(&turn, &[], &Reference::default(), 1000, cfg);
     assert_eq!(m.reordered, 1);
     assert_eq!(m.dropped, 0);
+}
+
+#[test]
+fn a_turn_without_a_field_has_no_kept_shares_rather_than_perfect_ones() {
+    let m = run(&[], &[], &Reference::default(), 1000, SimConfig::default());
+    assert_eq!((m.fields, m.original_units, m.kept_units), (0, 0, 0));
+    assert_eq!(
+        (m.mean_kept_share, m.min_kept_share, m.fairness),
+        (None, None, None)
+    );
+    let json = serde_json::to_value(&m).unwrap();
+    for field in ["meanKeptShare", "minKeptShare", "fairness"] {
+        assert!(json[field].is_null(), "{field}");
+    }
+    // One field: measured, and a field kept whole is a share of 1.
+    let m = run(
+        &[entry("a", "ok")],
+        &[],
+        &Reference::default(),
+        1000,
+        SimConfig::default(),
+    );
+    assert_eq!(
+        (m.mean_kept_share, m.min_kept_share, m.fairness),
+        (Some(1.0), Some(1.0), Some(1.0))
+    );
 }
 
 // Turns built by hand: every expected value below is worked out from the texts, not from a run.
@@ -265,9 +291,9 @@ fn a_lost_needle_and_kept_ones_with_retention_weighted_per_field() {
     // Kept: the head "first\n" (6) and the tail "\nExit 1" (7) of the long field, and "ok" whole.
     assert_eq!((m.original_units, m.kept_units), (28, 15));
     // Shares per field 13/26 and 2/2: their mean, minimum and Jain's index (1.5^2 / (2 * 1.25)).
-    assert_eq!(m.mean_kept_share, 0.75);
-    assert_eq!(m.min_kept_share, 0.5);
-    assert_eq!(m.fairness, 0.9);
+    assert_eq!(m.mean_kept_share, Some(0.75));
+    assert_eq!(m.min_kept_share, Some(0.5));
+    assert_eq!(m.fairness, Some(0.9));
     assert_eq!((m.first_line_kept, m.last_line_kept), ((1, 1), (1, 1)));
     assert_eq!(m.path_visible, (1, 1));
     // The key in the cut middle is lost; the exit line in the tail and the untouched field's line survive.

@@ -2,7 +2,9 @@
 //! spreadsheet or a notebook. Written by the `csv` crate from one [`Row`] a record (its fields are the columns,
 //! in order; quoting is the crate's: only a field holding a comma, a quote or a line break is quoted), with the
 //! header written first so that a run without records still has one. A run given `--tokenizer` has the columns of
-//! [`TOKEN_HEADER`] after those (a [`TokenRow`] a record); a run without one has none of them.
+//! [`TOKEN_HEADER`] after those (a [`TokenRow`] a record); a run without one has none of them. A cell with
+//! nothing to measure is empty, never a perfect score: `budget` when the budget is disabled, and the three kept-
+//! share columns (`mean_kept_share`, `min_kept_share`, `fairness`) for a turn without a field.
 
 use serde::{Serialize, Serializer};
 
@@ -96,9 +98,9 @@ struct Row<'a> {
     shortened_fields: u64,
     original_units: u64,
     kept_units: u64,
-    mean_kept_share: Share,
-    min_kept_share: Share,
-    fairness: Share,
+    mean_kept_share: Option<Share>,
+    min_kept_share: Option<Share>,
+    fairness: Option<Share>,
     needles_planted: u64,
     needles_survived: u64,
     needle_upper_bound: u64,
@@ -183,9 +185,9 @@ impl<'a> Row<'a> {
             shortened_fields: m.shortened_fields,
             original_units: m.original_units,
             kept_units: m.kept_units,
-            mean_kept_share: Share(m.mean_kept_share),
-            min_kept_share: Share(m.min_kept_share),
-            fairness: Share(m.fairness),
+            mean_kept_share: m.mean_kept_share.map(Share),
+            min_kept_share: m.min_kept_share.map(Share),
+            fairness: m.fairness.map(Share),
             needles_planted: m.needles.values().map(|c| c.planted).sum(),
             needles_survived: m.needles.values().map(|c| c.survived).sum(),
             needle_upper_bound: m.needle_upper_bound,
@@ -291,6 +293,36 @@ mod tests {
             .unwrap();
         let text = String::from_utf8(out.into_inner().unwrap()).unwrap();
         assert_eq!(text, "0.500000,0.333333,,,true\n");
+    }
+
+    #[test]
+    fn a_turn_without_a_field_has_empty_share_cells() {
+        let mut run = crate::run::PlanRequest {
+            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into()],
+            batches: Some(1),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {});
+        run.records.truncate(1);
+        let cells = |run: &RunOutput| -> Vec<String> {
+            let text = String::from_utf8(BatchCsv.serialize(run).unwrap()).unwrap();
+            let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+            ["mean_kept_share", "min_kept_share", "fairness"]
+                .iter()
+                .map(|c| row[HEADER.iter().position(|h| h == c).unwrap()].to_string())
+                .collect()
+        };
+        assert!(
+            cells(&run).iter().all(|c| c.len() == 8),
+            "{:?}",
+            cells(&run)
+        );
+        let m = &mut run.records[0].metrics;
+        (m.mean_kept_share, m.min_kept_share, m.fairness) = (None, None, None);
+        assert_eq!(cells(&run), ["", "", ""]);
     }
 
     #[test]

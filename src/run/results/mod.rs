@@ -25,7 +25,7 @@ pub(crate) mod validate;
 /// added each row's mergeable `summary`, took percentiles from its histograms (3 significant digits), and made
 /// the figures with nothing to measure null (`retention.budgetUsed`, `firstLine`, `lastLine`, `pathVisibility`,
 /// `persistence.recoverable`).
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The name of the per-batch records file of a report folder.
 pub const BATCHES_JSONL: &str = "batches.jsonl";

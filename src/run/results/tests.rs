@@ -192,6 +192,17 @@ fn impossible_records_are_refused_naming_the_line_and_the_field() {
             "b.jsonl:5: metrics.meanKeptShare is -0.5, outside 0..1",
         ),
         (
+            Box::new(|v: &mut Value| v["metrics"]["fairness"] = Value::Null),
+            "b.jsonl:5: metrics.fairness is null, but the turn has",
+        ),
+        (
+            Box::new(|v: &mut Value| {
+                v["metrics"]["fields"] = json!(0);
+                v["metrics"]["shortenedFields"] = json!(0);
+            }),
+            "b.jsonl:5: metrics.meanKeptShare is",
+        ),
+        (
             Box::new(|v: &mut Value| v["metrics"]["writes"] = json!(-1)),
             "b.jsonl:5: metrics.writes: invalid value: integer `-1`, expected u64 (column",
         ),

@@ -501,14 +501,30 @@ pub(super) fn validate_metrics(
     }
     at_most("shortenedFields", m.shortened_fields, "fields", m.fields)?;
     at_most("keptUnits", m.kept_units, "originalUnits", m.original_units)?;
-    share("meanKeptShare", m.mean_kept_share)?;
-    share("minKeptShare", m.min_kept_share)?;
-    share("fairness", m.fairness)?;
-    if m.min_kept_share > m.mean_kept_share + SLACK {
-        return Err(format!(
-            "minKeptShare is {}, more than meanKeptShare ({})",
-            m.min_kept_share, m.mean_kept_share
-        ));
+    // The shares are measured when the turn has a field, and absent (null) when it has none.
+    for (field, value) in [
+        ("meanKeptShare", m.mean_kept_share),
+        ("minKeptShare", m.min_kept_share),
+        ("fairness", m.fairness),
+    ] {
+        match value {
+            Some(v) if m.fields > 0 => share(field, v)?,
+            None if m.fields == 0 => {}
+            Some(v) => return Err(format!("{field} is {v}, but the turn has no field")),
+            None => {
+                return Err(format!(
+                    "{field} is null, but the turn has {} fields",
+                    m.fields
+                ))
+            }
+        }
+    }
+    if let (Some(min), Some(mean)) = (m.min_kept_share, m.mean_kept_share) {
+        if min > mean + SLACK {
+            return Err(format!(
+                "minKeptShare is {min}, more than meanKeptShare ({mean})"
+            ));
+        }
     }
     if let Some(used) = m.budget_used {
         non_negative("budgetUsed", used)?;

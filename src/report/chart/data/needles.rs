@@ -13,10 +13,10 @@ pub struct NeedleRow {
     pub strategy: StrategyKey,
     /// Survival per kind (0..1), in the order of [`NeedleSurvival::kinds`]; `None` where none were planted.
     pub by_kind: Vec<Option<f64>>,
-    /// Survival of every kind together (0..1).
-    pub all: f64,
-    /// The most any allocation of the same budgets could keep (0..1).
-    pub upper_bound: f64,
+    /// Survival of every kind together (0..1); `None` when no needle was planted.
+    pub all: Option<f64>,
+    /// The most any allocation of the same budgets could keep (0..1); `None` when no needle was planted.
+    pub upper_bound: Option<f64>,
 }
 
 /// The needle chart's data, pooled over every scenario and budget.
@@ -69,8 +69,8 @@ pub fn needle_survival(results: &RunResults) -> NeedleSurvival {
                             .and_then(|&(s, p)| ratio(s as f64, p as f64))
                     })
                     .collect(),
-                all: ratio(survived as f64, planted as f64).unwrap_or(1.0),
-                upper_bound: ratio(bound, planted as f64).unwrap_or(1.0),
+                all: ratio(survived as f64, planted as f64),
+                upper_bound: ratio(bound, planted as f64),
             }
         })
         .collect();

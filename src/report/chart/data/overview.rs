@@ -11,16 +11,16 @@ pub struct OverviewRow {
     pub strategy: StrategyKey,
     /// Turns run.
     pub turns: u64,
-    /// Share of turns within budget.
-    pub compliance: f64,
+    /// Share of turns within budget (`None` without turns).
+    pub compliance: Option<f64>,
     /// The largest overshoot of any turn, in UTF-16 units.
     pub max_overshoot: u64,
-    /// Mean of the rows' kept share per field, weighted by turns.
-    pub retention: f64,
-    /// Needles surviving, of planted.
-    pub needles: f64,
-    /// The best any allocation could do, of planted.
-    pub needle_bound: f64,
+    /// Mean of the rows' kept share per field, weighted by turns (`None` when no row had a field).
+    pub retention: Option<f64>,
+    /// Needles surviving, of planted (`None` when none was planted).
+    pub needles: Option<f64>,
+    /// The best any allocation could do, of planted (`None` when none was planted).
+    pub needle_bound: Option<f64>,
     /// Successful writes.
     pub writes: u64,
     /// Duplicate writes.
@@ -52,13 +52,13 @@ pub fn overview(results: &RunResults) -> Vec<OverviewRow> {
             OverviewRow {
                 strategy: strategy.clone(),
                 turns,
-                compliance: ratio((turns - violations) as f64, turns as f64).unwrap_or(1.0),
+                compliance: ratio((turns - violations) as f64, turns as f64),
                 max_overshoot: rows
                     .iter()
                     .map(|r| r.compliance.max_overshoot)
                     .max()
                     .unwrap_or(0),
-                retention: ratio(weighted, measured as f64).unwrap_or(1.0),
+                retention: ratio(weighted, measured as f64),
                 needles: n.all,
                 needle_bound: n.upper_bound,
                 writes: rows.iter().map(|r| r.persistence.writes).sum(),

@@ -39,7 +39,7 @@ pub fn retention_cdf(results: &RunResults, records: &[BatchRecord]) -> Retention
             records
                 .iter()
                 .filter(|r| r.strategy == *strategy && r.metrics.budget_used.is_some())
-                .map(|r| r.metrics.mean_kept_share * 100.0)
+                .filter_map(|r| r.metrics.mean_kept_share.map(|m| m * 100.0))
                 .collect()
         } else {
             rows_of(results, strategy)

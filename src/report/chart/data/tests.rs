@@ -24,9 +24,9 @@ fn turn(batch: usize, budget: u64, input: u64, over: u64, kept: f64) -> BatchMet
         shortened_fields: u64::from(input > budget),
         original_units: input,
         kept_units: (input as f64 * kept) as u64,
-        mean_kept_share: kept,
-        min_kept_share: kept,
-        fairness: 1.0,
+        mean_kept_share: Some(kept),
+        min_kept_share: Some(kept),
+        fairness: Some(1.0),
         budget_used: (input > budget).then_some(0.9),
         first_line_kept: (0, 0),
         last_line_kept: (0, 0),
@@ -252,9 +252,34 @@ fn needles_pool_kinds_and_weigh_the_bound_by_needles_planted() {
     assert_eq!(n.kinds, ["exit-info", "json-key"]);
     assert_eq!(n.rows[0].by_kind, vec![Some(1.0), None]);
     assert_eq!(n.rows[1].by_kind, vec![Some(0.5), Some(0.0)]);
-    assert!((n.rows[1].all - 1.0 / 3.0).abs() < 1e-9);
-    assert!((n.rows[1].upper_bound - 1.0).abs() < 1e-9);
+    assert!((n.rows[1].all.unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    assert!((n.rows[1].upper_bound.unwrap() - 1.0).abs() < 1e-9);
     assert_eq!(n.planted, 18);
+}
+
+#[test]
+fn a_strategy_without_needles_or_fields_has_no_survival_or_retention_rather_than_perfect_ones() {
+    let (mut results, _) = run();
+    for r in results
+        .rows
+        .iter_mut()
+        .filter(|r| r.strategy.as_str() == "codex")
+    {
+        r.needles.by_kind.clear();
+        r.needles.upper_bound = None;
+        r.retention.mean = None;
+    }
+    let n = needle_survival(&results);
+    assert_eq!((n.rows[1].all, n.rows[1].upper_bound), (None, None));
+    assert!(n.rows[0].all.is_some());
+    let rows = overview(&results);
+    assert_eq!(
+        (rows[1].needles, rows[1].needle_bound, rows[1].retention),
+        (None, None, None)
+    );
+    assert_eq!(rows[0].retention, Some(0.5));
+    // Turns were run, so compliance is measured.
+    assert!((rows[1].compliance.unwrap() - 4.0 / 6.0).abs() < 1e-9);
 }
 
 #[test]
@@ -318,9 +343,9 @@ fn the_overview_pools_every_row_of_a_strategy() {
     let rows = overview(&results);
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1].turns, 6);
-    assert!((rows[1].compliance - 4.0 / 6.0).abs() < 1e-9);
+    assert!((rows[1].compliance.unwrap() - 4.0 / 6.0).abs() < 1e-9);
     assert_eq!(rows[1].max_overshoot, 400);
-    assert!((rows[1].retention - 0.25).abs() < 1e-9);
+    assert!((rows[1].retention.unwrap() - 0.25).abs() < 1e-9);
     // 50,000 ns is in the histogram bucket that starts at 49,984 (3 significant digits).
     assert_eq!(rows[1].median_cost_ns, 49_984);
 }

@@ -109,7 +109,7 @@ impl Figure for Bars<'_> {
                 .iter()
                 .enumerate()
                 .map(|(k, v)| (style::palette(k), *v))
-                .chain(std::iter::once((ALL, Some(r.all))));
+                .chain(std::iter::once((ALL, r.all)));
             for (k, (colour, value)) in values.enumerate() {
                 let Some(value) = value else { continue };
                 let y0 = top + k as f64 * bar;
@@ -118,14 +118,19 @@ impl Figure for Bars<'_> {
                     colour.filled(),
                 )))?;
             }
-            let bound = r.upper_bound * 100.0;
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(bound, top - 0.04), (bound, top + band + 0.04)],
-                ShapeStyle::from(&BLACK).stroke_width(4),
-            )))?;
+            if let Some(bound) = r.upper_bound {
+                let bound = bound * 100.0;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(bound, top - 0.04), (bound, top + band + 0.04)],
+                    ShapeStyle::from(&BLACK).stroke_width(4),
+                )))?;
+            }
+            let whole = |v: Option<f64>| {
+                v.map_or("–".to_string(), |v| format!("{:.0}", (v * 100.0).floor()))
+            };
             let py = chart.backend_coord(&(0.0, i as f64)).1 - base.1;
             plot.draw_text(
-                &format!("{:.0} / {:.0}", (r.all * 100.0).floor(), bound.floor()),
+                &format!("{} / {}", whole(r.all), whole(r.upper_bound)),
                 &style::anchored(SMALL, HPos::Left, VPos::Center, style::INK),
                 (right, py),
             )?;

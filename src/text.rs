@@ -23,8 +23,8 @@ fn units_of_byte(b: u8) -> u8 {
 pub fn utf16_len(s: &str) -> usize {
     let bytes = s.as_bytes();
     #[cfg(target_arch = "x86_64")]
-    if bytes.len() >= WIDE_MIN && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2, as checked just above.
+    if wide(bytes.len(), || std::arch::is_x86_feature_detected!("avx2")) {
+        // SAFETY: `wide` is true only when the CPU supports AVX2.
         return unsafe { count_units_avx2(bytes) };
     }
     count_units(bytes)
@@ -33,6 +33,13 @@ pub fn utf16_len(s: &str) -> usize {
 /// Texts shorter than this are counted without the run-time CPU check.
 #[cfg(target_arch = "x86_64")]
 const WIDE_MIN: usize = 256;
+
+/// Whether a text of `len` bytes is counted with AVX2: only when it is long enough to repay the CPU check, and
+/// only when `avx2` (the check, not made for short texts) says the CPU has it.
+#[cfg(target_arch = "x86_64")]
+fn wide(len: usize, avx2: impl FnOnce() -> bool) -> bool {
+    len >= WIDE_MIN && avx2()
+}
 
 /// [`count_units`] compiled with AVX2 enabled.
 ///
@@ -178,6 +185,19 @@ mod tests {
 
     fn reference_len(s: &str) -> usize {
         s.encode_utf16().count()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_is_used_only_for_long_texts_on_a_cpu_that_has_it() {
+        let unasked = || -> bool { panic!("a short text must not pay for the CPU check") };
+        assert!(!wide(WIDE_MIN - 1, unasked));
+        assert!(!wide(0, unasked));
+        assert!(wide(WIDE_MIN, || true));
+        assert!(wide(1 << 20, || true));
+        // A CPU without AVX2 never gets the AVX2 build, however long the text.
+        assert!(!wide(WIDE_MIN, || false));
+        assert!(!wide(1 << 20, || false));
     }
 
     #[test]

@@ -2,9 +2,9 @@
 """Prints the finalize, linearity, text, generate and tokens bench results as Markdown tables.
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
-(run `cargo bench -- --quick` first) and reports the reference finalizer's time as a ratio to the floor, the
-cost of doubling each shape, a batch of duplicate call ids against distinct ones, utf16_len against memchr, and
-an external strategy (the reference behind `finalize --serve`) against the built-in one. Standard library only.
+(run `cargo bench -- --quick` first) and reports a run's time as a ratio to its floor, the reference finalizer's
+time as a ratio to the floor, the cost of doubling each shape, a batch of duplicate call ids against distinct
+ones, utf16_len against memchr, and an external strategy (the reference behind `finalize --serve`) against the built-in one. Standard library only.
 
 Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
 """
@@ -198,10 +198,24 @@ def external_table():
           f"| {ms(empty[1][0] - empty[0][0])} |")
 
 
+def run_floor_table():
+    """A run of one plan beside its floor (`RunPlan::run_floor`), by threads."""
+    path = os.path.join(ROOT, "run_floor", "run")
+    if not os.path.isdir(path):
+        return
+    print("| threads | run | floor | run / floor |")
+    print("|---:|---:|---:|---:|")
+    for threads in sorted((n for n in os.listdir(path) if n.isdigit()), key=int):
+        r, f = load("run_floor", "run", threads), load("run_floor", "floor", threads)
+        if r and f:
+            print(f"| {threads} | {ms(r[0])} | {ms(f[0])} | {ratio(r[0], f[0])} |")
+
+
 def main():
     if not os.path.isdir(ROOT):
         sys.exit(f"bench-ratios: {ROOT} not found; run `cargo bench -- --quick` first")
     sections = [
+        ("A run against its floor (mixed-realistic, 24 batches, every strategy)", run_floor_table),
         ("Reference against the floor", reference_table),
         ("Every strategy (median, and its ratio to the floor)", strategy_table),
         ("One large batch: the reference on shape c by threads, against the one-core floor", threads_table),

@@ -22,6 +22,7 @@ mod profile;
 mod properties;
 mod real_shape;
 mod report;
+mod scale_run;
 mod scenarios;
 mod simulation;
 mod strategies;

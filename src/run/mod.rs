@@ -9,11 +9,13 @@
 pub mod cost;
 #[cfg(test)]
 mod external_tests;
+mod floor;
 mod merge;
 mod plan;
 mod results;
 
 pub use cost::{Measured, Slowdown};
+pub use floor::RunFloor;
 pub use merge::{merge, parse_records, shard_list, ShardReport};
 pub(crate) use plan::token_counting;
 pub use plan::{

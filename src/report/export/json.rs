@@ -1,12 +1,12 @@
 //! `results.json` (the versioned aggregate results) and `batches.jsonl` (one per-batch record a line, what
 //! `budgetlab merge` recombines shards from).
 
-use super::{BatchCsv, Exporter};
+use super::{Exporter, RecordExporter};
 use crate::error::Result;
-use crate::run::{sha256_hex_bytes, BatchFilesSha256, RunOutput, BATCHES_JSONL};
+use crate::run::{BatchRecord, RunInputs, RunResults, BATCHES_JSONL};
 
-/// `results.json`, pretty-printed, with the sha256 of the `batches.jsonl` and `batches.csv` written beside it
-/// (serialized here too, since exporters are pure, so that the digests are of the very bytes written).
+/// `results.json`, pretty-printed; the results carry the sha256 of the `batches.jsonl` and `batches.csv` written
+/// beside it, which the report writer computed from the very bytes written.
 pub struct ResultsJson;
 
 impl Exporter for ResultsJson {
@@ -14,13 +14,8 @@ impl Exporter for ResultsJson {
         "results.json"
     }
 
-    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
-        let mut results = run.results.clone();
-        results.sha256 = Some(BatchFilesSha256 {
-            batches_jsonl: sha256_hex_bytes(&BatchesJsonl.serialize(run)?),
-            batches_csv: sha256_hex_bytes(&BatchCsv.serialize(run)?),
-        });
-        let mut out = serde_json::to_vec_pretty(&results).expect("results serialize");
+    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>> {
+        let mut out = serde_json::to_vec_pretty(results).expect("results serialize");
         out.push(b'\n');
         Ok(out)
     }
@@ -29,17 +24,25 @@ impl Exporter for ResultsJson {
 /// `batches.jsonl`: every per-batch record, one JSON object a line.
 pub struct BatchesJsonl;
 
-impl Exporter for BatchesJsonl {
+impl RecordExporter for BatchesJsonl {
     fn file_name(&self) -> &'static str {
         BATCHES_JSONL
     }
 
-    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        for record in &run.records {
-            serde_json::to_writer(&mut out, record).expect("records serialize");
+    fn header(&self, _inputs: &RunInputs) -> Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+
+    fn records(
+        &self,
+        _inputs: &RunInputs,
+        records: &[BatchRecord],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        for record in records {
+            serde_json::to_writer(&mut *out, record).expect("records serialize");
             out.push(b'\n');
         }
-        Ok(out)
+        Ok(())
     }
 }

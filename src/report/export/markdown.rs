@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::Exporter;
 use crate::error::Result;
 use crate::metrics::Aggregate;
-use crate::run::{RunOutput, RunResults};
+use crate::run::RunResults;
 
 /// The Markdown summary.
 pub struct SummaryMarkdown;
@@ -187,8 +187,8 @@ impl Exporter for SummaryMarkdown {
         "summary.md"
     }
 
-    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
-        Ok(render(&run.results).into_bytes())
+    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>> {
+        Ok(render(results).into_bytes())
     }
 }
 

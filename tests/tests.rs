@@ -25,6 +25,7 @@ mod report;
 mod scenarios;
 mod simulation;
 mod strategies;
+mod streaming;
 mod support;
 mod texture;
 mod token_commands;

@@ -57,15 +57,13 @@ pub fn render_files(run: &RunOutput) -> Result<Vec<(String, Vec<u8>)>> {
         batches_jsonl: sha(crate::run::BATCHES_JSONL),
         batches_csv: sha(crate::run::BATCHES_CSV),
     });
-    let streamed = StreamedRun {
-        results,
-        turns: TurnTallies::of(inputs, &run.records),
-    };
-    let mut files = streamed_files(&streamed)?;
-    // In writing order: results.json, the per-batch files, then the rest.
-    let rest = files.split_off(1);
+    let turns = TurnTallies::of(inputs, &run.records);
+    let mut files: Vec<(String, Vec<u8>)> = export::all()
+        .iter()
+        .map(|e| Ok((e.file_name().to_string(), e.serialize(&results)?)))
+        .collect::<Result<Vec<_>>>()?;
     files.extend(batch_files);
-    files.extend(rest);
+    files.extend(pages::run_files(&results, Some(&turns))?);
     Ok(files)
 }
 
@@ -79,8 +77,9 @@ pub struct StreamedRun {
 }
 
 /// Runs `plan`, writing its per-batch files (`batches.jsonl`, `batches.csv`) into `staging`, the staging folder of
-/// its report ([`PendingFolder::path`]), as its batches complete: the memory the run takes does not depend on its
-/// number of batches. `progress` is as for [`RunPlan::run`]. The rest of the report is [`streamed_files`].
+/// its report ([`PendingFolder::path`]), as its batches complete, then `results.json` and `summary.md`: the
+/// memory the run takes does not depend on its number of batches. `progress` is as for [`RunPlan::run`]. The
+/// rest of the report (charts and page) is [`streamed_files`].
 pub fn stream_run(
     plan: &RunPlan,
     staging: &Path,
@@ -90,18 +89,24 @@ pub fn stream_run(
     let mut results = plan.run_into(progress, &mut files)?;
     let (sha, turns) = files.finish()?;
     results.sha256 = Some(sha);
+    for e in export::all() {
+        let path = staging.join(e.file_name());
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| crate::error::Error::io(&path, e))?;
+        let mut out = std::io::BufWriter::new(file);
+        e.write(&results, &mut out)?;
+        std::io::Write::flush(&mut out).map_err(|e| crate::error::Error::io(&path, e))?;
+    }
     Ok(StreamedRun { results, turns })
 }
 
-/// The files of a streamed run's report besides its per-batch files: `results.json`, `summary.md`, the charts
-/// and `index.html`, as (relative name, bytes).
+/// The files of a streamed run's report that [`stream_run`] leaves to the caller: the charts and `index.html`,
+/// as (relative name, bytes).
 pub fn streamed_files(run: &StreamedRun) -> Result<Vec<(String, Vec<u8>)>> {
-    let mut files: Vec<(String, Vec<u8>)> = export::all()
-        .iter()
-        .map(|e| Ok((e.file_name().to_string(), e.serialize(&run.results)?)))
-        .collect::<Result<Vec<_>>>()?;
-    files.extend(pages::run_files(&run.results, Some(&run.turns))?);
-    Ok(files)
+    pages::run_files(&run.results, Some(&run.turns))
 }
 
 /// The rows of `results` measured on `scenario` at the budget labelled `label`, in their order.

@@ -2,7 +2,7 @@
 //! `budgetlab merge` recombines shards from).
 
 use super::{Exporter, RecordExporter};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::run::{BatchRecord, RunInputs, RunResults, BATCHES_JSONL};
 
 /// `results.json`, pretty-printed; the results carry the sha256 of the `batches.jsonl` and `batches.csv` written
@@ -14,10 +14,10 @@ impl Exporter for ResultsJson {
         "results.json"
     }
 
-    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>> {
-        let mut out = serde_json::to_vec_pretty(results).expect("results serialize");
-        out.push(b'\n');
-        Ok(out)
+    fn write(&self, results: &RunResults, out: &mut dyn std::io::Write) -> Result<()> {
+        let failed = |e: std::io::Error| Error::io(self.file_name(), e);
+        serde_json::to_writer_pretty(&mut *out, results).map_err(|e| failed(e.into()))?;
+        out.write_all(b"\n").map_err(failed)
     }
 }
 

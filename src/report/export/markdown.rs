@@ -187,8 +187,9 @@ impl Exporter for SummaryMarkdown {
         "summary.md"
     }
 
-    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>> {
-        Ok(render(results).into_bytes())
+    fn write(&self, results: &RunResults, out: &mut dyn std::io::Write) -> Result<()> {
+        out.write_all(render(results).as_bytes())
+            .map_err(|e| crate::error::Error::io(self.file_name(), e))
     }
 }
 

@@ -19,8 +19,15 @@ pub trait Exporter {
     /// The file name it is written to in the report folder.
     fn file_name(&self) -> &'static str;
 
-    /// The file's bytes, for `results` (which carry the sha256 of the per-batch files).
-    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>>;
+    /// Writes the file's bytes, for `results` (which carry the sha256 of the per-batch files), to `out`.
+    fn write(&self, results: &RunResults, out: &mut dyn std::io::Write) -> Result<()>;
+
+    /// The file's bytes, for `results`.
+    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write(results, &mut out)?;
+        Ok(out)
+    }
 }
 
 /// One file of per-batch records: a header, then the records in run order, appended a few at a time.

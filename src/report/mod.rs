@@ -89,18 +89,40 @@ pub fn stream_run(
     let mut results = plan.run_into(progress, &mut files)?;
     let (sha, turns) = files.finish()?;
     results.sha256 = Some(sha);
+    write_results(staging, &results)?;
+    Ok(StreamedRun { results, turns })
+}
+
+/// Merges `shards` into the report folder `dir` of the unsharded run, streaming the shards' records into its
+/// staging folder as [`stream_run`] streams a run's; the merged results. Nothing is left at `dir` but the complete
+/// report, or what was there before when the shards are refused.
+pub fn write_merged(dir: &Path, shards: Vec<crate::run::ShardReport>) -> Result<RunResults> {
+    let pending = PendingFolder::begin(dir)?;
+    let staging = pending.path().to_path_buf();
+    let (mut results, files) =
+        crate::run::merge_into(shards, |inputs| BatchFiles::create(&staging, inputs))?;
+    let (sha, turns) = files.finish()?;
+    results.sha256 = Some(sha);
+    write_results(&staging, &results)?;
+    let run = StreamedRun { results, turns };
+    pending.commit(&streamed_files(&run)?)?;
+    Ok(run.results)
+}
+
+/// Writes `results.json` and `summary.md` of `results` into the folder `dir`.
+fn write_results(dir: &Path, results: &RunResults) -> Result<()> {
     for e in export::all() {
-        let path = staging.join(e.file_name());
+        let path = dir.join(e.file_name());
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&path)
             .map_err(|e| crate::error::Error::io(&path, e))?;
         let mut out = std::io::BufWriter::new(file);
-        e.write(&results, &mut out)?;
+        e.write(results, &mut out)?;
         std::io::Write::flush(&mut out).map_err(|e| crate::error::Error::io(&path, e))?;
     }
-    Ok(StreamedRun { results, turns })
+    Ok(())
 }
 
 /// The files of a streamed run's report that [`stream_run`] leaves to the caller: the charts and `index.html`,

@@ -15,7 +15,7 @@ mod records;
 mod results;
 
 pub use cost::{Measured, Slowdown};
-pub use merge::{merge, parse_records, shard_list, ShardReport};
+pub use merge::{merge, merge_into, parse_records, shard_list, ShardRecords, ShardReport};
 pub(crate) use plan::token_counting;
 pub use plan::{
     check_threads, PlanRequest, RecordedBatches, TokenRequest, Workloads, DEFAULT_MAX_BATCHES,

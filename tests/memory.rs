@@ -1,5 +1,6 @@
 //! Bounded memory (issue 15), measured: the peak resident set of `budgetlab run` stays flat when the number of
-//! batches grows fourfold.
+//! batches grows fourfold; that of `budgetlab merge` when the shards grow fourfold does not yet (the test is
+//! ignored, with the reason).
 //!
 //! A test binary of its own, so that nothing else runs in this process: a child's peak resident set as `wait4`
 //! reports it is the larger of the child's own and this process's high-water mark when it spawned the child (Linux
@@ -54,5 +55,44 @@ fn run_memory_is_flat_in_the_number_of_batches() {
     assert!(
         (large as f64) < 1.3 * small as f64,
         "peak RSS {large} KiB at 240 batches vs {small} KiB at 60"
+    );
+}
+
+#[test]
+#[ignore = "not flat yet: merge streams the records, but loading each shard's results.json (its rows' histograms, \
+            which grow with the turns) takes 64 MB for shards of 240 batches against 38 MB for 60"]
+fn merge_memory_is_flat_in_the_size_of_the_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let peak = |batches: &str| {
+        let shard = |i: u64| tmp.path().join(format!("{batches}-{i}"));
+        for i in 0..2 {
+            let spec = format!("{i}/2");
+            peak_kib(&[
+                "run",
+                "--scenarios",
+                "mixed-realistic",
+                "--batches",
+                batches,
+                "--shard",
+                &spec,
+                "--threads",
+                "2",
+                "--out",
+                shard(i).to_str().unwrap(),
+            ]);
+        }
+        let merged = tmp.path().join(format!("{batches}-merged"));
+        peak_kib(&[
+            "merge",
+            "--out",
+            merged.to_str().unwrap(),
+            shard(0).to_str().unwrap(),
+            shard(1).to_str().unwrap(),
+        ])
+    };
+    let (small, large) = (peak("60"), peak("240"));
+    assert!(
+        (large as f64) < 1.3 * small as f64,
+        "peak RSS of merge {large} KiB for shards of 240 batches vs {small} KiB for 60"
     );
 }

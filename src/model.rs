@@ -199,7 +199,7 @@ pub fn parse_batch(bytes: &[u8], source_name: &str) -> Result<Batch> {
 }
 
 /// The UTF-8 byte order mark some editors put at the start of a file.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// `bytes` without a leading UTF-8 byte order mark: JSON has none, but a file saved with one is still meant as
 /// JSON.

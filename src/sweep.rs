@@ -411,8 +411,7 @@ impl SweepPlan {
 
     /// Runs the sweep; `progress` is called with the number of turns finished since its last call.
     pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> SweepResults {
-        let output = self.run.run(progress);
-        let results = output.results;
+        let results = self.run.run_results(progress);
         let points = self
             .points
             .iter()

@@ -402,7 +402,8 @@ fn chart_data_follows_the_records_and_rows() {
         }
     }
 
-    let overshoot = data::overshoot(&results, &records);
+    let turns = data::TurnTallies::of(&results.inputs, &records);
+    let overshoot = data::overshoot(&results, Some(&turns));
     assert!(overshoot.per_turn);
     for row in &overshoot.rows {
         let mine = of(&row.strategy);
@@ -419,6 +420,18 @@ fn chart_data_follows_the_records_and_rows() {
                 let min = over.iter().copied().fold(f64::INFINITY, f64::min);
                 let max = over.iter().copied().fold(0.0, f64::max);
                 assert_eq!((spread.min, spread.max), (min, max), "{}", row.strategy);
+                // The quartiles come from a histogram of 3 significant digits: at most 0.1% below the exact ones.
+                let exact = data::Spread::of(&over).unwrap();
+                for (got, want) in [
+                    (spread.q1, exact.q1),
+                    (spread.median, exact.median),
+                    (spread.q3, exact.q3),
+                ] {
+                    assert!(
+                        got <= want + 1e-6 && got >= want * 0.999 - 1e-6,
+                        "{got} vs {want}"
+                    );
+                }
             }
         }
     }
@@ -477,7 +490,7 @@ fn chart_data_follows_the_records_and_rows() {
     assert!(io.rows.iter().any(|r| r.first_writes > 0.0));
 
     // The retention CDF of a strategy: the share of its over-budget turns keeping at most x.
-    let cdf = data::retention_cdf(&results, &records);
+    let cdf = data::retention_cdf(&results, Some(&turns));
     assert!(cdf.per_turn);
     for series in cdf.panels.iter().flat_map(|p| &p.series) {
         let kept: Vec<f64> = of(&series.name)

@@ -26,6 +26,7 @@ mod scale_run;
 mod scenarios;
 mod simulation;
 mod strategies;
+mod streaming;
 mod support;
 mod texture;
 mod token_commands;

@@ -67,9 +67,9 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
         &externals,
         used,
         logs,
-        || {
+        |_| {
             let finalizer = strategy.build();
-            conform::ConformJob {
+            Ok(conform::ConformJob {
                 finalizer: finalizer.as_ref(),
                 strategy: strategy.to_string(),
                 finalize_flags: externals.flags_for(&strategy).unwrap_or_default(),
@@ -78,7 +78,7 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
                 as_reference,
                 folder: args.out.dir.display().to_string(),
             }
-            .run(&|n| bar.inc(n))
+            .run(&|n| bar.inc(n)))
         },
         |report| Ok(conform::folder_files(report)),
     )?;

@@ -28,11 +28,10 @@ pub(crate) fn execute(args: MergeArgs) -> anyhow::Result<Status> {
         .map(|dir| budgetlab::run::ShardReport::load(dir))
         .collect::<budgetlab::Result<Vec<_>>>()?;
     let list = budgetlab::run::shard_list(&shards);
-    let output = budgetlab::run::merge(shards)?;
-    budgetlab::report::write_report(&args.out.dir, &output)?;
+    let results = budgetlab::report::write_merged(&args.out.dir, shards)?;
     eprintln!(
         "budgetlab: merged shards {list} ({} rows) into {}",
-        output.results.rows.len(),
+        results.rows.len(),
         args.out.dir.display()
     );
     Ok(Status::Done)

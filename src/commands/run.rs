@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::report::{check_folders, write_with_externals};
+use budgetlab::report::{check_folders, stream_run, streamed_files, write_with_externals};
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
 use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
@@ -115,8 +115,8 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         &externals,
         &plan.strategies,
         logs,
-        || plan.run(&|n| bar.inc(n)),
-        budgetlab::report::render_files,
+        |staging| stream_run(&plan, staging, &|n| bar.inc(n)),
+        streamed_files,
     )?;
     bar.finish_and_clear();
     let rows = output.results.rows.len();

@@ -83,7 +83,7 @@ pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
         &externals,
         &plan.run.strategies,
         logs,
-        || plan.run(&|n| bar.inc(n)),
+        |_| Ok(plan.run(&|n| bar.inc(n))),
         budgetlab::report::sweep_folder_files,
     )?;
     bar.finish_and_clear();

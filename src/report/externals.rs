@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::folder::{check_aside, write_folder, PendingFolder};
+use super::folder::{check_aside, PendingFolder};
 use crate::error::{Error, Result};
 use crate::external::{save_and_describe, ExternalFault, ExternalRegistry, SavedRequest};
 use crate::finalize::StrategyName;
@@ -56,7 +56,8 @@ pub fn check_folders(dir: &Path, used: &[StrategyName], logs: ExternalLogs<'_>) 
 }
 
 /// Runs `work` with the external strategies of `externals` among `used` and writes the report folder `dir`
-/// with the files `files` makes of its result (see the module's description). The strategies used are started
+/// with the files `work` wrote into the staging folder it is given and the files `files` makes of its result
+/// (see the module's description); when anything fails, the staging folder goes and `dir` is left as it was. The strategies used are started
 /// before `work`, so that a program that cannot start stops the command before anything runs; every child is
 /// stopped (and reaped) before the folder is written. A fault is the error: one line naming the strategy, the
 /// request and the problem, where the request was saved with the command that replays it, and where the
@@ -66,7 +67,7 @@ pub fn write_with_externals<T>(
     externals: &ExternalRegistry,
     used: &[StrategyName],
     logs: ExternalLogs<'_>,
-    work: impl FnOnce() -> T,
+    work: impl FnOnce(&Path) -> Result<T>,
     files: impl FnOnce(&T) -> Result<Vec<(String, Vec<u8>)>>,
 ) -> Result<T> {
     let uses_external = used.iter().any(StrategyName::is_external);
@@ -75,22 +76,22 @@ pub fn write_with_externals<T>(
         ExternalLogs::InReport if !uses_external => Some(Path::new("")),
         ExternalLogs::InReport => None,
     };
+    let pending = PendingFolder::begin(dir)?;
     if let Some(folder) = logs_dir {
         if uses_external {
             externals.set_dir(folder);
         }
-        let out = externals.start(used).map(|()| work());
+        let out = externals.start(used).and_then(|()| work(pending.path()));
         if let Some(fault) = externals.finish() {
             return Err(save_and_describe(&fault, folder));
         }
         let out = out?;
-        write_folder(dir, &files(&out)?)?;
+        pending.commit(&files(&out)?)?;
         return Ok(out);
     }
-    let pending = PendingFolder::begin(dir)?;
     let staged_logs = pending.path().join(EXTERNAL_DIR);
     externals.set_dir(&staged_logs);
-    let out = externals.start(used).map(|()| work());
+    let out = externals.start(used).and_then(|()| work(pending.path()));
     match externals.finish() {
         None => {
             let out = out?;

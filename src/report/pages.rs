@@ -5,11 +5,11 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use super::chart::{self, PlottersBackend, Rendered, CHART_DIR};
+use super::chart::{self, data::TurnTallies, PlottersBackend, Rendered, CHART_DIR};
 use super::{folder, html, write_folder};
 use crate::atomic::AtomicFile;
 use crate::error::{Error, Result};
-use crate::run::{BatchRecord, RunResults};
+use crate::run::RunResults;
 use crate::sweep::SweepResults;
 
 /// The page's file name.
@@ -27,11 +27,12 @@ fn chart_files(charts: &[Rendered]) -> Vec<(String, Vec<u8>)> {
 /// The charts and page of a run, as (relative path, bytes).
 pub(crate) fn run_files(
     results: &RunResults,
-    records: &[BatchRecord],
+    turns: Option<&TurnTallies>,
 ) -> Result<Vec<(String, Vec<u8>)>> {
-    let charts = chart::render(chart::run_charts(results, records), &PlottersBackend)?;
+    let charts = chart::render(chart::run_charts(results, turns), &PlottersBackend)?;
     let mut files = chart_files(&charts);
-    let page = html::run_page(results, &charts, !records.is_empty());
+    let per_turn = turns.is_some_and(|t| t.turns() > 0);
+    let page = html::run_page(results, &charts, per_turn);
     files.push((INDEX.to_string(), page.into_bytes()));
     Ok(files)
 }
@@ -72,14 +73,16 @@ pub struct Redrawn {
     pub per_batch: bool,
 }
 
-/// Reads the `batches.jsonl` of `dir`, checked against the sha256 `results` records, one record a line held to
-/// the schema's ranges; errors name the folder, or the line and the field.
-fn read_records(dir: &Path, results: &RunResults) -> Result<Vec<BatchRecord>> {
-    let path = dir.join(crate::run::BATCHES_JSONL);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-    results.verify_batches(&bytes, &dir.display().to_string())?;
-    let records = crate::run::parse_records(&bytes, &path.display().to_string())?;
-    Ok(records.into_iter().map(|(_, r)| r).collect())
+/// The tallies of the turns of the `batches.jsonl` of `dir`, read a line at a time and checked against the
+/// sha256 `results` records, each record held to the schema's ranges; errors name the folder, or the line and the
+/// field.
+fn tally_records(dir: &Path, results: &RunResults) -> Result<TurnTallies> {
+    let mut turns = TurnTallies::new(&results.inputs);
+    crate::run::for_each_record(dir, results, |_, r| {
+        turns.add(&r);
+        Ok(())
+    })?;
+    Ok(turns)
 }
 
 /// Redraws the charts and `index.html` of the report folder `dir` from its `results.json` (with
@@ -104,19 +107,19 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
     } else {
         let results = RunResults::load(&results_path)?;
         let batches = dir.join(crate::run::BATCHES_JSONL);
-        let records = if batches.exists() {
-            read_records(dir, &results)?
+        let turns = if batches.exists() {
+            Some(tally_records(dir, &results)?)
         } else {
-            Vec::new()
+            None
         };
-        let files = run_files(&results, &records)?;
+        let files = run_files(&results, turns.as_ref())?;
         let charts = (files.len() - 1) / 2;
         (
             files,
             Redrawn {
                 source: "results.json".into(),
                 charts,
-                per_batch: !records.is_empty(),
+                per_batch: turns.is_some_and(|t| t.turns() > 0),
             },
         )
     };

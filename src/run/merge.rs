@@ -10,11 +10,14 @@
 //! run's in everything but the `cost` figures.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
 
+use super::records::{sha256_of_file, RecordReader};
 use super::{
-    BatchRecord, RowSummaries, RunInputs, RunOutput, RunResults, ShardInfo, WorkloadInfo,
-    BATCHES_JSONL,
+    BatchRecord, Collected, RecordSink, RowSummaries, RunInputs, RunOutput, RunResults, ShardInfo,
+    WorkloadInfo, BATCHES_JSONL,
 };
 use crate::error::{Error, Result};
 
@@ -25,12 +28,82 @@ pub struct ShardReport {
     pub source: String,
     /// Its `results.json`.
     pub results: RunResults,
-    /// Its `batches.jsonl`, in file order, each with its 1-based line number.
-    pub records: Vec<(usize, BatchRecord)>,
+    /// Its records.
+    pub records: ShardRecords,
+}
+
+/// The records of a shard: its `batches.jsonl`, read a line at a time while merging, or records in memory.
+#[derive(Debug, Clone)]
+pub enum ShardRecords {
+    /// The `batches.jsonl` at this path, checked against `results.json` on loading; its sha256 is checked again
+    /// as it is read, so a file changed in between is refused.
+    File(PathBuf),
+    /// Records in file order, each with its 1-based line number.
+    Memory(Vec<(usize, BatchRecord)>),
+}
+
+impl FromIterator<(usize, BatchRecord)> for ShardRecords {
+    fn from_iter<I: IntoIterator<Item = (usize, BatchRecord)>>(iter: I) -> Self {
+        ShardRecords::Memory(iter.into_iter().collect())
+    }
+}
+
+/// A shard's records being read, one pending at a time.
+enum RecordStream {
+    File {
+        reader: Box<RecordReader<BufReader<File>>>,
+        path: PathBuf,
+        expected_sha: String,
+    },
+    Memory(std::vec::IntoIter<(usize, BatchRecord)>),
+}
+
+impl RecordStream {
+    fn open(records: ShardRecords, results: &RunResults) -> Result<RecordStream> {
+        Ok(match records {
+            ShardRecords::Memory(v) => RecordStream::Memory(v.into_iter()),
+            ShardRecords::File(path) => RecordStream::File {
+                reader: Box::new(RecordReader::open(&path)?),
+                expected_sha: results
+                    .sha256
+                    .as_ref()
+                    .map(|s| s.batches_jsonl.clone())
+                    .unwrap_or_default(),
+                path,
+            },
+        })
+    }
+
+    fn next(&mut self) -> Result<Option<(usize, BatchRecord)>> {
+        match self {
+            RecordStream::Memory(it) => Ok(it.next()),
+            RecordStream::File { reader, .. } => reader.next_record(),
+        }
+    }
+
+    /// Reads the rest and checks the file is still the one loaded.
+    fn finish(self) -> Result<()> {
+        if let RecordStream::File {
+            reader,
+            path,
+            expected_sha,
+        } = self
+        {
+            let sha = reader.finish()?;
+            if sha != expected_sha {
+                return Err(Error::report(
+                    path.display().to_string(),
+                    "changed while it was being merged; merge again",
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl ShardReport {
-    /// Reads `dir/results.json` and `dir/batches.jsonl`, checking the latter against the sha256 the former records.
+    /// Reads `dir/results.json` and checks `dir/batches.jsonl` against the sha256 it records (reading it a block at
+    /// a time); the records are read while merging.
     pub fn load(dir: &Path) -> Result<ShardReport> {
         if !dir.is_dir() {
             return Err(Error::report(
@@ -40,13 +113,11 @@ impl ShardReport {
         }
         let results = RunResults::load(&dir.join("results.json"))?;
         let path = dir.join(BATCHES_JSONL);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        results.verify_batches(&bytes, &dir.display().to_string())?;
-        let records = parse_records(&bytes, &path.display().to_string())?;
+        results.verify_batches_sha256(&sha256_of_file(&path)?, &dir.display().to_string())?;
         Ok(ShardReport {
             source: dir.display().to_string(),
             results,
-            records,
+            records: ShardRecords::File(path),
         })
     }
 
@@ -75,8 +146,25 @@ pub fn parse_records(bytes: &[u8], source_name: &str) -> Result<Vec<(usize, Batc
         .collect()
 }
 
-/// Merges the shards of one run into the output of the unsharded run, or says why they are not that.
+/// Merges the shards of one run into the output of the unsharded run, held in memory, or says why they are not
+/// that.
 pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
+    let (results, collected) = merge_into(shards, |_| Ok(Collected::default()))?;
+    Ok(RunOutput {
+        results,
+        records: collected.records,
+    })
+}
+
+/// Merges the shards of one run, handing the records of the unsharded run, in its order, to the sink `make`
+/// gives for the merged run's inputs (as [`super::RunPlan::run_into`] does); the results (without the files'
+/// sha256) and the sink. The shards' records are read in step, a record pending per shard at most, so the memory
+/// does not depend on the shards' size. Records missing, repeated, out of their shard or of no row of the run are
+/// refused, naming the file and line.
+pub fn merge_into<S: RecordSink>(
+    shards: Vec<ShardReport>,
+    make: impl FnOnce(&RunInputs) -> Result<S>,
+) -> Result<(RunResults, S)> {
     let Some(first) = shards.first() else {
         return Err(Error::invalid(
             "merge",
@@ -133,10 +221,10 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
         ));
     }
 
-    let first_source = first.source.clone();
     let index = RecordIndex::new(&inputs);
-    let mut keyed: BTreeMap<(usize, usize, usize, u64), BatchRecord> = BTreeMap::new();
     let mut summaries = RowSummaries::new(&inputs);
+    // Each shard's records, by shard number.
+    let mut streams: BTreeMap<u64, Shard> = BTreeMap::new();
     for shard in shards {
         for (i, row) in shard.results.rows.iter().enumerate() {
             super::results::validate::agrees_with_summary(row).map_err(|m| {
@@ -148,57 +236,160 @@ pub fn merge(shards: Vec<ShardReport>) -> Result<RunOutput> {
             summaries.merge(row);
         }
         let info = shard.shard();
-        let file = format!("{}/batches.jsonl", shard.source.trim_end_matches('/'));
-        for (line, record) in shard.records {
-            let at = |message: String| Error::report(format!("{file}:{line}"), message);
-            let key = index.key(&record).map_err(at)?;
-            let batch = key.3;
-            match (&inputs.tokens, &record.metrics.tokens) {
-                (Some(_), None) => {
-                    return Err(at(
-                        "metrics.tokens: absent, but the run counted tokens (inputs.tokens)".into(),
-                    ))
-                }
-                (None, Some(_)) => {
-                    return Err(at(
-                        "metrics.tokens: present, but the run counted none (no inputs.tokens)"
-                            .into(),
-                    ))
-                }
-                _ => {}
+        streams.insert(
+            info.index,
+            Shard {
+                file: format!("{}/batches.jsonl", shard.source.trim_end_matches('/')),
+                stream: RecordStream::open(shard.records, &shard.results)?,
+                info,
+                pending: None,
+            },
+        );
+    }
+    let mut sink = make(&inputs)?;
+    let strategies = inputs.strategies.len();
+    let mut run = Pending::default();
+    let mut workload = None;
+    for (w, b, s, batch) in index.expected() {
+        if workload != Some(w) {
+            run.flush(&mut sink)?;
+            if workload.is_some() {
+                sink.end_workload()?;
             }
-            if batch % info.count != info.index {
-                return Err(at(format!(
-                    "batch {batch} does not belong to shard {}/{}",
-                    info.index, info.count
-                )));
+            sink.begin_workload(inputs.scenarios[w].budgets.len() * strategies)?;
+            workload = Some(w);
+        }
+        let owner = batch % count;
+        let shard = streams.get_mut(&owner).expect("every shard was given");
+        let next = shard.next_record(&index, &inputs)?;
+        let missing = || {
+            let scenario = &inputs.scenarios[w];
+            Error::report(
+                &shard.file,
+                format!(
+                    "shard {owner}/{count} holds no record of scenario {}, budget {}, strategy {}, batch {batch}; \
+                     was its batches.jsonl cut short?",
+                    scenario.name,
+                    scenario.budgets[b].label,
+                    inputs.strategies[s],
+                ),
+            )
+        };
+        let Some((line, key, record)) = next else {
+            return Err(missing());
+        };
+        match key.cmp(&(w, b, s, batch)) {
+            std::cmp::Ordering::Equal => {}
+            std::cmp::Ordering::Greater => {
+                let error = missing();
+                shard.pending = Some((line, key, record));
+                return Err(error);
             }
-            if keyed.insert(key, record).is_some() {
-                return Err(at(
-                    "a second record for the same scenario, budget, strategy and batch".into(),
-                ));
+            // Every key of the shard before this one was taken already.
+            std::cmp::Ordering::Less => {
+                return Err(Error::report(
+                    format!("{}:{line}", shard.file),
+                    "a second record for the same scenario, budget, strategy and batch",
+                ))
             }
         }
+        run.push(b * strategies + s, record, &mut sink)?;
     }
-    if let Some((w, b, s, batch)) = index.expected().find(|k| !keyed.contains_key(k)) {
-        let scenario = &inputs.scenarios[w];
-        // The record belongs to the shard that runs its batch: name that shard's file, not the first one given.
-        let owner = seen.get(&(batch % count)).unwrap_or(&first_source);
-        return Err(Error::report(
-            format!("{}/batches.jsonl", owner.trim_end_matches('/')),
-            format!(
-                "shard {}/{count} holds no record of scenario {}, budget {}, strategy {}, batch {batch}; \
-                 was its batches.jsonl cut short?",
-                batch % count,
-                scenario.name,
-                scenario.budgets[b].label,
-                inputs.strategies[s],
-            ),
-        ));
+    run.flush(&mut sink)?;
+    if workload.is_some() {
+        sink.end_workload()?;
     }
-    let records: Vec<BatchRecord> = keyed.into_values().collect();
-    let results = summaries.finish(inputs);
-    Ok(RunOutput { results, records })
+    for (_, mut shard) in streams {
+        if let Some((line, _, _)) = shard.next_record(&index, &inputs)? {
+            // Every key of the run was taken: a record beyond them repeats one.
+            return Err(Error::report(
+                format!("{}:{line}", shard.file),
+                "a second record for the same scenario, budget, strategy and batch",
+            ));
+        }
+        shard.stream.finish()?;
+    }
+    Ok((summaries.finish(inputs), sink))
+}
+
+/// A shard's records being merged.
+struct Shard {
+    /// Its `batches.jsonl`, as named in errors.
+    file: String,
+    stream: RecordStream,
+    info: ShardInfo,
+    /// A record read but not taken yet, with its line and key.
+    pending: Option<(usize, RecordKey, BatchRecord)>,
+}
+
+/// Where a record goes in the unsharded run: scenario, budget, strategy (by position) and batch.
+type RecordKey = (usize, usize, usize, u64);
+
+impl Shard {
+    /// The next record, checked to be of a row of the run, of this shard and with tokens as the run counts them.
+    fn next_record(
+        &mut self,
+        index: &RecordIndex<'_>,
+        inputs: &RunInputs,
+    ) -> Result<Option<(usize, RecordKey, BatchRecord)>> {
+        if let Some(p) = self.pending.take() {
+            return Ok(Some(p));
+        }
+        let Some((line, record)) = self.stream.next()? else {
+            return Ok(None);
+        };
+        let at = |message: String| Error::report(format!("{}:{line}", self.file), message);
+        let key = index.key(&record).map_err(at)?;
+        match (&inputs.tokens, &record.metrics.tokens) {
+            (Some(_), None) => {
+                return Err(at(
+                    "metrics.tokens: absent, but the run counted tokens (inputs.tokens)".into(),
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(at(
+                    "metrics.tokens: present, but the run counted none (no inputs.tokens)".into(),
+                ))
+            }
+            _ => {}
+        }
+        let batch = key.3;
+        if batch % self.info.count != self.info.index {
+            return Err(at(format!(
+                "batch {batch} does not belong to shard {}/{}",
+                self.info.index, self.info.count
+            )));
+        }
+        Ok(Some((line, key, record)))
+    }
+}
+
+/// Records of one group on their way to the sink, handed over a few hundred at a time.
+#[derive(Default)]
+struct Pending {
+    group: usize,
+    records: Vec<BatchRecord>,
+}
+
+impl Pending {
+    const MAX: usize = 256;
+
+    fn push(&mut self, group: usize, record: BatchRecord, sink: &mut dyn RecordSink) -> Result<()> {
+        if group != self.group || self.records.len() >= Self::MAX {
+            self.flush(sink)?;
+            self.group = group;
+        }
+        self.records.push(record);
+        Ok(())
+    }
+
+    fn flush(&mut self, sink: &mut dyn RecordSink) -> Result<()> {
+        if !self.records.is_empty() {
+            sink.records(self.group, &self.records)?;
+            self.records.clear();
+        }
+        Ok(())
+    }
 }
 
 /// Whether `shard` describes the same run as `first`; the error names the first difference.
@@ -439,6 +630,14 @@ mod tests {
         out
     }
 
+    /// The records of a shard made in memory.
+    fn mem(shard: &mut ShardReport) -> &mut Vec<(usize, BatchRecord)> {
+        match &mut shard.records {
+            ShardRecords::Memory(v) => v,
+            ShardRecords::File(_) => unreachable!("shards of these tests are in memory"),
+        }
+    }
+
     fn message(err: Error) -> String {
         err.to_string()
     }
@@ -504,7 +703,7 @@ mod tests {
     #[test]
     fn records_must_belong_and_be_complete() {
         let mut cut = shard(1, 2);
-        cut.records.pop();
+        mem(&mut cut).pop();
         let err = message(merge(vec![shard(0, 2), cut]).unwrap_err());
         assert!(
             err.starts_with(
@@ -514,7 +713,7 @@ mod tests {
         );
         // The shard missing a record is named whatever order the folders are given in.
         let mut cut = shard(0, 2);
-        cut.records.remove(0);
+        mem(&mut cut).remove(0);
         let err = message(merge(vec![shard(1, 2), cut]).unwrap_err());
         assert!(
             err.starts_with("shard-0/batches.jsonl: shard 0/2 holds no record"),
@@ -522,7 +721,7 @@ mod tests {
         );
 
         let mut stray = shard(1, 2);
-        stray.records[0].1.metrics.batch = 0;
+        mem(&mut stray)[0].1.metrics.batch = 0;
         let err = message(merge(vec![shard(0, 2), stray]).unwrap_err());
         assert!(
             err.contains("shard-1/batches.jsonl:1: batch 0 does not belong to shard 1/2"),
@@ -530,13 +729,13 @@ mod tests {
         );
 
         let mut twice = shard(1, 2);
-        let copy = twice.records[0].clone();
-        twice.records.push((99, copy.1));
+        let copy = mem(&mut twice)[0].clone();
+        mem(&mut twice).push((99, copy.1));
         let err = message(merge(vec![shard(0, 2), twice]).unwrap_err());
         assert!(err.contains(":99: a second record"), "{err}");
 
         let mut unknown = shard(1, 2);
-        unknown.records[0].1.strategy = "codex".into();
+        mem(&mut unknown)[0].1.strategy = "codex".into();
         let err = message(merge(vec![shard(0, 2), unknown]).unwrap_err());
         assert!(
             err.contains("strategy \"codex\", which the run does not have"),
@@ -546,17 +745,17 @@ mod tests {
 
     #[test]
     fn record_lines_are_parsed_with_their_numbers() {
-        let out = shard(0, 1);
+        let mut out = shard(0, 1);
+        let records = mem(&mut out).clone();
         let mut text = String::new();
-        for (_, r) in &out.records[..2] {
+        for (_, r) in &records[..2] {
             text.push_str(&serde_json::to_string(r).unwrap());
             text.push_str("\n\n");
         }
         let parsed = parse_records(text.as_bytes(), "b.jsonl").unwrap();
         assert_eq!(parsed[1].0, 3);
         // Every float reads back to the same bits (serde_json's float_roundtrip), so merging re-aggregates exactly.
-        let all: String = out
-            .records
+        let all: String = records
             .iter()
             .map(|(_, r)| serde_json::to_string(r).unwrap() + "\n")
             .collect();
@@ -565,7 +764,7 @@ mod tests {
             .into_iter()
             .map(|(_, r)| r)
             .collect();
-        let original: Vec<BatchRecord> = out.records.iter().map(|(_, r)| r.clone()).collect();
+        let original: Vec<BatchRecord> = records.iter().map(|(_, r)| r.clone()).collect();
         assert_eq!(back, original);
         let err = parse_records(b"{}\n{\"scenario\":", "b.jsonl")
             .unwrap_err()

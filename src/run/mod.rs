@@ -12,16 +12,18 @@ mod external_tests;
 mod floor;
 mod merge;
 mod plan;
+mod records;
 mod results;
 
 pub use cost::{Measured, Slowdown};
 pub use floor::RunFloor;
-pub use merge::{merge, parse_records, shard_list, ShardReport};
+pub use merge::{merge, merge_into, parse_records, shard_list, ShardRecords, ShardReport};
 pub(crate) use plan::token_counting;
 pub use plan::{
     check_threads, PlanRequest, RecordedBatches, TokenRequest, Workloads, DEFAULT_MAX_BATCHES,
     QUICK_BATCHES, THREADS_PER_CORE,
 };
+pub use records::{for_each_record, sha256_of_file, RecordReader, MAX_RECORD_LINE};
 pub use results::{
     sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
     WorkloadInfo, WorkloadSource, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,
@@ -201,13 +203,40 @@ impl RunPlan {
             * self.strategies.len() as u64
     }
 
-    /// Runs the plan; `progress` is called with the number of turns finished since its last call.
+    /// Runs the plan holding every record in memory; `progress` is called with the number of turns finished since
+    /// its last call. For runs of any size, [`RunPlan::run_into`] streams the records instead.
     ///
     /// An external strategy that faults makes the rest of the run pointless: the batches not started yet are
     /// skipped, and the caller, which must check [`ExternalRegistry::finish`] before using the output, reports
     /// the fault instead.
     pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> RunOutput {
-        let mut records = Vec::new();
+        let mut collected = Collected::default();
+        let results = self
+            .run_into(progress, &mut collected)
+            .expect("collecting records in memory cannot fail");
+        RunOutput {
+            results,
+            records: collected.records,
+        }
+    }
+
+    /// Runs the plan for its results alone, holding no record (see [`RunPlan::run`] for `progress`).
+    pub fn run_results(&self, progress: &(dyn Fn(u64) + Sync)) -> RunResults {
+        self.run_into(progress, &mut Discard)
+            .expect("discarding records cannot fail")
+    }
+
+    /// Runs the plan, handing every record to `sink` as its window of batches completes (see [`RecordSink`] for
+    /// the order) and summing it into its row; returns the results (without the files' sha256, which the sink
+    /// knows). Memory depends on the window, never on the number of batches. A sink's error stops the run.
+    pub fn run_into(
+        &self,
+        progress: &(dyn Fn(u64) + Sync),
+        sink: &mut dyn RecordSink,
+    ) -> Result<RunResults> {
+        let inputs = self.inputs();
+        let mut rows = RowSummaries::new(&inputs);
+        let window = batch_window();
         for workload in &self.workloads {
             let finalizers: Vec<Strategy> = self
                 .strategies
@@ -220,33 +249,45 @@ impl RunPlan {
                     samples: if s.is_external() { 1 } else { cost::SAMPLES },
                 })
                 .collect();
-            let indices: Vec<u64> = self.shard.batches(workload.info.batches).collect();
-            let per_batch: Vec<Vec<BatchRecord>> = indices
-                .par_iter()
-                .map(|&i| {
-                    if self.externals.faulted() {
-                        return Vec::new();
+            let groups = workload.info.budgets.len() * finalizers.len();
+            sink.begin_workload(groups)?;
+            let mut indices = self.shard.batches(workload.info.batches).peekable();
+            while indices.peek().is_some() {
+                let chunk: Vec<u64> = indices.by_ref().take(window).collect();
+                let per_batch: Vec<Vec<BatchRecord>> = chunk
+                    .par_iter()
+                    .map(|&i| {
+                        if self.externals.faulted() {
+                            return Vec::new();
+                        }
+                        let out = evaluate(workload, &finalizers, i, self.tokens.as_ref());
+                        progress(out.len() as u64);
+                        out
+                    })
+                    .collect();
+                // Regroup from (batch, budget, strategy) to (budget, strategy), each in batch order.
+                let mut grouped: Vec<Vec<BatchRecord>> = (0..groups)
+                    .map(|_| Vec::with_capacity(chunk.len()))
+                    .collect();
+                for batch_records in per_batch {
+                    for (g, r) in batch_records.into_iter().enumerate() {
+                        grouped[g].push(r);
                     }
-                    let out = evaluate(workload, &finalizers, i, self.tokens.as_ref());
-                    progress(out.len() as u64);
-                    out
-                })
-                .collect();
-            // Reorder from (batch, budget, strategy) to (budget, strategy, batch).
-            let mut grouped: BTreeMap<(usize, usize), Vec<BatchRecord>> = BTreeMap::new();
-            for batch_records in per_batch {
-                for (k, r) in batch_records.into_iter().enumerate() {
-                    let key = (k / finalizers.len(), k % finalizers.len());
-                    grouped.entry(key).or_default().push(r);
+                }
+                for (g, records) in grouped.iter().enumerate() {
+                    for r in records {
+                        rows.add(r);
+                    }
+                    sink.records(g, records)?;
                 }
             }
-            records.extend(grouped.into_values().flatten());
+            sink.end_workload()?;
         }
-        let results = self.aggregate(&records);
-        RunOutput { results, records }
+        Ok(rows.finish(inputs))
     }
 
-    fn inputs(&self) -> RunInputs {
+    /// What `results.json` records of the plan's inputs.
+    pub fn inputs(&self) -> RunInputs {
         RunInputs {
             scenarios: self.workloads.iter().map(|w| w.info.clone()).collect(),
             strategies: self.strategies.iter().map(StrategyKey::of).collect(),
@@ -257,9 +298,68 @@ impl RunPlan {
             tokens: self.tokens.as_ref().map(|t| t.settings.clone()),
         }
     }
+}
 
-    fn aggregate(&self, records: &[BatchRecord]) -> RunResults {
-        aggregate(self.inputs(), records)
+/// How many batch indices a run evaluates at once before handing their records on: enough to keep every worker
+/// thread busy, few enough that the records held stay small (a few megabytes) whatever the run's size. The
+/// results do not depend on it.
+fn batch_window() -> usize {
+    (16 * rayon::current_num_threads()).clamp(32, 512)
+}
+
+/// Where a run's records go, as they come. Within a workload the records of each group (a budget and a strategy,
+/// numbered `budget * strategies + strategy`) come in batch order, in calls that interleave the groups; the run's
+/// order, which a sink writing files must restore, is workload, then group, then batch.
+pub trait RecordSink {
+    /// A workload of `groups` groups begins.
+    fn begin_workload(&mut self, groups: usize) -> Result<()>;
+
+    /// The next records of group `group` of the current workload, in batch order.
+    fn records(&mut self, group: usize, records: &[BatchRecord]) -> Result<()>;
+
+    /// The current workload has no more records.
+    fn end_workload(&mut self) -> Result<()>;
+}
+
+/// A sink keeping no record.
+struct Discard;
+
+impl RecordSink for Discard {
+    fn begin_workload(&mut self, _groups: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn records(&mut self, _group: usize, _records: &[BatchRecord]) -> Result<()> {
+        Ok(())
+    }
+
+    fn end_workload(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink holding every record in memory, in run order.
+#[derive(Debug, Default)]
+struct Collected {
+    records: Vec<BatchRecord>,
+    groups: Vec<Vec<BatchRecord>>,
+}
+
+impl RecordSink for Collected {
+    fn begin_workload(&mut self, groups: usize) -> Result<()> {
+        self.groups = (0..groups).map(|_| Vec::new()).collect();
+        Ok(())
+    }
+
+    fn records(&mut self, group: usize, records: &[BatchRecord]) -> Result<()> {
+        self.groups[group].extend_from_slice(records);
+        Ok(())
+    }
+
+    fn end_workload(&mut self) -> Result<()> {
+        self.records
+            .extend(std::mem::take(&mut self.groups).into_iter().flatten());
+        Ok(())
     }
 }
 

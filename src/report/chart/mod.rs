@@ -15,7 +15,7 @@ use self::data::{
     TokenCompliance, UnitsPerToken,
 };
 use crate::error::Result;
-use crate::run::{BatchRecord, RunResults};
+use crate::run::RunResults;
 
 /// An image format charts are drawn in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,10 +202,10 @@ pub fn render(specs: Vec<ChartSpec>, backend: &(dyn ChartBackend + Sync)) -> Res
         .collect()
 }
 
-/// The charts of a run, in page order. Charts that need per-batch `records` (cost against batch size) are left
-/// out without them; the overshoot and retention charts then fall back on the rows' figures.
-pub fn run_charts(results: &RunResults, records: &[BatchRecord]) -> Vec<ChartSpec> {
-    let per_turn = !records.is_empty();
+/// The charts of a run, in page order. Charts that need the tallies of single turns (cost against batch size) are
+/// left out without them; the overshoot and retention charts then fall back on the rows' figures.
+pub fn run_charts(results: &RunResults, turns: Option<&data::TurnTallies>) -> Vec<ChartSpec> {
+    let per_turn = turns.is_some_and(|t| t.turns() > 0);
     let mut specs = vec![
         ChartSpec {
             stem: "compliance".into(),
@@ -229,7 +229,7 @@ row's 99th percentile and maximum overshoot (batches.jsonl was not available for
 never over budget."
             }
             .into(),
-            data: ChartData::Overshoot(data::overshoot(results, records)),
+            data: ChartData::Overshoot(data::overshoot(results, turns)),
         },
         ChartSpec {
             stem: "retention-cdf".into(),
@@ -243,7 +243,7 @@ share. The wide black line is the reference; a line drawn on top of it keeps the
 for single turns). A line further right keeps more; the black line is the reference."
             }
             .into(),
-            data: ChartData::RetentionCdf(data::retention_cdf(results, records)),
+            data: ChartData::RetentionCdf(data::retention_cdf(results, turns)),
         },
         ChartSpec {
             stem: "needles".into(),
@@ -276,7 +276,7 @@ more with less budget. For a finer curve run `budgetlab sweep --scenario {scenar
             data: ChartData::BudgetCurves(curves),
         });
     }
-    if let Some(cost) = data::cost_curves(results, records) {
+    if let Some(cost) = data::cost_curves(results, turns) {
         specs.push(ChartSpec {
             stem: "cost".into(),
             title: "Cost per turn against batch size".into(),
@@ -287,7 +287,7 @@ scales worse with batch size. These are the only figures that differ between run
             data: ChartData::Cost(cost),
         });
     }
-    if let Some(upt) = data::units_per_token(results, records) {
+    if let Some(upt) = data::units_per_token(results, turns) {
         let of = if upt.per_turn {
             "one turn's output of the kind (the reference strategy's turns)"
         } else {

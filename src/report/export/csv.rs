@@ -8,9 +8,9 @@
 
 use serde::{Serialize, Serializer};
 
-use super::Exporter;
+use super::RecordExporter;
 use crate::error::{Error, Result};
-use crate::run::{BatchRecord, RunOutput};
+use crate::run::{BatchRecord, RunInputs};
 
 /// The per-batch CSV.
 pub struct BatchCsv;
@@ -133,13 +133,11 @@ struct TokenRow {
 }
 
 impl TokenRow {
-    /// The token columns of `r`, a batch of `run`; `None` when the run counted no tokens.
-    fn of(run: &RunOutput, r: &BatchRecord) -> Option<TokenRow> {
-        let settings = run.results.inputs.tokens.as_ref()?;
+    /// The token columns of `r`, a batch of a run of `inputs`; `None` when the run counted no tokens.
+    fn of(inputs: &RunInputs, r: &BatchRecord) -> Option<TokenRow> {
+        let settings = inputs.tokens.as_ref()?;
         let t = r.metrics.tokens.as_ref()?;
-        let window = run
-            .results
-            .inputs
+        let window = inputs
             .scenarios
             .iter()
             .find(|s| s.name == r.scenario)
@@ -157,18 +155,13 @@ impl TokenRow {
 }
 
 impl<'a> Row<'a> {
-    /// The record of `r`, a batch of the run `run`.
-    fn of(run: &'a RunOutput, r: &'a BatchRecord) -> Row<'a> {
+    /// The record of `r`, a batch of a run of `inputs` made by this version of budgetlab.
+    fn of(inputs: &'a RunInputs, r: &'a BatchRecord) -> Row<'a> {
         let m = &r.metrics;
-        let scenario = run
-            .results
-            .inputs
-            .scenarios
-            .iter()
-            .find(|s| s.name == r.scenario);
+        let scenario = inputs.scenarios.iter().find(|s| s.name == r.scenario);
         let (seed, digest) = scenario.map_or((0, ""), |s| (s.seed, s.digest.as_str()));
         Row {
-            crate_version: &run.results.crate_version,
+            crate_version: env!("CARGO_PKG_VERSION"),
             seed,
             scenario_digest: digest,
             scenario: &r.scenario,
@@ -216,29 +209,44 @@ fn failed(e: csv::Error) -> Error {
     Error::report(crate::run::BATCHES_CSV, e.to_string())
 }
 
-impl Exporter for BatchCsv {
+impl RecordExporter for BatchCsv {
     fn file_name(&self) -> &'static str {
         crate::run::BATCHES_CSV
     }
 
-    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
+    fn header(&self, inputs: &RunInputs) -> Result<Vec<u8>> {
         let mut out = csv::WriterBuilder::new()
             .has_headers(false)
-            .from_writer(Vec::with_capacity(256 * (run.records.len() + 1)));
-        if run.results.inputs.tokens.is_some() {
+            .from_writer(Vec::new());
+        if inputs.tokens.is_some() {
             out.write_record(HEADER.iter().chain(&TOKEN_HEADER))
                 .map_err(failed)?;
         } else {
             out.write_record(HEADER).map_err(failed)?;
         }
-        for r in &run.records {
-            match TokenRow::of(run, r) {
-                Some(tokens) => out.serialize((Row::of(run, r), tokens)),
-                None => out.serialize(Row::of(run, r)),
+        out.into_inner().map_err(|e| failed(e.into_error().into()))
+    }
+
+    fn records(
+        &self,
+        inputs: &RunInputs,
+        records: &[BatchRecord],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(std::mem::take(out));
+        for r in records {
+            match TokenRow::of(inputs, r) {
+                Some(tokens) => writer.serialize((Row::of(inputs, r), tokens)),
+                None => writer.serialize(Row::of(inputs, r)),
             }
             .map_err(failed)?;
         }
-        out.into_inner().map_err(|e| failed(e.into_error().into()))
+        *out = writer
+            .into_inner()
+            .map_err(|e| failed(e.into_error().into()))?;
+        Ok(())
     }
 }
 
@@ -273,9 +281,11 @@ mod tests {
         .run(&|_| {});
         // The header serde derives from the fields is the one written.
         let mut derived = csv::Writer::from_writer(Vec::new());
-        derived.serialize(Row::of(&run, &run.records[0])).unwrap();
+        let inputs = &run.results.inputs;
+        derived.serialize(Row::of(inputs, &run.records[0])).unwrap();
         let derived = String::from_utf8(derived.into_inner().unwrap()).unwrap();
-        let bytes = BatchCsv.serialize(&run).unwrap();
+        let mut bytes = BatchCsv.header(inputs).unwrap();
+        BatchCsv.records(inputs, &run.records, &mut bytes).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let first = derived.lines().next().unwrap();
         assert_eq!(first, HEADER.join(","));
@@ -307,8 +317,11 @@ mod tests {
         .unwrap()
         .run(&|_| {});
         run.records.truncate(1);
-        let cells = |run: &RunOutput| -> Vec<String> {
-            let text = String::from_utf8(BatchCsv.serialize(run).unwrap()).unwrap();
+        let cells = |run: &crate::run::RunOutput| -> Vec<String> {
+            let inputs = &run.results.inputs;
+            let mut bytes = BatchCsv.header(inputs).unwrap();
+            BatchCsv.records(inputs, &run.records, &mut bytes).unwrap();
+            let text = String::from_utf8(bytes).unwrap();
             let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
             ["mean_kept_share", "min_kept_share", "fairness"]
                 .iter()
@@ -327,7 +340,7 @@ mod tests {
 
     #[test]
     fn a_run_without_records_still_has_its_header() {
-        let mut run = crate::run::PlanRequest {
+        let run = crate::run::PlanRequest {
             workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
             strategies: vec!["reference".into()],
             batches: Some(1),
@@ -336,8 +349,20 @@ mod tests {
         .plan()
         .unwrap()
         .run(&|_| {});
-        run.records.clear();
-        let text = String::from_utf8(BatchCsv.serialize(&run).unwrap()).unwrap();
+        let inputs = &run.results.inputs;
+        let mut bytes = BatchCsv.header(inputs).unwrap();
+        BatchCsv.records(inputs, &[], &mut bytes).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
         assert_eq!(text, format!("{}\n", HEADER.join(",")));
+        // Records a few at a time make the same bytes as all at once.
+        let mut once = Vec::new();
+        BatchCsv.records(inputs, &run.records, &mut once).unwrap();
+        let mut piecewise = Vec::new();
+        for r in &run.records {
+            BatchCsv
+                .records(inputs, std::slice::from_ref(r), &mut piecewise)
+                .unwrap();
+        }
+        assert_eq!(once, piecewise);
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::Exporter;
 use crate::error::Result;
 use crate::metrics::Aggregate;
-use crate::run::{RunOutput, RunResults};
+use crate::run::RunResults;
 
 /// The Markdown summary.
 pub struct SummaryMarkdown;
@@ -187,8 +187,9 @@ impl Exporter for SummaryMarkdown {
         "summary.md"
     }
 
-    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>> {
-        Ok(render(&run.results).into_bytes())
+    fn write(&self, results: &RunResults, out: &mut dyn std::io::Write) -> Result<()> {
+        out.write_all(render(results).as_bytes())
+            .map_err(|e| crate::error::Error::io(self.file_name(), e))
     }
 }
 

@@ -1,5 +1,6 @@
-//! Exporters: each turns a run's output into the bytes of one file, and does no I/O of its own. The report
-//! writer owns the files.
+//! Exporters: each turns a run's results, or its per-batch records, into the bytes of one file, and does no I/O of
+//! its own. The report writer owns the files: it hands a [`RecordExporter`] the records a window at a time, so a
+//! run of any size is written without holding its records.
 
 mod csv;
 mod json;
@@ -11,23 +12,43 @@ pub use self::markdown::{duration, floor_ratio, needles_cell, pct, pct_opt, Summ
 pub(crate) use self::markdown::{token_compliance_cell, units_per_token_cell};
 
 use crate::error::Result;
-use crate::run::RunOutput;
+use crate::run::{BatchRecord, RunInputs, RunResults};
 
-/// One output format.
+/// One file made from a run's results.
 pub trait Exporter {
     /// The file name it is written to in the report folder.
     fn file_name(&self) -> &'static str;
 
-    /// The file's bytes.
-    fn serialize(&self, run: &RunOutput) -> Result<Vec<u8>>;
+    /// Writes the file's bytes, for `results` (which carry the sha256 of the per-batch files), to `out`.
+    fn write(&self, results: &RunResults, out: &mut dyn std::io::Write) -> Result<()>;
+
+    /// The file's bytes, for `results`.
+    fn serialize(&self, results: &RunResults) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write(results, &mut out)?;
+        Ok(out)
+    }
 }
 
-/// Every exporter a report folder gets, in writing order.
+/// One file of per-batch records: a header, then the records in run order, appended a few at a time.
+pub trait RecordExporter {
+    /// The file name it is written to in the report folder.
+    fn file_name(&self) -> &'static str;
+
+    /// The bytes the file starts with, for a run of `inputs` (maybe none).
+    fn header(&self, inputs: &RunInputs) -> Result<Vec<u8>>;
+
+    /// Appends the bytes of `records`, records of a run of `inputs`, to `out`.
+    fn records(&self, inputs: &RunInputs, records: &[BatchRecord], out: &mut Vec<u8>)
+        -> Result<()>;
+}
+
+/// Every exporter of the run's results a report folder gets, in writing order.
 pub fn all() -> Vec<Box<dyn Exporter>> {
-    vec![
-        Box::new(ResultsJson),
-        Box::new(BatchesJsonl),
-        Box::new(BatchCsv),
-        Box::new(SummaryMarkdown),
-    ]
+    vec![Box::new(ResultsJson), Box::new(SummaryMarkdown)]
+}
+
+/// Every exporter of per-batch records a report folder gets, in writing order.
+pub fn record_files() -> Vec<Box<dyn RecordExporter + Send + Sync>> {
+    vec![Box::new(BatchesJsonl), Box::new(BatchCsv)]
 }

@@ -265,6 +265,12 @@ impl RunResults {
     /// Checks `batches_jsonl`, the bytes of the `batches.jsonl` beside this file in `folder`, against the sha256
     /// this file records. The error names the folder.
     pub fn verify_batches(&self, batches_jsonl: &[u8], folder: &str) -> Result<()> {
+        self.verify_batches_sha256(&sha256_hex_bytes(batches_jsonl), folder)
+    }
+
+    /// Checks `actual`, the lowercase hex sha256 of the `batches.jsonl` beside this file in `folder`, against the
+    /// sha256 this file records. The error names the folder.
+    pub fn verify_batches_sha256(&self, actual: &str, folder: &str) -> Result<()> {
         let Some(sha) = &self.sha256 else {
             return Err(Error::report(
                 folder,
@@ -274,14 +280,13 @@ impl RunResults {
                 ),
             ));
         };
-        let actual = sha256_hex_bytes(batches_jsonl);
         if actual != sha.batches_jsonl {
             return Err(Error::report(
                 folder,
                 format!(
                     "{BATCHES_JSONL} is not the file this run wrote (sha256 {}, but results.json records {}): \
                      it was edited or replaced; rerun it",
-                    short(&actual),
+                    short(actual),
                     short(&sha.batches_jsonl)
                 ),
             ));

@@ -1,5 +1,5 @@
-//! The data of each chart, computed from a run's results (and its per-batch records when present) by pure
-//! functions, one file a chart: which strategies go together in a panel (`groups`), what is pooled over scenarios
+//! The data of each chart, computed from a run's results (and the tallies of its single turns, `turns`, when
+//! present) by pure functions, one file a chart: which strategies go together in a panel (`groups`), what is pooled over scenarios
 //! and budgets, and every series a chart draws. No drawing here; the backends only lay these out. This file holds
 //! what several charts share: lines, axes and panels.
 
@@ -13,6 +13,7 @@ mod overview;
 mod persistence;
 mod retention;
 mod token_compliance;
+mod turns;
 mod units_per_token;
 
 pub use compliance::{compliance_grid, ComplianceGrid};
@@ -29,6 +30,7 @@ pub use overview::{overview, OverviewRow};
 pub use persistence::{persistence_io, PersistenceIo, PersistenceRow};
 pub use retention::{cdf_points, retention_cdf, RetentionCdf};
 pub use token_compliance::{token_compliance, TokenCompliance, TokenComplianceRow};
+pub use turns::TurnTallies;
 pub use units_per_token::{units_per_token, TokenizerBoxes, UnitsPerToken};
 
 use crate::metrics::{Aggregate, StrategyKey};

@@ -1,8 +1,8 @@
 //! The overshoot chart: how far over-budget turns went over, by strategy.
 
-use super::rows_of;
+use super::{rows_of, TurnTallies};
 use crate::metrics::StrategyKey;
-use crate::run::{BatchRecord, RunResults};
+use crate::run::RunResults;
 
 /// Five-number summary of a distribution.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,28 +63,20 @@ pub struct Overshoot {
     pub per_turn: bool,
 }
 
-/// Overshoot per strategy: from every over-budget turn when `records` are given, else from the rows' 99th
-/// percentile and maximum.
-pub fn overshoot(results: &RunResults, records: &[BatchRecord]) -> Overshoot {
-    let per_turn = !records.is_empty();
+/// Overshoot per strategy: from every over-budget turn when the run's `turns` were tallied, else from the rows'
+/// 99th percentile and maximum. From turns, the quartiles are the tally's (see [`TurnTallies`]).
+pub fn overshoot(results: &RunResults, turns: Option<&TurnTallies>) -> Overshoot {
+    let turns = turns.filter(|t| t.turns() > 0);
+    let per_turn = turns.is_some();
     let rows = results
         .inputs
         .strategies
         .iter()
         .map(|strategy| {
-            let (turns, over, values) = if per_turn {
-                let mine: Vec<&BatchRecord> =
-                    records.iter().filter(|r| r.strategy == *strategy).collect();
-                let values: Vec<f64> = mine
-                    .iter()
-                    .filter(|r| r.metrics.overshoot > 0)
-                    .filter_map(|r| {
-                        let budget = r.metrics.budget.filter(|&b| b > 0)?;
-                        Some(r.metrics.overshoot as f64 / budget as f64 * 100.0)
-                    })
-                    .collect();
-                let over = mine.iter().filter(|r| r.metrics.overshoot > 0).count() as u64;
-                (mine.len() as u64, over, values)
+            let (turns, over, spread) = if let Some(tallies) = turns {
+                tallies
+                    .strategy(strategy)
+                    .map_or((0, 0, None), |t| (t.turns, t.over, t.overshoot.spread()))
             } else {
                 let mut values = Vec::new();
                 let (mut turns, mut over) = (0, 0);
@@ -100,13 +92,13 @@ pub fn overshoot(results: &RunResults, records: &[BatchRecord]) -> Overshoot {
                         }
                     }
                 }
-                (turns, over, values)
+                (turns, over, Spread::of(&values))
             };
             OvershootRow {
                 strategy: strategy.clone(),
                 turns,
                 over,
-                spread: Spread::of(&values),
+                spread,
             }
         })
         .collect();

@@ -1,8 +1,8 @@
 //! The retention chart: the distribution (CDF) of the kept share per field, one line per strategy.
 
-use super::{rows_of, strategy_panels, Axis, LinePanel, Scale};
+use super::{rows_of, strategy_panels, Axis, LinePanel, Scale, TurnTallies};
 use crate::metrics::StrategyKey;
-use crate::run::{BatchRecord, RunResults};
+use crate::run::RunResults;
 
 /// Points of the empirical CDF of `values` (percentages 0..100) on a fixed grid.
 pub fn cdf_points(values: &[f64]) -> Vec<(f64, f64)> {
@@ -31,20 +31,20 @@ pub struct RetentionCdf {
 }
 
 /// Distribution of the kept share per field: over every turn whose producers' output was over the budget
-/// when `records` are given, else over the rows' means.
-pub fn retention_cdf(results: &RunResults, records: &[BatchRecord]) -> RetentionCdf {
-    let per_turn = !records.is_empty();
-    let values = |strategy: &StrategyKey| -> Vec<f64> {
-        if per_turn {
-            records
-                .iter()
-                .filter(|r| r.strategy == *strategy && r.metrics.budget_used.is_some())
-                .filter_map(|r| r.metrics.mean_kept_share.map(|m| m * 100.0))
-                .collect()
-        } else {
-            rows_of(results, strategy)
-                .filter_map(|r| r.retention.mean.map(|m| m * 100.0))
-                .collect()
+/// when the run's `turns` were tallied (the very points the sorted values give), else over the rows' means.
+pub fn retention_cdf(results: &RunResults, turns: Option<&TurnTallies>) -> RetentionCdf {
+    let turns = turns.filter(|t| t.turns() > 0);
+    let per_turn = turns.is_some();
+    let points = |strategy: &StrategyKey| -> Vec<(f64, f64)> {
+        match turns {
+            Some(tallies) => tallies
+                .strategy(strategy)
+                .map_or_else(Vec::new, |t| t.retention.points()),
+            None => cdf_points(
+                &rows_of(results, strategy)
+                    .filter_map(|r| r.retention.mean.map(|m| m * 100.0))
+                    .collect::<Vec<f64>>(),
+            ),
         }
     };
     let x_label = if per_turn {
@@ -59,6 +59,6 @@ pub fn retention_cdf(results: &RunResults, records: &[BatchRecord]) -> Retention
     };
     let x = Axis::new(x_label, Scale::Percent);
     let y = Axis::new(y_label, Scale::Percent);
-    let panels = strategy_panels(results, &x, &y, &|s| cdf_points(&values(s)));
+    let panels = strategy_panels(results, &x, &y, &points);
     RetentionCdf { panels, per_turn }
 }

@@ -143,6 +143,11 @@ fn run() -> (RunResults, Vec<BatchRecord>) {
     (aggregate(inputs, &records), records)
 }
 
+/// The tallies of `records`, turns of the run of `results`.
+fn tallied(results: &RunResults, records: &[BatchRecord]) -> TurnTallies {
+    TurnTallies::of(&results.inputs, records)
+}
+
 fn names(list: &[&str]) -> Vec<StrategyKey> {
     list.iter().map(|&s| StrategyKey::from(s)).collect()
 }
@@ -191,7 +196,7 @@ fn compliance_pools_every_budget_of_a_scenario() {
 #[test]
 fn overshoot_is_in_percent_of_the_budget_per_turn_or_per_row() {
     let (results, records) = run();
-    let per_turn = overshoot(&results, &records);
+    let per_turn = overshoot(&results, Some(&tallied(&results, &records)));
     assert!(per_turn.per_turn);
     assert_eq!(per_turn.rows[0].over, 0);
     assert_eq!(per_turn.rows[0].spread, None);
@@ -200,7 +205,7 @@ fn overshoot_is_in_percent_of_the_budget_per_turn_or_per_row() {
     let spread = codex.spread.unwrap();
     assert!((spread.min - 10.0).abs() < 1e-9 && (spread.max - 10.0).abs() < 1e-9);
 
-    let per_row = overshoot(&results, &[]);
+    let per_row = overshoot(&results, None);
     assert!(!per_row.per_turn);
     assert_eq!((per_row.rows[1].over, per_row.rows[1].turns), (2, 6));
     assert!((per_row.rows[1].spread.unwrap().median - 10.0).abs() < 1e-9);
@@ -232,7 +237,7 @@ fn cdfs_rise_from_zero_to_one_hundred() {
 #[test]
 fn retention_uses_over_budget_turns_or_rows() {
     let (results, records) = run();
-    let cdf = retention_cdf(&results, &records);
+    let cdf = retention_cdf(&results, Some(&tallied(&results, &records)));
     assert!(cdf.per_turn);
     assert_eq!(cdf.panels.len(), 1);
     let reference = &cdf.panels[0].series[0];
@@ -240,7 +245,7 @@ fn retention_uses_over_budget_turns_or_rows() {
     // Every reference turn keeps half: nothing at or below 49.75%, everything at 50%.
     assert_eq!(reference.points[199], (49.75, 0.0));
     assert_eq!(reference.points[200], (50.0, 100.0));
-    let by_rows = retention_cdf(&results, &[]);
+    let by_rows = retention_cdf(&results, None);
     assert!(!by_rows.per_turn);
     assert_eq!(by_rows.panels[0].series.len(), 2);
 }
@@ -327,14 +332,14 @@ fn budget_curves_follow_the_scenario_with_the_most_budgets() {
 #[test]
 fn cost_is_binned_by_powers_of_two_of_the_batch_size() {
     let (results, records) = run();
-    let cost = cost_curves(&results, &records).unwrap();
+    let cost = cost_curves(&results, Some(&tallied(&results, &records))).unwrap();
     let reference = &cost.panels[0].series[0];
     // Inputs of 3000 units (bin 2^11) and 33000 (bin 2^15); the median of 1000 and 1001 ns... per bin.
     assert_eq!(reference.points.len(), 2);
     assert!((reference.points[0].0 - 2f64.powf(11.5)).abs() < 1e-6);
     assert!((reference.points[0].1 - 1.0).abs() < 1e-9);
     assert!((reference.points[1].1 - 1.001).abs() < 1e-9);
-    assert!(cost_curves(&results, &[]).is_none());
+    assert!(cost_curves(&results, None).is_none());
 }
 
 #[test]

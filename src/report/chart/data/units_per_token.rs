@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use super::Spread;
+use super::{Spread, TurnTallies};
 use crate::metrics::Aggregate;
-use crate::run::{BatchRecord, RunResults};
+use crate::run::RunResults;
 
 /// The boxes of one tokenizer.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,40 +28,38 @@ pub struct UnitsPerToken {
 }
 
 /// Units per token by kind of the reference strategy's turns (what the production finalizer lets the model
-/// receive; every strategy's when the run has no reference), each turn's units of a kind over its tokens of it;
-/// without `records`, the rows' means. `None` for a run without tokens.
-pub fn units_per_token(results: &RunResults, records: &[BatchRecord]) -> Option<UnitsPerToken> {
+/// receive; every strategy's when the run has no reference), each turn's units of a kind over its tokens of it,
+/// from the run's tallied `turns` (quartiles within the tally's error, see [`TurnTallies`]); without them, the
+/// rows' means. `None` for a run without tokens.
+pub fn units_per_token(results: &RunResults, turns: Option<&TurnTallies>) -> Option<UnitsPerToken> {
     let settings = results.inputs.tokens.as_ref()?;
-    let has_reference = results.inputs.strategies.iter().any(|s| s.is_reference());
-    let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let per_turn = !records.is_empty();
-    if per_turn {
-        let turns = records
+    let turns = turns.filter(|t| t.turns() > 0);
+    let per_turn = turns.is_some();
+    let (kinds, boxes): (Vec<String>, Vec<Option<Spread>>) = match turns {
+        Some(tallies) => tallies
+            .units_per_token()
             .iter()
-            .filter(|r| !has_reference || r.strategy.is_reference())
-            .filter_map(|r| r.metrics.tokens.as_ref());
-        for turn in turns {
-            for (kind, k) in &turn.by_kind {
-                let v = values.entry(kind.clone()).or_default();
-                if k.tokens > 0 {
-                    v.push(k.units as f64 / k.tokens as f64);
+            .map(|(kind, tally)| (kind.clone(), tally.spread()))
+            .unzip(),
+        None => {
+            let has_reference = results.inputs.strategies.iter().any(|s| s.is_reference());
+            let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            let rows = results
+                .rows
+                .iter()
+                .filter(|r| !has_reference || r.strategy.is_reference())
+                .filter_map(|r: &Aggregate| r.tokens.as_ref());
+            for row in rows {
+                for (kind, k) in &row.by_kind {
+                    values.entry(kind.clone()).or_default().extend(k.mean);
                 }
             }
+            values
+                .into_iter()
+                .map(|(kind, v)| (kind, Spread::of(&v)))
+                .unzip()
         }
-    } else {
-        let rows = results
-            .rows
-            .iter()
-            .filter(|r| !has_reference || r.strategy.is_reference())
-            .filter_map(|r: &Aggregate| r.tokens.as_ref());
-        for row in rows {
-            for (kind, k) in &row.by_kind {
-                values.entry(kind.clone()).or_default().extend(k.mean);
-            }
-        }
-    }
-    let kinds: Vec<String> = values.keys().cloned().collect();
-    let boxes = values.values().map(|v| Spread::of(v)).collect();
+    };
     Some(UnitsPerToken {
         kinds,
         series: vec![TokenizerBoxes {

@@ -1,0 +1,98 @@
+//! Bounded memory (issue 15), measured: the peak resident set of `budgetlab run` stays flat when the number of
+//! batches grows fourfold; that of `budgetlab merge` when the shards grow fourfold does not yet (the test is
+//! ignored, with the reason).
+//!
+//! A test binary of its own, so that nothing else runs in this process: a child's peak resident set as `wait4`
+//! reports it is the larger of the child's own and this process's high-water mark when it spawned the child (Linux
+//! keeps a process's peak across `exec`), so this process must stay small: it holds no records and reads no report.
+
+use std::process::Command as Process;
+
+/// Runs the binary with `args` and returns its own peak resident set in KiB, from `wait4` on its pid (not
+/// `RUSAGE_CHILDREN`, which mixes every child this process ever waited for).
+fn peak_kib(args: &[&str]) -> i64 {
+    let child = Process::new(env!("CARGO_BIN_EXE_budgetlab"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 writes only into the two locals it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?}: {status}"
+    );
+    // `child` was reaped by wait4: dropping it neither waits nor kills.
+    drop(child);
+    usage.ru_maxrss
+}
+
+#[test]
+fn run_memory_is_flat_in_the_number_of_batches() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The fixed part (the scenario, the charts, the page) is about 30 MB; what the records would add is 60 vs 240
+    // batches' worth.
+    let peak = |batches: &str| {
+        let out = tmp.path().join(batches);
+        peak_kib(&[
+            "run",
+            "--scenarios",
+            "mixed-realistic",
+            "--batches",
+            batches,
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (small, large) = (peak("60"), peak("240"));
+    assert!(
+        (large as f64) < 1.3 * small as f64,
+        "peak RSS {large} KiB at 240 batches vs {small} KiB at 60"
+    );
+}
+
+#[test]
+#[ignore = "not flat yet: merge streams the records, but loading each shard's results.json (its rows' histograms, \
+            which grow with the turns) takes 64 MB for shards of 240 batches against 38 MB for 60"]
+fn merge_memory_is_flat_in_the_size_of_the_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let peak = |batches: &str| {
+        let shard = |i: u64| tmp.path().join(format!("{batches}-{i}"));
+        for i in 0..2 {
+            let spec = format!("{i}/2");
+            peak_kib(&[
+                "run",
+                "--scenarios",
+                "mixed-realistic",
+                "--batches",
+                batches,
+                "--shard",
+                &spec,
+                "--threads",
+                "2",
+                "--out",
+                shard(i).to_str().unwrap(),
+            ]);
+        }
+        let merged = tmp.path().join(format!("{batches}-merged"));
+        peak_kib(&[
+            "merge",
+            "--out",
+            merged.to_str().unwrap(),
+            shard(0).to_str().unwrap(),
+            shard(1).to_str().unwrap(),
+        ])
+    };
+    let (small, large) = (peak("60"), peak("240"));
+    assert!(
+        (large as f64) < 1.3 * small as f64,
+        "peak RSS of merge {large} KiB for shards of 240 batches vs {small} KiB for 60"
+    );
+}

@@ -24,6 +24,7 @@ mod real_shape;
 mod report;
 mod scenarios;
 mod simulation;
+mod speed_script;
 mod strategies;
 mod support;
 mod texture;

@@ -148,13 +148,15 @@ impl Part {
         fn field_eq(a: &Value, b: &Value) -> bool {
             matches!((a, b), (Value::String(_), Value::String(_))) || a == b
         }
+        /// A key whose value is compared its own way, and that way.
+        type Nested<'a> = Option<(&'a str, &'a dyn Fn(&Value, &Value) -> bool)>;
         /// Two objects compared key by key (as maps compare: the same keys, each with an equal value), the
         /// values under `budgeted` keys by `field_eq` and under `nested` by `nested_eq`.
         fn map_eq(
             a: &Map<String, Value>,
             b: &Map<String, Value>,
             budgeted: &[&str],
-            nested: Option<(&str, &dyn Fn(&Value, &Value) -> bool)>,
+            nested: Nested<'_>,
         ) -> bool {
             a.len() == b.len()
                 && a.iter().all(|(key, va)| {

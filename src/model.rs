@@ -87,31 +87,29 @@ impl Part {
     }
 
     fn response(&self) -> Option<&Map<String, Value>> {
-        self.0.get("functionResponse")?.get("response")?.as_object()
+        get(get(&self.0, "functionResponse")?.as_object()?, "response")?.as_object()
     }
 
     fn response_mut(&mut self) -> Option<&mut Map<String, Value>> {
-        self.0
-            .get_mut("functionResponse")?
-            .get_mut("response")?
-            .as_object_mut()
+        let fr = get_mut(&mut self.0, "functionResponse")?.as_object_mut()?;
+        get_mut(fr, "response")?.as_object_mut()
     }
 
     /// The string at `field`, if this part has one there (a non-string value is not a text field).
     pub fn field(&self, field: Field) -> Option<&str> {
         match field {
-            Field::Text => self.0.get("text")?.as_str(),
-            Field::Output => self.response()?.get("output")?.as_str(),
-            Field::Error => self.response()?.get("error")?.as_str(),
+            Field::Text => get(&self.0, "text")?.as_str(),
+            Field::Output => get(self.response()?, "output")?.as_str(),
+            Field::Error => get(self.response()?, "error")?.as_str(),
         }
     }
 
     /// Mutable access to the string at `field`, if this part has one there.
     pub fn field_mut(&mut self, field: Field) -> Option<&mut String> {
         let value = match field {
-            Field::Text => self.0.get_mut("text")?,
-            Field::Output => self.response_mut()?.get_mut("output")?,
-            Field::Error => self.response_mut()?.get_mut("error")?,
+            Field::Text => get_mut(&mut self.0, "text")?,
+            Field::Output => get_mut(self.response_mut()?, "output")?,
+            Field::Error => get_mut(self.response_mut()?, "error")?,
         };
         match value {
             Value::String(s) => Some(s),
@@ -123,8 +121,8 @@ impl Part {
     /// that key is absent or null. An empty-string name does not fall back; a non-string name matches nothing.
     /// `None` when this is not a function-response part.
     pub fn function_name<'a>(&'a self, tool_name: &'a str) -> Option<&'a str> {
-        let fr = self.0.get("functionResponse")?.as_object()?;
-        match fr.get("name") {
+        let fr = get(&self.0, "functionResponse")?.as_object()?;
+        match get(fr, "name") {
             None | Some(Value::Null) => Some(tool_name),
             Some(Value::String(name)) => Some(name),
             Some(_) => Some(""),
@@ -143,9 +141,79 @@ impl Part {
         p
     }
 
+    /// Whether this part and `other` are equal but for their budgeted string fields: the same as comparing their
+    /// [`Part::without_budgeted_text`], without copying either part (it runs for every part of every turn).
+    pub fn same_but_budgeted_text(&self, other: &Part) -> bool {
+        /// Two values of a budgeted field: equal when both are strings (both would be emptied) or when equal.
+        fn field_eq(a: &Value, b: &Value) -> bool {
+            matches!((a, b), (Value::String(_), Value::String(_))) || a == b
+        }
+        /// A key whose value is compared its own way, and that way.
+        type Nested<'a> = Option<(&'a str, &'a dyn Fn(&Value, &Value) -> bool)>;
+        /// Two objects compared key by key (as maps compare: the same keys, each with an equal value), the
+        /// values under `budgeted` keys by `field_eq` and under `nested` by `nested_eq`.
+        fn map_eq(
+            a: &Map<String, Value>,
+            b: &Map<String, Value>,
+            budgeted: &[&str],
+            nested: Nested<'_>,
+        ) -> bool {
+            a.len() == b.len()
+                && a.iter().all(|(key, va)| {
+                    get(b, key).is_some_and(|vb| match nested {
+                        Some((name, eq)) if name == key.as_str() => eq(va, vb),
+                        _ if budgeted.contains(&key.as_str()) => field_eq(va, vb),
+                        _ => va == vb,
+                    })
+                })
+        }
+        fn response_eq(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Object(a), Value::Object(b)) => map_eq(a, b, &["output", "error"], None),
+                _ => a == b,
+            }
+        }
+        fn function_response_eq(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Object(a), Value::Object(b)) => {
+                    map_eq(a, b, &[], Some(("response", &response_eq)))
+                }
+                _ => a == b,
+            }
+        }
+        map_eq(
+            &self.0,
+            &other.0,
+            &["text"],
+            Some(("functionResponse", &function_response_eq)),
+        )
+    }
+
     /// Whether this part is a media part (`inlineData` or `fileData`), which no budget counts or touches.
     pub fn is_media(&self) -> bool {
         self.0.contains_key("inlineData") || self.0.contains_key("fileData")
+    }
+}
+
+/// Maps of at most this many keys are searched key by key rather than through their hash table.
+const SMALL_MAP: usize = 8;
+
+/// `map[key]`. A part's maps hold a handful of keys, and comparing those is cheaper than hashing `key` (the JSON
+/// map's hasher is SipHash); the field lookups run several times for every part of every simulated turn.
+fn get<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if map.len() <= SMALL_MAP {
+        map.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        map.get(key)
+    }
+}
+
+/// `map[key]`, mutable (see [`get`]).
+fn get_mut<'a>(map: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Value> {
+    if map.len() <= SMALL_MAP {
+        map.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        map.get_mut(key)
     }
 }
 
@@ -418,6 +486,43 @@ mod tests {
         assert_eq!(parts[0].field(Field::Text), Some("hi"));
         assert_eq!(parts[1].field(Field::Output), None);
         assert_eq!(parts[1].field(Field::Error), Some("bad"));
+    }
+
+    /// Comparing parts but for their budgeted text gives what comparing their emptied copies gives.
+    #[test]
+    fn same_but_budgeted_text_agrees_with_comparing_emptied_copies() {
+        let parse = |json: &str| Part(serde_json::from_str(json).unwrap());
+        let parts = [
+            r#"{"text":"a"}"#,
+            r#"{"text":"b"}"#,
+            r#"{"text":3}"#,
+            r#"{"text":"a","x":1}"#,
+            r#"{"x":1,"text":"zz"}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":{"output":"long"}}}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":{"output":"short"}}}"#,
+            r#"{"functionResponse":{"name":"n","id":"i","response":{"output":"x","error":"e"}}}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":{"output":"x","error":"f"}}}"#,
+            r#"{"functionResponse":{"id":"j","name":"n","response":{"output":"long"}}}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":{"output":5}}}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":{"output":"a","extra":[1]}}}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":["output"]}}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":"text"}}"#,
+            r#"{"functionResponse":[1]}"#,
+            r#"{"functionResponse":{"id":"i","name":"n","response":{"output":"z"}},"text":"q"}"#,
+            r#"{"inlineData":{"data":"AAAA","mimeType":"image/png"}}"#,
+            r#"{}"#,
+        ]
+        .map(parse);
+        let mut equal = 0;
+        for a in &parts {
+            for b in &parts {
+                let expected = a.without_budgeted_text() == b.without_budgeted_text();
+                assert_eq!(a.same_but_budgeted_text(b), expected, "{a:?} vs {b:?}");
+                equal += usize::from(expected);
+            }
+        }
+        // Besides each part with itself: text "a"/"b", "a"+x/"zz"+x, long/short, x+e/x+f, and their mirrors.
+        assert_eq!(equal, parts.len() + 8);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod report;
 mod scale_run;
 mod scenarios;
 mod simulation;
+mod speed_script;
 mod strategies;
 mod streaming;
 mod support;

@@ -322,7 +322,7 @@ fn integrity(input: &[Entry], record: &TurnRecord, reminders: &PlanReminders) ->
         for (pa, pb) in before.response_parts.iter().zip(&entry.response_parts) {
             if pa.is_media() && pa != pb {
                 out.media_changed += 1;
-            } else if pa.without_budgeted_text() != pb.without_budgeted_text() {
+            } else if !pa.same_but_budgeted_text(pb) {
                 out.non_budgeted_changed += 1;
             }
             if let (Some(a), Some(b)) = (pa.field(Field::Output), pb.field(Field::Output)) {

@@ -36,27 +36,50 @@ pub(super) fn common_suffix<'a>(a: &'a str, b: &str) -> &'a str {
 
 /// The longest prefix of `original` (at a character boundary) that occurs somewhere in `haystack`.
 pub(super) fn longest_prefix_within<'a>(original: &'a str, haystack: &str) -> &'a str {
-    // Occurrence is monotone in the prefix length, so a binary search over character boundaries finds it.
     let limit = original.len().min(haystack.len());
-    let boundaries: Vec<usize> = original
-        .char_indices()
-        .map(|(i, c)| i + c.len_utf8())
-        .take_while(|&end| end <= limit)
-        .collect();
-    let (mut lo, mut hi) = (0usize, boundaries.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if haystack.contains(&original[..boundaries[mid - 1]]) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
+    let matched = longest_byte_prefix_within(&original.as_bytes()[..limit], haystack.as_bytes());
+    // Every shorter prefix of an occurring one occurs too: the answer is the last character end within it.
+    let mut end = matched;
+    while !original.is_char_boundary(end) {
+        end -= 1;
+    }
+    &original[..end]
+}
+
+/// The length of the longest prefix of `pattern` that occurs somewhere in `text`, in one pass over each (the
+/// Knuth-Morris-Pratt automaton of `pattern` run over `text`: its state after each byte is the longest prefix of
+/// `pattern` ending there, so the largest state it reaches is the answer). Searching for ever longer prefixes
+/// one by one costs a substring search each, which on long fields dominated a run's time.
+fn longest_byte_prefix_within(pattern: &[u8], text: &[u8]) -> usize {
+    if pattern.is_empty() {
+        return 0;
+    }
+    // `fail[i]`: the length of the longest proper prefix of `pattern[..=i]` that is also its suffix.
+    let mut fail = vec![0usize; pattern.len()];
+    let mut k = 0;
+    for i in 1..pattern.len() {
+        while k > 0 && pattern[i] != pattern[k] {
+            k = fail[k - 1];
+        }
+        if pattern[i] == pattern[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let (mut state, mut best) = (0usize, 0usize);
+    for &byte in text {
+        while state > 0 && byte != pattern[state] {
+            state = fail[state - 1];
+        }
+        if byte == pattern[state] {
+            state += 1;
+            best = best.max(state);
+            if state == pattern.len() {
+                return state;
+            }
         }
     }
-    if lo == 0 {
-        ""
-    } else {
-        &original[..boundaries[lo - 1]]
-    }
+    best
 }
 
 /// The first line of `text` (up to the first newline), if not empty.
@@ -96,6 +119,51 @@ mod tests {
         assert_eq!(kept_units(original, "Header only"), 0);
         assert_eq!(kept_units(original, "0123456789 [cut]"), 10);
         assert_eq!(kept_units("😀😀😀ab", "x😀\n...\n😀ab"), 6);
+    }
+
+    /// The one-pass search gives what searching for every prefix of the original one by one gives.
+    #[test]
+    fn longest_prefix_within_matches_a_search_for_every_prefix() {
+        fn by_search<'a>(original: &'a str, haystack: &str) -> &'a str {
+            let mut best = "";
+            for (i, c) in original.char_indices() {
+                let prefix = &original[..i + c.len_utf8()];
+                if haystack.contains(prefix) {
+                    best = prefix;
+                }
+            }
+            best
+        }
+        let cases = [
+            ("0123456789", "Header\n0123\n...\n789"),
+            ("aab", "aaab"),
+            ("abab", "xabaabab"),
+            ("aaaa", "aa"),
+            ("abcabd", "abcabcabd"),
+            ("😀😀😀ab", "x😀\n...\n😀ab"),
+            ("é😀x", "é\u{FFFD}"),
+            ("", "anything"),
+            ("abc", ""),
+            ("ab\nab\nabc", "ab\nab\nab\nab\nabx"),
+        ];
+        for (original, haystack) in cases {
+            assert_eq!(
+                longest_prefix_within(original, haystack),
+                by_search(original, haystack),
+                "{original:?} in {haystack:?}"
+            );
+        }
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let text = "[ab😀é\n]{0,12}";
+        runner
+            .run(&(text, text), |(original, haystack)| {
+                proptest::prop_assert_eq!(
+                    longest_prefix_within(&original, &haystack),
+                    by_search(&original, &haystack)
+                );
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

@@ -208,22 +208,26 @@ impl Turn<'_, '_> {
 
     /// The core scheduler over one batch of executed calls: finalize, hook, finalize again.
     fn scheduler(&mut self, stage: Stage) -> Stage {
-        let before = self.finalize(Boundary::SchedulerPreHook, stage);
-        let mut hooked = hook::apply(self.config.hook, before.batch.clone());
-        if !self.config.legacy && self.config.hook.rebuild {
+        let Stage { ordinals, batch } = self.finalize(Boundary::SchedulerPreHook, stage);
+        let hooked = if !self.config.legacy && self.config.hook.rebuild {
             // The runtime explicitly copies the persistence metadata onto responses the hook rebuilt.
-            for (h, b) in hooked.iter_mut().zip(&before.batch) {
+            let mut hooked = hook::apply(self.config.hook, batch.clone());
+            for (h, b) in hooked.iter_mut().zip(&batch) {
                 if h.persisted_output_files.is_none() {
                     h.persisted_output_files
                         .clone_from(&b.persisted_output_files);
                 }
             }
-        }
+            hooked
+        } else {
+            // Nothing is copied back from the batch before the hook: it goes through the hook itself.
+            hook::apply(self.config.hook, batch)
+        };
         self.mark(Boundary::PostToolBatchHook, &hooked);
         self.finalize(
             Boundary::SchedulerPostHook,
             Stage {
-                ordinals: before.ordinals,
+                ordinals,
                 batch: hooked,
             },
         )

@@ -144,13 +144,14 @@ pub struct BatchRecord {
     pub strategy: StrategyKey,
     /// The budget's label (`abs-20000`, `window-16000`).
     pub budget_label: BudgetLabel,
-    /// Nanoseconds the simulated turn took, counting the fastest sample of each of the strategy's finalizations
-    /// and nothing of the measuring (this and the next two are the only figures that differ between runs).
+    /// Nanoseconds the simulated turn took, counting the (fastest) timed run of each of the strategy's
+    /// finalizations and nothing of the measuring (this and the next two are the only figures that differ between runs).
     pub cost_ns: u64,
-    /// Nanoseconds the strategy's own finalizations in the turn took (the fastest of [`super::cost::SAMPLES`] each).
+    /// Nanoseconds the strategy's own finalizations in the turn took (the fastest of [`super::cost::SAMPLES`] each,
+    /// that is, timed once).
     pub strategy_ns: u64,
     /// Nanoseconds the floor took on the input of each of those finalizations, timed beside it (the fastest of
-    /// [`super::cost::SAMPLES`] each).
+    /// [`super::cost::SAMPLES`] each, that is, timed once).
     pub floor_ns: u64,
     /// The metrics.
     pub metrics: BatchMetrics,

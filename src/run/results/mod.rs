@@ -224,16 +224,28 @@ impl BatchRecord {
 impl RunResults {
     /// Parses a `results.json`, refusing other schema versions and anything that breaks the schema's ranges and
     /// the agreement of its figures. `source_name` is named in errors, with the field and the row.
+    ///
+    /// The file is read without building a tree of it (a run's histograms can make it large): its syntax and its
+    /// schema version are checked in passes that keep nothing else, then it is read into its types; only an error
+    /// reads it as a tree, to name the row it is in.
     pub fn parse(bytes: &[u8], source_name: &str) -> Result<RunResults> {
-        let value: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+            .map_err(|e| Error::json(source_name, &e))?;
         let bad = |message: String| Error::report(source_name, message);
-        let Some(object) = value.as_object() else {
+        if bytes.trim_ascii_start().first() != Some(&b'{') {
             return Err(bad(
                 "not a budgetlab results.json (not a JSON object)".into()
             ));
-        };
-        match object.get("schemaVersion").map(|v| v.as_u64()) {
+        }
+        /// The schema version alone, every other field skipped.
+        #[derive(serde::Deserialize)]
+        struct Version {
+            #[serde(rename = "schemaVersion")]
+            schema_version: Option<serde_json::Value>,
+        }
+        let version: Version =
+            serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
+        match version.schema_version.as_ref().map(|v| v.as_u64()) {
             Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {}
             Some(Some(other)) => {
                 return Err(bad(format!(
@@ -246,6 +258,7 @@ impl RunResults {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let results: RunResults = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
+            let value: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
             bad(format!(
                 "{}{}{}",
                 row_of_path(&value, &path),

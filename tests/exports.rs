@@ -353,19 +353,26 @@ fn summary_tables_hold_what_the_records_add_up_to() {
                 let median = budgetlab::metrics::LogHistogram::bucket(costs[2]);
                 assert_eq!(row[column("median cost")], duration(median), "{what}");
                 // Cost over the floor: the batches' ratios, sorted, the lowest and highest quarter (one of
-                // five) left out, the rest averaged; "–" when no floor was long enough to measure.
-                let mut ratios: Vec<f64> = mine
+                // five) left out, the rest averaged; "–" when no floor was long enough to measure. Each ratio
+                // as the row's histogram holds it: in thousandths, rounded, then its bucket's lowest value (so
+                // the mean is the one the row computes, not one that rounds the other way at a half).
+                let mut ratios: Vec<u64> = mine
                     .iter()
                     .filter(|r| r.floor_ns > 0)
-                    .map(|r| r.strategy_ns as f64 / r.floor_ns as f64)
+                    .map(|r| {
+                        let thousandths =
+                            (r.strategy_ns as f64 / r.floor_ns as f64 * 1000.0).round();
+                        budgetlab::metrics::LogHistogram::bucket(thousandths as u64)
+                    })
                     .collect();
-                ratios.sort_unstable_by(f64::total_cmp);
+                ratios.sort_unstable();
                 let cut = ratios.len() / 4;
                 let middle = &ratios[cut..ratios.len() - cut];
                 let expected = if middle.is_empty() {
                     "–".to_string()
                 } else {
-                    format!("{:.2}x", middle.iter().sum::<f64>() / middle.len() as f64)
+                    let sum: f64 = middle.iter().map(|&v| v as f64).sum();
+                    format!("{:.2}x", sum / middle.len() as f64 / 1000.0)
                 };
                 assert_eq!(row[column("cost / floor")], expected, "{what}");
             }

@@ -51,9 +51,14 @@ pub fn sha256_each_on_all_cores(texts: &[&str]) -> Vec<[u8; 32]> {
 
 /// Lowercase hex SHA-256 of `data` (a text's UTF-8 bytes, or any bytes).
 pub fn sha256_hex(data: impl AsRef<[u8]>) -> String {
-    let mut hex = String::with_capacity(64);
-    push_hex(&mut hex, &sha256(data.as_ref()));
-    hex
+    hex(&sha256(data.as_ref()))
+}
+
+/// `digest` as 64 lowercase hex digits.
+pub(crate) fn hex(digest: &[u8; 32]) -> String {
+    let mut out = String::with_capacity(64);
+    push_hex(&mut out, digest);
+    out
 }
 
 /// Appends `digest` to `out` as 64 lowercase hex digits.

@@ -2,11 +2,10 @@
 //! gives (cost aside), prints every step's wall time and peak memory and the merged files' sizes, and refuses an
 //! output folder it did not make.
 
+use crate::support::{records_without_cost, results_without_cost};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-use serde_json::Value;
 
 const FLAGS: [&str; 4] = [
     "--scenario",
@@ -37,32 +36,6 @@ fn scale_run(out: &Path, extra: &[&str], rss: Option<&str>) -> Output {
         None => cmd.env_remove("SCALE_RUN_RSS"),
     };
     cmd.output().unwrap()
-}
-
-/// results.json without the cost figures and the per-batch files' digests (which cover them).
-fn results_without_cost(dir: &Path) -> Value {
-    let mut results: Value =
-        serde_json::from_slice(&fs::read(dir.join("results.json")).unwrap()).unwrap();
-    results.as_object_mut().unwrap().remove("sha256");
-    for row in results["rows"].as_array_mut().unwrap() {
-        row.as_object_mut().unwrap().remove("cost").unwrap();
-    }
-    results
-}
-
-/// batches.jsonl without the cost figures.
-fn records_without_cost(dir: &Path) -> Vec<Value> {
-    fs::read_to_string(dir.join("batches.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut record: Value = serde_json::from_str(line).unwrap();
-            for cost in ["costNs", "strategyNs", "floorNs"] {
-                record.as_object_mut().unwrap().remove(cost).unwrap();
-            }
-            record
-        })
-        .collect()
 }
 
 /// The `key=value` fields of the printed line starting with `head`.

@@ -2,6 +2,7 @@
 //! run order and the same bytes on any thread count, leaving nothing of its work behind. (That its peak memory stays
 //! flat is `tests/memory.rs`, a test binary of its own.)
 
+use crate::support::records_without_cost;
 use std::fs;
 use std::path::Path;
 
@@ -10,21 +11,6 @@ use serde_json::Value;
 
 fn budgetlab() -> Command {
     Command::cargo_bin("budgetlab").unwrap()
-}
-
-/// `batches.jsonl` without the cost figures (the only ones that differ between runs), line by line.
-fn records_without_cost(dir: &Path) -> Vec<Value> {
-    fs::read_to_string(dir.join("batches.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut record: Value = serde_json::from_str(line).unwrap();
-            for cost in ["costNs", "strategyNs", "floorNs"] {
-                record.as_object_mut().unwrap().remove(cost);
-            }
-            record
-        })
-        .collect()
 }
 
 /// `batches.csv` without its last three columns (the cost figures).

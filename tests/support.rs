@@ -69,3 +69,30 @@ pub(crate) fn tool_missing(what: &str) {
     );
     eprintln!("skipped: {what}");
 }
+
+/// `results.json` of the report folder `dir` without what differs between two runs of the same plan: each row's
+/// cost figures, and the sha256 of the per-batch files (which hold per-batch costs).
+pub(crate) fn results_without_cost(dir: &std::path::Path) -> Value {
+    let mut results: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+    results.as_object_mut().unwrap().remove("sha256");
+    for row in results["rows"].as_array_mut().unwrap() {
+        row.as_object_mut().unwrap().remove("cost").unwrap();
+    }
+    results
+}
+
+/// `batches.jsonl` of the report folder `dir` without the cost figures, one value a record.
+pub(crate) fn records_without_cost(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("batches.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            for cost in ["costNs", "strategyNs", "floorNs"] {
+                record.as_object_mut().unwrap().remove(cost).unwrap();
+            }
+            record
+        })
+        .collect()
+}

@@ -2,6 +2,7 @@
 //! the same on any thread count and in merged shards, that a run without `--tokenizer` writes none of them, and
 //! that bad flags and mismatched shards are refused with exit 2.
 
+use crate::support::{records_without_cost, results_without_cost};
 use std::fs;
 use std::path::Path;
 
@@ -33,33 +34,6 @@ fn token_run(out: &Path, extra: &[&str]) {
 }
 
 const TOKENS: [&str; 4] = ["--tokenizer", "o200k_base", "--token-budget", "10%"];
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
-}
-
-fn results_without_cost(dir: &Path) -> Value {
-    let mut results = read_json(&dir.join("results.json"));
-    results.as_object_mut().unwrap().remove("sha256");
-    for row in results["rows"].as_array_mut().unwrap() {
-        row.as_object_mut().unwrap().remove("cost");
-    }
-    results
-}
-
-fn records_without_cost(dir: &Path) -> Vec<Value> {
-    fs::read_to_string(dir.join("batches.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut record: Value = serde_json::from_str(line).unwrap();
-            for cost in ["costNs", "strategyNs", "floorNs"] {
-                record.as_object_mut().unwrap().remove(cost);
-            }
-            record
-        })
-        .collect()
-}
 
 fn row<'a>(results: &'a Value, scenario: &str, budget: &str, strategy: &str) -> &'a Value {
     results["rows"]

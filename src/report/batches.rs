@@ -54,12 +54,7 @@ impl HashedFile {
     /// Flushes the file; the lowercase hex sha256 of everything written.
     fn finish(mut self) -> Result<String> {
         self.out.flush().map_err(|e| Error::io(&self.path, e))?;
-        Ok(self
-            .hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect())
+        Ok(crate::digest::hex(&self.hasher.finalize().into()))
     }
 }
 

@@ -117,12 +117,7 @@ impl<R: BufRead> RecordReader<R> {
             }
             self.hasher.update(&chunk[..n]);
         }
-        Ok(self
-            .hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect())
+        Ok(crate::digest::hex(&self.hasher.finalize().into()))
     }
 }
 
@@ -169,11 +164,7 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
         }
         hasher.update(&chunk[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(crate::digest::hex(&hasher.finalize().into()))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! or two threads, and the merged shards of a run give the same results.json and batches.jsonl but for the cost
 //! figures.
 
+use crate::support::{records_without_cost, results_without_cost};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -37,32 +38,6 @@ fn small_run(out: &Path, extra: &[&str]) {
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
-}
-
-/// results.json of a report folder without the cost figures (and the sha256 of the per-batch files, which hold
-/// them).
-fn results_without_cost(dir: &Path) -> Value {
-    let mut results = read_json(&dir.join("results.json"));
-    results.as_object_mut().unwrap().remove("sha256").unwrap();
-    for row in results["rows"].as_array_mut().unwrap() {
-        row.as_object_mut().unwrap().remove("cost").unwrap();
-    }
-    results
-}
-
-/// batches.jsonl of a report folder without the cost figures.
-fn records_without_cost(dir: &Path) -> Vec<Value> {
-    fs::read_to_string(dir.join("batches.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut record: Value = serde_json::from_str(line).unwrap();
-            for cost in ["costNs", "strategyNs", "floorNs"] {
-                record.as_object_mut().unwrap().remove(cost).unwrap();
-            }
-            record
-        })
-        .collect()
 }
 
 /// Runs the binary expecting bad input: exit 2, one line on stderr containing `needle`, nothing on stdout.

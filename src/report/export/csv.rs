@@ -254,6 +254,19 @@ impl RecordExporter for BatchCsv {
 mod tests {
     use super::*;
 
+    /// One batch of `pre-persisted` through the reference.
+    fn one_batch() -> crate::run::RunOutput {
+        crate::run::PlanRequest {
+            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into()],
+            batches: Some(1),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {})
+    }
+
     fn written(fields: &[&str]) -> String {
         let mut out = csv::Writer::from_writer(Vec::new());
         out.write_record(fields).unwrap();
@@ -270,15 +283,7 @@ mod tests {
 
     #[test]
     fn the_header_names_the_rows_fields_in_order() {
-        let run = crate::run::PlanRequest {
-            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
-            strategies: vec!["reference".into()],
-            batches: Some(1),
-            ..Default::default()
-        }
-        .plan()
-        .unwrap()
-        .run(&|_| {});
+        let run = one_batch();
         // The header serde derives from the fields is the one written.
         let mut derived = csv::Writer::from_writer(Vec::new());
         let inputs = &run.results.inputs;
@@ -307,15 +312,7 @@ mod tests {
 
     #[test]
     fn a_turn_without_a_field_has_empty_share_cells() {
-        let mut run = crate::run::PlanRequest {
-            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
-            strategies: vec!["reference".into()],
-            batches: Some(1),
-            ..Default::default()
-        }
-        .plan()
-        .unwrap()
-        .run(&|_| {});
+        let mut run = one_batch();
         run.records.truncate(1);
         let cells = |run: &crate::run::RunOutput| -> Vec<String> {
             let inputs = &run.results.inputs;
@@ -340,15 +337,7 @@ mod tests {
 
     #[test]
     fn a_run_without_records_still_has_its_header() {
-        let run = crate::run::PlanRequest {
-            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
-            strategies: vec!["reference".into()],
-            batches: Some(1),
-            ..Default::default()
-        }
-        .plan()
-        .unwrap()
-        .run(&|_| {});
+        let run = one_batch();
         let inputs = &run.results.inputs;
         let mut bytes = BatchCsv.header(inputs).unwrap();
         BatchCsv.records(inputs, &[], &mut bytes).unwrap();

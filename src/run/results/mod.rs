@@ -351,11 +351,7 @@ fn field_of_path(path: &str) -> String {
 
 /// The sha256 of `bytes` in lowercase hex.
 pub fn sha256_hex_bytes(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::sha256_hex(bytes)
 }
 
 /// The first 12 hex digits of a digest, enough to tell two apart in a message.

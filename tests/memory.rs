@@ -31,24 +31,33 @@ fn peak_kib(args: &[&str]) -> i64 {
     usage.ru_maxrss
 }
 
+/// The least of three peaks: when the allocator returns freed memory to the system, and which worker thread
+/// frees what, moves a peak by a few megabytes from one run of the same command to the next (38 to 50 MB for the
+/// same 60-batch run); growth with the records is in every run, so the least of three keeps it and drops the noise.
+fn least_of_three(peak: impl Fn() -> i64) -> i64 {
+    (0..3).map(|_| peak()).min().unwrap()
+}
+
 #[test]
 fn run_memory_is_flat_in_the_number_of_batches() {
     let tmp = tempfile::tempdir().unwrap();
-    // The fixed part (the scenario, the charts, the page) is about 30 MB; what the records would add is 60 vs 240
-    // batches' worth.
+    // The fixed part (the scenario, the charts, the page, the allocator's own) is about 45 MB; what the records
+    // would add is 60 vs 240 batches' worth.
     let peak = |batches: &str| {
         let out = tmp.path().join(batches);
-        peak_kib(&[
-            "run",
-            "--scenarios",
-            "mixed-realistic",
-            "--batches",
-            batches,
-            "--threads",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-        ])
+        least_of_three(|| {
+            peak_kib(&[
+                "run",
+                "--scenarios",
+                "mixed-realistic",
+                "--batches",
+                batches,
+                "--threads",
+                "2",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+        })
     };
     let (small, large) = (peak("60"), peak("240"));
     assert!(
@@ -79,13 +88,15 @@ fn merge_memory_is_flat_in_the_size_of_the_shards() {
             ]);
         }
         let merged = tmp.path().join(format!("{batches}-merged"));
-        peak_kib(&[
-            "merge",
-            "--out",
-            merged.to_str().unwrap(),
-            shard(0).to_str().unwrap(),
-            shard(1).to_str().unwrap(),
-        ])
+        least_of_three(|| {
+            peak_kib(&[
+                "merge",
+                "--out",
+                merged.to_str().unwrap(),
+                shard(0).to_str().unwrap(),
+                shard(1).to_str().unwrap(),
+            ])
+        })
     };
     let (small, large) = (peak("60"), peak("240"));
     assert!(

@@ -232,7 +232,7 @@ impl RunPlan {
     pub fn run_into(
         &self,
         progress: &(dyn Fn(u64) + Sync),
-        sink: &mut dyn RecordSink,
+        sink: &mut (dyn RecordSink + Send),
     ) -> Result<RunResults> {
         let inputs = self.inputs();
         let mut rows = RowSummaries::new(&inputs);
@@ -252,34 +252,35 @@ impl RunPlan {
             let groups = workload.info.budgets.len() * finalizers.len();
             sink.begin_workload(groups)?;
             let mut indices = self.shard.batches(workload.info.batches).peekable();
-            while indices.peek().is_some() {
+            // Window k+1 is evaluated while window k's records go to the rows and the sink: rayon runs both, so a
+            // worker that would wait for the sink (or for a window's last, largest batch) takes batches instead.
+            let mut done: Option<Vec<Vec<BatchRecord>>> = None;
+            loop {
                 let chunk: Vec<u64> = indices.by_ref().take(window).collect();
-                let per_batch: Vec<Vec<BatchRecord>> = chunk
-                    .par_iter()
-                    .map(|&i| {
-                        if self.externals.faulted() {
-                            return Vec::new();
-                        }
-                        let out = evaluate(workload, &finalizers, i, self.tokens.as_ref());
-                        progress(out.len() as u64);
-                        out
-                    })
-                    .collect();
-                // Regroup from (batch, budget, strategy) to (budget, strategy), each in batch order.
-                let mut grouped: Vec<Vec<BatchRecord>> = (0..groups)
-                    .map(|_| Vec::with_capacity(chunk.len()))
-                    .collect();
-                for batch_records in per_batch {
-                    for (g, r) in batch_records.into_iter().enumerate() {
-                        grouped[g].push(r);
-                    }
+                if chunk.is_empty() && done.is_none() {
+                    break;
                 }
-                for (g, records) in grouped.iter().enumerate() {
-                    for r in records {
-                        rows.add(r);
-                    }
-                    sink.records(g, records)?;
-                }
+                let evaluate_chunk = || -> Vec<Vec<BatchRecord>> {
+                    chunk
+                        .par_iter()
+                        .map(|&i| {
+                            if self.externals.faulted() {
+                                return Vec::new();
+                            }
+                            let out = evaluate(workload, &finalizers, i, self.tokens.as_ref());
+                            progress(out.len() as u64);
+                            out
+                        })
+                        .collect()
+                };
+                let (next, handed) = match done.take() {
+                    Some(per_batch) => rayon::join(evaluate_chunk, || {
+                        hand_on(per_batch, groups, &mut rows, &mut *sink)
+                    }),
+                    None => (evaluate_chunk(), Ok(())),
+                };
+                handed?;
+                done = (!chunk.is_empty()).then_some(next);
             }
             sink.end_workload()?;
         }
@@ -298,6 +299,31 @@ impl RunPlan {
             tokens: self.tokens.as_ref().map(|t| t.settings.clone()),
         }
     }
+}
+
+/// Hands a window's records (by batch, then group) to the rows and the sink, regrouped to the sink's order: by
+/// group, each in batch order.
+fn hand_on(
+    per_batch: Vec<Vec<BatchRecord>>,
+    groups: usize,
+    rows: &mut RowSummaries,
+    sink: &mut (dyn RecordSink + Send),
+) -> Result<()> {
+    let mut grouped: Vec<Vec<BatchRecord>> = (0..groups)
+        .map(|_| Vec::with_capacity(per_batch.len()))
+        .collect();
+    for batch_records in per_batch {
+        for (g, r) in batch_records.into_iter().enumerate() {
+            grouped[g].push(r);
+        }
+    }
+    for (g, records) in grouped.iter().enumerate() {
+        for r in records {
+            rows.add(r);
+        }
+        sink.records(g, records)?;
+    }
+    Ok(())
 }
 
 /// How many batch indices a run evaluates at once before handing their records on: enough to keep every worker

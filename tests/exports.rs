@@ -346,11 +346,11 @@ fn summary_tables_hold_what_the_records_add_up_to() {
                     integrity.to_string(),
                     "{what}"
                 );
-                // The nearest-rank median of five costs is the third smallest, as the row's histogram keeps it (the
-                // lowest value of its 3-significant-digit bucket).
+                // The nearest-rank median of five costs is the third smallest, as the row's histogram of times
+                // keeps it (the lowest value of its bucket, 1/32 of its value wide).
                 let mut costs: Vec<u64> = mine.iter().map(|r| r.cost_ns).collect();
                 costs.sort_unstable();
-                let median = budgetlab::metrics::LogHistogram::bucket(costs[2]);
+                let median = budgetlab::metrics::TimeHistogram::bucket(costs[2]);
                 assert_eq!(row[column("median cost")], duration(median), "{what}");
                 // Cost over the floor: the batches' ratios, sorted, the lowest and highest quarter (one of
                 // five) left out, the rest averaged; "–" when no floor was long enough to measure. Each ratio
@@ -362,7 +362,7 @@ fn summary_tables_hold_what_the_records_add_up_to() {
                     .map(|r| {
                         let thousandths =
                             (r.strategy_ns as f64 / r.floor_ns as f64 * 1000.0).round();
-                        budgetlab::metrics::LogHistogram::bucket(thousandths as u64)
+                        budgetlab::metrics::TimeHistogram::bucket(thousandths as u64)
                     })
                     .collect();
                 ratios.sort_unstable();

@@ -173,8 +173,9 @@ impl CostSummary {
         CostSummary::from_tally(tally)
     }
 
-    /// The cost figures of a row's tally: percentiles from its histograms (3 significant digits), the floor
-    /// ratio the interquartile mean of the turns' ratios (kept in thousandths, to 3 significant digits).
+    /// The cost figures of a row's tally: percentiles from its histograms of times, the floor ratio the
+    /// interquartile mean of the turns' ratios (kept in thousandths), each value its bucket's lowest (buckets 1/32
+    /// of their value wide: [`super::TimeHistogram`]).
     pub fn from_tally(t: CostTally) -> CostSummary {
         CostSummary {
             median_ns: t.turn_ns.percentile(50.0),
@@ -397,16 +398,21 @@ mod tests {
             turn(90_000, 300),
             turn(400, 200),
         ]);
-        assert_eq!(c.floor_ratio, Some(2.5));
-        assert_eq!((c.strategy_median_ns, c.floor_median_ns), (300, 100));
-        // 900,000 ns falls in the histogram bucket that starts at 899,584 (3 significant digits).
-        assert_eq!((c.median_ns, c.p99_ns), (3_000, 899_584));
+        // Ratios (in thousandths) 3,000, 2,000, 300,000 and 2,000, each its bucket's lowest value (buckets 1/32 of
+        // their value wide): 2,944, 1,984, 294,912, 1,984; the middle half averages 2,464.
+        assert_eq!(c.floor_ratio, Some(2.464));
+        // 300 ns is in the bucket that starts at 296 (37 x 8); below 64 ns each time is its own bucket.
+        assert_eq!((c.strategy_median_ns, c.floor_median_ns), (296, 100));
+        // Times fall in buckets 1/32 of their value wide: 3,000 ns in the one that starts at 2,944 (46 x 64), 900,000
+        // in the one at 884,736 (54 x 16,384).
+        assert_eq!((c.median_ns, c.p99_ns), (2_944, 884_736));
         let c = CostSummary::from_turns(&[turn(300, 100), turn(1, 0), turn(500, 100)]);
-        assert_eq!(c.floor_ratio, Some(4.0));
-        // Ratios 1, 1, 1, 2, 3, 3, 3, 100: the middle half is 1, 2, 3, 3.
+        // Ratios 3 and 5 as 2,944 and 4,992 thousandths.
+        assert_eq!(c.floor_ratio, Some(3.968));
+        // Ratios 1, 1, 1, 2, 3, 3, 3, 100: the middle half is 1, 2, 3, 3, in buckets 992, 1,984, 2,944, 2,944.
         let ratios = [1, 1, 1, 2, 3, 3, 3, 100];
         let c = CostSummary::from_turns(&ratios.map(|r| turn(r * 1000, 1000)));
-        assert_eq!(c.floor_ratio, Some(2.25));
+        assert_eq!(c.floor_ratio, Some(2.216));
         // Nothing measured: no ratio, not a perfect one.
         assert_eq!(CostSummary::from_turns(&[turn(5, 0)]).floor_ratio, None);
         assert_eq!(CostSummary::from_turns(&[]).floor_ratio, None);

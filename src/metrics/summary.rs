@@ -6,6 +6,10 @@
 //! the order of the terms. Percentiles come from a [`LogHistogram`]: exact below 2,048, and above it each value
 //! falls in a bucket 1/1,024 of its size wide (3 significant digits), reported as the bucket's lowest value, so a
 //! reported percentile is at most 0.1% below the nearest-rank value of the turns themselves and never above it.
+//! Times and their ratios are coarser ([`TimeHistogram`]: exact below 64, buckets 1/32 of their value wide, a
+//! percentile at most 3.1% below): a turn's time varies by more than that from one run to the next, and at 3
+//! significant digits the histograms of a large run's times, spread over twenty powers of two, held tens of
+//! thousands of buckets a row (139 MB of `results.json` at ten million turns).
 
 use std::collections::BTreeMap;
 
@@ -15,10 +19,11 @@ use super::aggregate::TurnCost;
 use super::{BatchMetrics, NeedleCount};
 use crate::generate::NeedleKind;
 
-/// Bits of a value kept below its leading bit: buckets are `2^-SUB_BITS` of their value wide.
+/// Bits of a value a [`LogHistogram`] keeps below its leading bit by default: buckets are `2^-10` of their value
+/// wide.
 const SUB_BITS: u32 = 10;
-/// Values below this are their own bucket.
-const EXACT_BELOW: u64 = 2 << SUB_BITS;
+/// Bits a [`TimeHistogram`] keeps: buckets `2^-5` of their value wide.
+const TIME_SUB_BITS: u32 = 5;
 
 /// 1 in the fixed point shares are summed in (2^48).
 pub const FIXED_ONE: u128 = 1 << 48;
@@ -37,20 +42,28 @@ fn fixed_mean(sum: u128, n: u64) -> Option<f64> {
     (n > 0).then(|| (sum as f64 / FIXED_ONE as f64) / n as f64)
 }
 
-/// A mergeable histogram of whole numbers with buckets of 3 significant digits (see the module's description):
-/// a map from each bucket's lowest value to the number of values in it.
+/// A mergeable histogram of whole numbers: a map from each bucket's lowest value to the number of values in it.
+/// Values below `2^(SUB + 1)` are their own bucket; above, a bucket is `2^-SUB` of its value wide.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LogHistogram {
+pub struct Histogram<const SUB: u32> {
     counts: BTreeMap<u64, u64>,
 }
 
-impl LogHistogram {
+/// The histogram of a row's sizes (overshoot, tokens, ratios): buckets of 3 significant digits (see the module's
+/// description).
+pub type LogHistogram = Histogram<SUB_BITS>;
+
+/// The histogram of a row's times (nanoseconds, and the floor ratios in thousandths): buckets 1/32 of their value
+/// wide.
+pub type TimeHistogram = Histogram<TIME_SUB_BITS>;
+
+impl<const SUB: u32> Histogram<SUB> {
     /// The lowest value of the bucket `value` falls in.
     pub fn bucket(value: u64) -> u64 {
-        if value < EXACT_BELOW {
+        if value < 2 << SUB {
             return value;
         }
-        let shift = 63 - value.leading_zeros() - SUB_BITS;
+        let shift = 63 - value.leading_zeros() - SUB;
         (value >> shift) << shift
     }
 
@@ -60,7 +73,7 @@ impl LogHistogram {
     }
 
     /// Adds every value of `other`.
-    pub fn merge(&mut self, other: &LogHistogram) {
+    pub fn merge(&mut self, other: &Self) {
         for (&v, &n) in &other.counts {
             *self.counts.entry(v).or_insert(0) += n;
         }
@@ -117,7 +130,7 @@ impl LogHistogram {
 
     /// A histogram of `pairs`, refused (with the reason) unless each bucket is the lowest value of a bucket, the
     /// buckets ascend and no count is 0.
-    pub fn from_buckets(pairs: &[(u64, u64)]) -> Result<LogHistogram, String> {
+    pub fn from_buckets(pairs: &[(u64, u64)]) -> Result<Self, String> {
         let mut counts = BTreeMap::new();
         let mut last = None;
         for &(v, n) in pairs {
@@ -133,20 +146,20 @@ impl LogHistogram {
             last = Some(v);
             counts.insert(v, n);
         }
-        Ok(LogHistogram { counts })
+        Ok(Self { counts })
     }
 }
 
-impl Serialize for LogHistogram {
+impl<const SUB: u32> Serialize for Histogram<SUB> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.counts.iter().map(|(&v, &n)| [v, n]))
     }
 }
 
-impl<'de> Deserialize<'de> for LogHistogram {
+impl<'de, const SUB: u32> Deserialize<'de> for Histogram<SUB> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let pairs: Vec<(u64, u64)> = Vec::deserialize(d)?;
-        LogHistogram::from_buckets(&pairs).map_err(serde::de::Error::custom)
+        Self::from_buckets(&pairs).map_err(serde::de::Error::custom)
     }
 }
 
@@ -220,13 +233,13 @@ pub struct RowSummary {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CostTally {
     /// Turn times (ns).
-    pub turn_ns: LogHistogram,
+    pub turn_ns: TimeHistogram,
     /// The strategy's own times (ns).
-    pub strategy_ns: LogHistogram,
+    pub strategy_ns: TimeHistogram,
     /// The floor's times (ns).
-    pub floor_ns: LogHistogram,
+    pub floor_ns: TimeHistogram,
     /// Strategy over floor per turn with a measurable floor, in thousandths.
-    pub floor_ratio: LogHistogram,
+    pub floor_ratio: TimeHistogram,
 }
 
 impl CostTally {

@@ -212,13 +212,14 @@ fn a_row_aggregates_rates_means_and_percentiles_of_known_records() {
     assert_eq!(i.total(), 10);
     // Costs 10, 20, 30, 40: the nearest-rank median is the 2nd, the 99th percentile the 4th.
     assert_eq!((a.cost.median_ns, a.cost.p99_ns), (20, 40));
-    // Floors 20, 10, 10 and one too short to measure: ratios 2, 1, 3 (the unmeasured batch has none); the middle
-    // half of three sorted ratios (none cut) averages 2. Floor times 0, 10, 10, 20: the median is the 2nd.
+    // Floors 20, 10, 10 and one too short to measure: ratios 2, 1, 3 (the unmeasured batch has none), kept in
+    // thousandths as their buckets' lowest values (1/32 of the value wide): 1,984, 992, 2,944; the middle half of
+    // three sorted ratios (none cut) averages them. Floor times 0, 10, 10, 20: the median is the 2nd.
     assert_eq!(
         (a.cost.strategy_median_ns, a.cost.floor_median_ns),
         (20, 10)
     );
-    assert_eq!(a.cost.floor_ratio, Some(2.0));
+    assert_eq!(a.cost.floor_ratio, Some(5920.0 / 3.0 / 1000.0));
     assert_eq!(
         (a.scenario.as_str(), a.strategy.as_str(), a.budget_label),
         ("s", "t", BudgetLabel::Absolute(100))

@@ -24,8 +24,9 @@ pub(crate) mod validate;
 /// the strategy's and the floor's time to every record and row, and the sha256 of the per-batch files. Version 3
 /// added each row's mergeable `summary`, took percentiles from its histograms (3 significant digits), and made
 /// the figures with nothing to measure null (`retention.budgetUsed`, `firstLine`, `lastLine`, `pathVisibility`,
-/// `persistence.recoverable`).
-pub const SCHEMA_VERSION: u32 = 4;
+/// `persistence.recoverable`). Version 4 made a turn's kept shares and fairness null without a field. Version 5
+/// keeps the times in `cost.summary` in coarser buckets (1/32 of their value: [`crate::metrics::TimeHistogram`]).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The name of the per-batch records file of a report folder.
 pub const BATCHES_JSONL: &str = "batches.jsonl";

@@ -378,16 +378,15 @@ fn validate_summary(row: &Aggregate) -> std::result::Result<(), String> {
         ));
     }
     let c = &row.cost.summary;
-    for (field, h) in [
-        ("summary.overshoot", &s.overshoot),
-        ("cost.summary.turnNs", &c.turn_ns),
-        ("cost.summary.strategyNs", &c.strategy_ns),
-        ("cost.summary.floorNs", &c.floor_ns),
+    for (field, count) in [
+        ("summary.overshoot", s.overshoot.count()),
+        ("cost.summary.turnNs", c.turn_ns.count()),
+        ("cost.summary.strategyNs", c.strategy_ns.count()),
+        ("cost.summary.floorNs", c.floor_ns.count()),
     ] {
-        if h.count() != s.batches {
+        if count != s.batches {
             return Err(format!(
-                "{field} holds {} values, but the row has {} batches",
-                h.count(),
+                "{field} holds {count} values, but the row has {} batches",
                 s.batches
             ));
         }

@@ -19,8 +19,7 @@ use super::aggregate::TurnCost;
 use super::{BatchMetrics, NeedleCount};
 use crate::generate::NeedleKind;
 
-/// Bits of a value a [`LogHistogram`] keeps below its leading bit by default: buckets are `2^-10` of their value
-/// wide.
+/// Bits of a value a [`LogHistogram`] keeps below its leading bit: buckets are `2^-10` of their value wide.
 const SUB_BITS: u32 = 10;
 /// Bits a [`TimeHistogram`] keeps: buckets `2^-5` of their value wide.
 const TIME_SUB_BITS: u32 = 5;

@@ -337,6 +337,35 @@ fn histogram_percentiles_are_exact_below_2048_and_within_a_thousandth_above() {
 }
 
 #[test]
+fn time_histograms_are_exact_below_64_and_within_a_thirty_second_above() {
+    assert_eq!(TimeHistogram::bucket(63), 63);
+    assert_eq!(TimeHistogram::bucket(65), 64);
+    assert_eq!(TimeHistogram::bucket(127), 126);
+    assert_eq!(TimeHistogram::bucket(3_000), 2_944);
+    for v in [64u64, 99, 3_001, 65_537, 1 << 40, u64::MAX] {
+        let b = TimeHistogram::bucket(v);
+        assert!(b <= v && (v - b) as f64 <= v as f64 / 32.0, "{v} -> {b}");
+        assert!(v - b >= (v - LogHistogram::bucket(v)), "{v}");
+        assert_eq!(TimeHistogram::bucket(b), b);
+    }
+    // Twenty powers of two of nanoseconds (1 µs to 1 s, one value every 0.1%) fill at most 32 buckets each.
+    let mut h = TimeHistogram::default();
+    let mut v = 1_000f64;
+    while v < 1e9 {
+        h.add(v as u64);
+        v *= 1.001;
+    }
+    assert!(
+        h.buckets().count() <= 20 * 32 + 1,
+        "{}",
+        h.buckets().count()
+    );
+    // A 3-significant-digit bucket start need not be a time bucket's start: a file with one is refused.
+    assert!(TimeHistogram::from_buckets(&[(2_049, 1)]).is_err());
+    assert!(TimeHistogram::from_buckets(&[(2_048, 1)]).is_ok());
+}
+
+#[test]
 fn a_row_without_fields_or_needles_has_null_retention_and_survival() {
     // Two turns with no field and nothing planted: no retention, fairness or survival to measure.
     let a = aggregate(&[quiet(0, 0), quiet(1, 0)], &costs(&[5, 6], &[1, 1]));

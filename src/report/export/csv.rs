@@ -252,19 +252,101 @@ impl RecordExporter for BatchCsv {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::one_batch;
     use super::*;
+    use crate::metrics::{TokenBudget, TokenSettings, TurnTokens};
+    use crate::scenario::BudgetLabel;
 
-    /// One batch of `pre-persisted` through the reference.
-    fn one_batch() -> crate::run::RunOutput {
-        crate::run::PlanRequest {
-            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
-            strategies: vec!["reference".into()],
-            batches: Some(1),
-            ..Default::default()
+    /// The cells of the one row `records` writes in a run of `inputs`, by column name.
+    fn cells(inputs: &RunInputs, record: &BatchRecord) -> Vec<(String, String)> {
+        let mut bytes = BatchCsv.header(inputs).unwrap();
+        BatchCsv
+            .records(inputs, std::slice::from_ref(record), &mut bytes)
+            .unwrap();
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        let header = reader.headers().unwrap().clone();
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 1);
+        header
+            .iter()
+            .zip(rows[0].iter())
+            .map(|(h, c)| (h.to_string(), c.to_string()))
+            .collect()
+    }
+
+    fn cell<'a>(cells: &'a [(String, String)], column: &str) -> &'a str {
+        &cells.iter().find(|(h, _)| h == column).unwrap().1
+    }
+
+    #[test]
+    fn token_cells_follow_the_record_and_the_window_of_its_own_scenario_and_budget() {
+        let run = one_batch();
+        let mut record = run.records[0].clone();
+        let mut inputs = run.results.inputs.clone();
+        // The record's budget has a window of 10,000 tokens; another budget of its scenario and another scenario
+        // with the same budget label have other windows, seeds and digests, and come first.
+        let own = inputs.scenarios[0].clone();
+        let mut decoy = own.clone();
+        decoy.name = "another".into();
+        decoy.seed = own.seed + 1;
+        decoy.digest = "0".repeat(64);
+        for b in &mut decoy.budgets {
+            b.window_tokens = Some(1);
         }
-        .plan()
-        .unwrap()
-        .run(&|_| {})
+        let mut other_budget = own.budgets[0].clone();
+        other_budget.label = BudgetLabel::Absolute(7);
+        other_budget.window_tokens = Some(2);
+        let mut scenario = own.clone();
+        scenario.budgets = vec![other_budget, own.budgets[0].clone()];
+        scenario.budgets[1].window_tokens = Some(10_000);
+        record.budget_label = scenario.budgets[1].label;
+        inputs.scenarios = vec![decoy, scenario.clone()];
+        inputs.tokens = Some(TokenSettings {
+            tokenizer: "o200k_base".into(),
+            token_budget: Some(TokenBudget::WindowPercent(10)),
+        });
+        let tokens = |tokens, units| TurnTokens {
+            tokens,
+            units,
+            max_field_tokens: 0,
+            by_kind: Default::default(),
+        };
+        let token_cells = |inputs: &RunInputs, record: &BatchRecord| -> Vec<String> {
+            let all = cells(inputs, record);
+            assert_eq!(cell(&all, "seed"), scenario.seed.to_string());
+            assert_eq!(cell(&all, "scenario_digest"), scenario.digest);
+            TOKEN_HEADER
+                .iter()
+                .map(|c| cell(&all, c).to_string())
+                .collect()
+        };
+        // Exactly at the budget (10% of 10,000), just over it, and a turn of no tokens.
+        record.metrics.tokens = Some(tokens(1_000, 3_000));
+        assert_eq!(
+            token_cells(&inputs, &record),
+            ["1000", "3.000000", "1000", "true", "0"]
+        );
+        record.metrics.tokens = Some(tokens(1_001, 3_003));
+        assert_eq!(
+            token_cells(&inputs, &record),
+            ["1001", "3.000000", "1000", "false", "1"]
+        );
+        record.metrics.tokens = Some(tokens(0, 0));
+        assert_eq!(
+            token_cells(&inputs, &record),
+            ["0", "", "1000", "true", "0"]
+        );
+        // Without a token budget the budget cells are empty; without a tokenizer there are no token columns.
+        inputs.tokens.as_mut().unwrap().token_budget = None;
+        record.metrics.tokens = Some(tokens(5, 12));
+        assert_eq!(token_cells(&inputs, &record), ["5", "2.400000", "", "", ""]);
+        inputs.tokens = None;
+        assert_eq!(cells(&inputs, &record).len(), HEADER.len());
+    }
+
+    #[test]
+    fn the_file_is_batches_csv() {
+        assert_eq!(BatchCsv.file_name(), "batches.csv");
     }
 
     fn written(fields: &[&str]) -> String {

@@ -52,3 +52,40 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
 pub fn record_files() -> Vec<Box<dyn RecordExporter + Send + Sync>> {
     vec![Box::new(BatchesJsonl), Box::new(BatchCsv)]
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// One batch of `pre-persisted` through the reference.
+    pub(in crate::report::export) fn one_batch() -> crate::run::RunOutput {
+        crate::run::PlanRequest {
+            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into()],
+            batches: Some(1),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {})
+    }
+
+    #[test]
+    fn a_report_folder_gets_its_files_in_writing_order() {
+        let names: Vec<&str> = all().iter().map(|e| e.file_name()).collect();
+        assert_eq!(names, ["results.json", "summary.md"]);
+        let names: Vec<&str> = record_files().iter().map(|e| e.file_name()).collect();
+        assert_eq!(names, ["batches.jsonl", "batches.csv"]);
+    }
+
+    #[test]
+    fn serialize_gives_the_bytes_write_writes() {
+        let run = one_batch();
+        for exporter in all() {
+            let mut written = Vec::new();
+            exporter.write(&run.results, &mut written).unwrap();
+            assert!(written.len() > 100, "{}", exporter.file_name());
+            assert_eq!(exporter.serialize(&run.results).unwrap(), written);
+        }
+    }
+}

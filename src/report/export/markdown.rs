@@ -195,11 +195,110 @@ impl Exporter for SummaryMarkdown {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::one_batch;
     use super::*;
+    use crate::metrics::TokenSettings;
 
     #[test]
     fn units_read_well() {
         assert_eq!(pct(0.9995), "100.0%");
         assert_eq!(pct(0.5), "50.0%");
+        assert_eq!(pct_opt(Some(0.25)), "25.0%");
+        assert_eq!(pct_opt(None), "–");
+    }
+
+    /// The reference's row of one batch of `pre-persisted`, its figures set to known values.
+    fn known_row() -> Aggregate {
+        let mut r = one_batch().results.rows[0].clone();
+        r.compliance.rate = 0.25;
+        r.compliance.max_overshoot = 7;
+        r.retention.mean = None;
+        r.retention.budget_used = Some(0.5);
+        r.needles.survival = Some(0.75);
+        r.needles.upper_bound = Some(1.0);
+        r.persistence.writes = 3;
+        r.persistence.duplicate_writes = 1;
+        r.persistence.recoverable = Some(1.0);
+        let i = &mut r.integrity;
+        (i.broken_surrogates, i.reordered, i.dropped, i.media_changed) = (0, 1, 2, 0);
+        (
+            i.reminders_changed,
+            i.non_budgeted_changed,
+            i.records_differ,
+        ) = (0, 0, 1);
+        r.cost.median_ns = 12_345;
+        r.cost.floor_ratio = Some(2.5);
+        r.tokens = None;
+        r
+    }
+
+    #[test]
+    fn a_row_shows_each_figure_in_its_column_and_a_dash_where_nothing_was_measured() {
+        let mut r = known_row();
+        assert!(r.needles.by_kind.values().any(|k| k.planted > 0));
+        assert_eq!(
+            row(&r, false),
+            "| reference | 25.0% | 7 | – | 50.0% | 75.0% / 100.0% | 3 | 1 | 100.0% | 4 | 12.3 µs | 2.50x |"
+        );
+        // No needle planted, no floor measured, no tokens counted: dashes, never a perfect score.
+        for k in r.needles.by_kind.values_mut() {
+            k.planted = 0;
+        }
+        r.cost.floor_ratio = None;
+        assert_eq!(needles_cell(&r), "–");
+        assert_eq!(floor_ratio(&r), "–");
+        assert_eq!(
+            row(&r, true),
+            "| reference | 25.0% | 7 | – | 50.0% | – | 3 | 1 | 100.0% | 4 | 12.3 µs | – | – | – |"
+        );
+    }
+
+    #[test]
+    fn token_cells_show_units_per_token_and_token_compliance() {
+        let mut r = known_row();
+        assert_eq!(units_per_token_cell(&r), "–");
+        let turns = [1_000u64, 1_001, 1_002, 1_003].map(|tokens| crate::metrics::TurnTokens {
+            tokens,
+            units: tokens * 3 + 1,
+            max_field_tokens: tokens,
+            by_kind: Default::default(),
+        });
+        let refs: Vec<_> = turns.iter().collect();
+        // 12,022 units over 4,006 tokens; 1,000 and 1,001 tokens fit a budget of 1,001, 1,002 and 1,003 do not.
+        r.tokens = Some(crate::metrics::TokenSummary::from_turns(
+            &refs,
+            Some(1_001),
+            None,
+        ));
+        assert_eq!(units_per_token_cell(&r), "3.00");
+        assert_eq!(token_compliance_cell(&r), "50.0%");
+        r.tokens = Some(crate::metrics::TokenSummary::from_turns(&refs, None, None));
+        assert_eq!(token_compliance_cell(&r), "–");
+    }
+
+    #[test]
+    fn the_summary_has_a_table_a_budget_with_a_row_a_strategy() {
+        let mut results = one_batch().results;
+        results.rows = vec![known_row()];
+        let text = render(&results);
+        let budget = &results.inputs.scenarios[0].budgets[0];
+        assert!(text.starts_with("# budgetlab results\n"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "## pre-persisted · {} ({} units) · ",
+                budget.label, budget.units
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!("{}\n", row(&results.rows[0], false))));
+        assert!(!text.contains("units per token"), "{text}");
+        results.inputs.tokens = Some(TokenSettings {
+            tokenizer: "o200k_base".into(),
+            token_budget: None,
+        });
+        let text = render(&results);
+        assert!(text.contains("| within token budget |\n"), "{text}");
+        assert!(text.contains(&format!("{}\n", row(&results.rows[0], true))));
+        assert!(text.contains("Tokens counted with o200k_base."), "{text}");
     }
 }

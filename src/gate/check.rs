@@ -361,6 +361,21 @@ mod tests {
     }
 
     #[test]
+    fn rows_only_the_current_run_has_are_counted_and_fail_it() {
+        let cur = tiny_run();
+        let mut base = cur.clone();
+        base.rows.truncate(1);
+        let v = verdict(&base, &cur);
+        assert!(cur.rows.len() > 2);
+        assert_eq!(
+            (v.matched_rows, v.baseline_only, v.current_only),
+            (1, 0, cur.rows.len() - 1)
+        );
+        assert!(!v.passed());
+        assert_eq!(failures(&v).len(), cur.rows.len() - 1, "{:?}", failures(&v));
+    }
+
+    #[test]
     fn metrics_fail_past_their_tolerance_either_way() {
         let base = tiny_run();
         let mut cur = base.clone();

@@ -46,3 +46,28 @@ impl RecordExporter for BatchesJsonl {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::one_batch;
+    use super::*;
+
+    #[test]
+    fn batches_jsonl_is_one_record_a_line_with_no_header() {
+        let run = one_batch();
+        let inputs = &run.results.inputs;
+        assert_eq!(BatchesJsonl.header(inputs).unwrap(), b"");
+        let mut out = b"before\n".to_vec();
+        BatchesJsonl
+            .records(inputs, &run.records, &mut out)
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + run.records.len());
+        assert_eq!(lines[0], "before");
+        for (line, record) in lines[1..].iter().zip(&run.records) {
+            assert_eq!(serde_json::from_str::<BatchRecord>(line).unwrap(), *record);
+        }
+        assert!(text.ends_with("}\n"));
+    }
+}

@@ -38,6 +38,24 @@ fn least_of_three(peak: impl Fn() -> i64) -> i64 {
     (0..3).map(|_| peak()).min().unwrap()
 }
 
+/// The peak of `budgetlab run` over `batches` batches of `mixed-realistic` on two threads, with `extra` arguments,
+/// into `out`.
+fn run_peak(batches: &str, extra: &[&str], out: &std::path::Path) -> i64 {
+    let mut args = vec![
+        "run",
+        "--scenarios",
+        "mixed-realistic",
+        "--batches",
+        batches,
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    peak_kib(&args)
+}
+
 #[test]
 fn run_memory_is_flat_in_the_number_of_batches() {
     let tmp = tempfile::tempdir().unwrap();
@@ -45,19 +63,7 @@ fn run_memory_is_flat_in_the_number_of_batches() {
     // would add is 60 vs 240 batches' worth.
     let peak = |batches: &str| {
         let out = tmp.path().join(batches);
-        least_of_three(|| {
-            peak_kib(&[
-                "run",
-                "--scenarios",
-                "mixed-realistic",
-                "--batches",
-                batches,
-                "--threads",
-                "2",
-                "--out",
-                out.to_str().unwrap(),
-            ])
-        })
+        least_of_three(|| run_peak(batches, &[], &out))
     };
     let (small, large) = (peak("60"), peak("240"));
     assert!(
@@ -72,20 +78,7 @@ fn merge_memory_is_flat_in_the_size_of_the_shards() {
     let peak = |batches: &str| {
         let shard = |i: u64| tmp.path().join(format!("{batches}-{i}"));
         for i in 0..2 {
-            let spec = format!("{i}/2");
-            peak_kib(&[
-                "run",
-                "--scenarios",
-                "mixed-realistic",
-                "--batches",
-                batches,
-                "--shard",
-                &spec,
-                "--threads",
-                "2",
-                "--out",
-                shard(i).to_str().unwrap(),
-            ]);
+            run_peak(batches, &["--shard", &format!("{i}/2")], &shard(i));
         }
         let merged = tmp.path().join(format!("{batches}-merged"));
         least_of_three(|| {

@@ -162,6 +162,10 @@ mod tests {
         assert_eq!(artifact_path("tool-results", "c1"), "tool-results/c1.txt");
         assert_eq!(artifact_path("/tmp/", "c1"), "/tmp/c1.txt");
         assert_eq!(artifact_path("/", "c1"), "/c1.txt");
+        // Every trailing '/' goes, however many.
+        assert_eq!(artifact_path("out//", "c1"), "out/c1.txt");
+        assert_eq!(artifact_path("//", "c1"), "/c1.txt");
+        assert_eq!(artifact_path("a", "c1"), "a/c1.txt");
     }
 
     #[test]

@@ -116,6 +116,9 @@ mod tests {
             escape("a<b & \"c\" 'd'>\u{1}\n"),
             "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\n"
         );
+        // Each forbidden kind dropped on its own; the characters just past them kept.
+        assert_eq!(escape("a\u{1F}b\u{FFFE}c\u{FFFF}d"), "abcd");
+        assert_eq!(escape("\u{20}\u{FFFD}\u{10000}"), " \u{FFFD}\u{10000}");
     }
 
     #[test]

@@ -93,3 +93,53 @@ impl CompareJob {
         Ok(compare(&a, &b, &metrics, &a_name, &b_name))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{PlanRequest, Workloads};
+
+    /// Two identical small runs written as report folders, compared with and without cost.
+    #[test]
+    fn compare_job_compares_the_deterministic_metrics_and_cost_only_when_asked() {
+        let results = PlanRequest {
+            workloads: Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into()],
+            batches: Some(2),
+            ..PlanRequest::default()
+        }
+        .plan()
+        .unwrap()
+        .run(&|_| {})
+        .results;
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = serde_json::to_vec_pretty(&results).unwrap();
+        for run in ["a", "b"] {
+            std::fs::create_dir(dir.path().join(run)).unwrap();
+            std::fs::write(dir.path().join(run).join("results.json"), &bytes).unwrap();
+        }
+        let job = |cost| CompareJob {
+            a: dir.path().join("a"),
+            b: dir.path().join("b").join("results.json"),
+            cost,
+        };
+        let deterministic: Vec<Metric> = Metric::ALL
+            .into_iter()
+            .filter(|m| m.deterministic())
+            .collect();
+        assert!(!deterministic.is_empty() && deterministic.len() < Metric::ALL.len());
+        let without = job(false).run().unwrap();
+        assert_eq!(without.metrics, deterministic);
+        assert_eq!(without.matched_rows, results.rows.len());
+        assert!(without.rows.is_empty());
+        assert_eq!(job(true).run().unwrap().metrics, Metric::ALL.to_vec());
+        assert_eq!(
+            without.a,
+            dir.path()
+                .join("a")
+                .join("results.json")
+                .display()
+                .to_string()
+        );
+    }
+}

@@ -163,5 +163,6 @@ mod tests {
 </testsuites>
 "#
         );
+        assert_eq!(JUnitXml.serialize(&v), xml.into_bytes());
     }
 }

@@ -185,4 +185,23 @@ mod tests {
             "{text}"
         );
     }
+
+    #[test]
+    fn a_failure_list_exactly_at_the_cap_is_whole_and_says_nothing_of_a_cut() {
+        let cases = (0..MAX_TABLED_FAILURES)
+            .map(|_| case(CheckKind::Integrity, Some("bad")))
+            .collect();
+        let text = render(&verdict(cases));
+        assert_eq!(
+            text.matches("| integrity | bad |").count(),
+            MAX_TABLED_FAILURES
+        );
+        assert!(!text.contains("The first"), "{text}");
+    }
+
+    #[test]
+    fn the_exporter_writes_the_rendered_text() {
+        let v = verdict(vec![case(CheckKind::Integrity, Some("bad"))]);
+        assert_eq!(VerdictMarkdown.serialize(&v), render(&v).into_bytes());
+    }
 }

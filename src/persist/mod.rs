@@ -169,6 +169,36 @@ mod tests {
     }
 
     #[test]
+    fn a_boxed_store_forwards_every_call() {
+        let mut boxed: Box<dyn ArtifactStore> = Box::new(FaultyStore::new(
+            MemoryStore::new("out"),
+            ["bad".to_string()],
+        ));
+        assert_eq!(boxed.artifact_dir(), "out");
+        assert_eq!(
+            boxed.write("c1", "shell", &Content::from("abc")),
+            Ok("out/c1.txt".to_string())
+        );
+        assert_eq!(
+            boxed.write("bad", "shell", &Content::from("x")),
+            Err(PersistError::Injected("bad".into()))
+        );
+        boxed.record("c2", "shell", &Content::from("hello"), Some("x/c2.txt"));
+        assert_eq!(
+            boxed.stats(),
+            PersistStats {
+                writes: 2,
+                bytes: 8,
+                failures: 1
+            }
+        );
+        assert_eq!(
+            boxed.injected_faults().map(|f| f.ids),
+            Some(vec!["bad".into()])
+        );
+    }
+
+    #[test]
     fn ids_that_leave_the_directory_are_invalid() {
         for bad in ["", ".", "..", "a/b", "a\0b"] {
             assert!(!is_valid_id(bad), "{bad:?}");

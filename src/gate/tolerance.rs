@@ -219,6 +219,16 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_tolerance_is_accepted_in_every_form() {
+        let t =
+            Tolerances::from_specs(&["retention=0,writes=0%,cost=rel:0,needles=abs:0"]).unwrap();
+        assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.0));
+        assert_eq!(t.get(Metric::Writes), Tolerance::Relative(0.0));
+        assert_eq!(t.get(Metric::Cost), Tolerance::Relative(0.0));
+        assert_eq!(t.get(Metric::Needles), Tolerance::Absolute(0.0));
+    }
+
+    #[test]
     fn bad_specs_name_the_item() {
         for (spec, needle) in [
             ("retention", "expected METRIC=VALUE"),

@@ -101,4 +101,17 @@ mod tests {
         );
         assert_eq!(format!("{:?}", Content::from("é")), "\"é\"");
     }
+
+    #[test]
+    fn every_view_of_it_is_its_text() {
+        fn text_of(x: impl AsRef<str>) -> String {
+            x.as_ref().to_string()
+        }
+        let content = Content::from("a\u{1F600}b");
+        assert_eq!(text_of(&*content), "a\u{1F600}b");
+        assert_eq!(text_of(content.clone()), "a\u{1F600}b");
+        assert_eq!(content.as_str(), "a\u{1F600}b");
+        assert_eq!(content.to_string(), "a\u{1F600}b");
+        assert!(content == "a\u{1F600}b" && content != "ab");
+    }
 }

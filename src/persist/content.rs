@@ -113,5 +113,6 @@ mod tests {
         assert_eq!(content.as_str(), "a\u{1F600}b");
         assert_eq!(content.to_string(), "a\u{1F600}b");
         assert!(content == "a\u{1F600}b" && content != "ab");
+        assert!(content == *"a\u{1F600}b" && content != *"ab");
     }
 }

@@ -212,6 +212,29 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_write_fails_when_its_draw_is_below_the_rate_and_not_at_it() {
+        // The draw of the documented rule, computed here from its description.
+        let draw = |seed: u64, id: &str| {
+            let mut h = Sha256::new();
+            h.update(seed.to_le_bytes());
+            h.update(id.as_bytes());
+            u32::from_le_bytes(h.finalize()[..4].try_into().unwrap()) % 1_000_000
+        };
+        for id in ["c1", "c2", "a-much-longer-id"] {
+            let d = draw(9, id);
+            let at = |rate_ppm| InjectedFaults {
+                ids: vec![],
+                rate_ppm,
+                seed: 9,
+            };
+            assert!(!at(d).fails(id), "{id}: draw {d}");
+            assert!(at(d + 1).fails(id), "{id}: draw {d}");
+            assert!(at(1_000_000).fails(id));
+            assert!(!at(0).fails(id));
+        }
+    }
+
     /// Which of `c1`..`c4` fail at 500,000 ppm with seed 42 (docs/protocol.md quotes them).
     const PINNED_DRAWS: [bool; 4] = [false, false, false, true];
 }

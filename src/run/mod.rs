@@ -14,6 +14,8 @@ mod merge;
 mod plan;
 mod records;
 mod results;
+#[cfg(test)]
+mod tests;
 
 pub use cost::{Measured, Slowdown};
 pub use floor::RunFloor;

@@ -1,0 +1,66 @@
+//! Unit tests of the plan's own arithmetic and of what a scenario hands its workload.
+
+use super::*;
+use crate::run::{PlanRequest, Workloads};
+use crate::workload::HookConfig;
+
+/// Two scenarios with different budget counts, three strategies, and a shard that takes an uneven share.
+#[test]
+fn turns_count_every_batch_budget_and_strategy_of_the_shard() {
+    for shard in [None, Some("1/3".to_string())] {
+        let plan = PlanRequest {
+            workloads: Workloads::Scenarios(vec!["pre-persisted".into(), "plan-mode".into()]),
+            strategies: vec!["reference".into(), "codex".into(), "greedy".into()],
+            batches: Some(5),
+            shard: shard.clone(),
+            ..PlanRequest::default()
+        }
+        .plan()
+        .unwrap();
+        let by_hand: u64 = plan
+            .workloads
+            .iter()
+            .map(|w| {
+                plan.shard.batches(w.info.batches).count() as u64 * w.info.budgets.len() as u64
+            })
+            .sum::<u64>()
+            * 3;
+        let budgets: Vec<usize> = plan
+            .workloads
+            .iter()
+            .map(|w| w.info.budgets.len())
+            .collect();
+        let batches = if shard.is_some() { 2 } else { 5 };
+        assert_eq!(
+            plan.turns(),
+            (budgets[0] + budgets[1]) as u64 * batches * 3,
+            "{shard:?}"
+        );
+        assert_eq!(plan.turns(), by_hand);
+        // One record a turn.
+        assert_eq!(
+            plan.run(&|_| {}).records.len() as u64,
+            plan.turns(),
+            "{shard:?}"
+        );
+    }
+}
+
+#[test]
+fn a_scenario_hands_its_mode_legacy_form_and_hook_to_the_simulation() {
+    let mut scenario = Scenario::resolve("large-window").unwrap();
+    scenario.legacy = true;
+    scenario.hook = HookConfig {
+        append_units: 17,
+        rebuild: true,
+    };
+    let w = Workload::from_scenario(&scenario, Some(4));
+    assert_eq!(w.sim.mode, crate::workload::Mode::Acp);
+    assert_ne!(SimConfig::default().mode, crate::workload::Mode::Acp);
+    assert!(w.sim.legacy);
+    assert_eq!(w.sim.hook, scenario.hook);
+    assert_eq!(
+        (w.info.mode, w.info.legacy, w.info.batches),
+        (scenario.mode, true, 4)
+    );
+}

@@ -218,6 +218,7 @@ mod tests {
         assert_eq!(s.factor(&"codex".parse::<StrategyName>().unwrap()), 1);
         assert_eq!(s.factor(&"greedy".parse::<StrategyName>().unwrap()), 1);
         assert_eq!(s.describe(), "reference x3, head-tail-0.5 x2");
+        assert!(!s.is_empty());
         assert!(Slowdown::parse("").unwrap().is_empty());
         assert!(Slowdown::parse("codex:1").unwrap().is_empty());
         for (spec, needle) in [

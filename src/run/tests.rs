@@ -64,3 +64,55 @@ fn a_scenario_hands_its_mode_legacy_form_and_hook_to_the_simulation() {
         (scenario.mode, true, 4)
     );
 }
+
+#[test]
+fn the_batch_window_is_sixteen_batches_a_thread_within_32_and_512() {
+    let in_pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(batch_window)
+    };
+    assert_eq!(in_pool(1), 32);
+    assert_eq!(in_pool(3), 48);
+    assert_eq!(in_pool(8), 128);
+    assert_eq!(in_pool(40), 512);
+}
+
+#[test]
+fn a_row_counts_tokens_against_its_own_window_and_only_window_relative_measures_the_leak() {
+    let settings = TokenSettings {
+        tokenizer: "o200k_base".into(),
+        token_budget: Some(crate::metrics::TokenBudget::WindowPercent(50)),
+    };
+    let window = ScenarioBudget::window(60_000, 16_000);
+    let absolute = ScenarioBudget::absolute(20_000);
+    let relative = StrategyKey::from(WINDOW_RELATIVE);
+    let reference = StrategyKey::from("reference");
+    assert_eq!(
+        token_tally(&settings, &window, &relative),
+        TokenTally::new(Some(8_000), Some(16_000))
+    );
+    assert_eq!(
+        token_tally(&settings, &window, &reference),
+        TokenTally::new(Some(8_000), None)
+    );
+    // A share of a window the budget does not have: no token budget.
+    assert_eq!(
+        token_tally(&settings, &absolute, &relative),
+        TokenTally::new(None, None)
+    );
+    let fixed = TokenSettings {
+        token_budget: Some(crate::metrics::TokenBudget::Tokens(900)),
+        ..settings
+    };
+    assert_eq!(
+        token_tally(&fixed, &absolute, &reference),
+        TokenTally::new(Some(900), None)
+    );
+    assert_ne!(
+        TokenTally::new(Some(8_000), Some(16_000)),
+        TokenTally::default()
+    );
+}

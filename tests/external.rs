@@ -36,7 +36,7 @@ fn self_serve() -> String {
 /// The backend `run` gives a batch of a scenario: in memory under `tool-results`, with the scenario's
 /// finalizer fault rate.
 fn run_store(scenario: &Scenario, index: u64) -> FaultyStore<MemoryStore> {
-    let seed = scenario.seed.0 ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let seed = budgetlab::persist::InjectedFaults::batch_seed(scenario.seed.0, index);
     FaultyStore::new(MemoryStore::new("tool-results"), [])
         .with_rate(scenario.persistence.finalizer_fault_rate, seed)
 }

@@ -23,6 +23,13 @@ pub struct InjectedFaults {
 }
 
 impl InjectedFaults {
+    /// The seed of the injected failures of batch `index` in a run (or simulation) seeded `run_seed`: the run's
+    /// seed XOR the index times 0x9E3779B97F4A7C15 (wrapping), so that each batch draws its own failures and the
+    /// same batch draws the same ones in any shard.
+    pub fn batch_seed(run_seed: u64, index: u64) -> u64 {
+        run_seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
     /// Whether a write to `id` fails under this rule.
     pub fn fails(&self, id: &str) -> bool {
         if self.ids.binary_search_by(|i| i.as_str().cmp(id)).is_ok() {
@@ -233,6 +240,22 @@ mod tests {
             assert!(at(1_000_000).fails(id));
             assert!(!at(0).fails(id));
         }
+    }
+
+    #[test]
+    fn each_batch_of_a_run_gets_its_own_seed() {
+        const STEP: u64 = 0x9E37_79B9_7F4A_7C15;
+        assert_eq!(InjectedFaults::batch_seed(42, 0), 42);
+        assert_eq!(InjectedFaults::batch_seed(0, 1), STEP);
+        assert_eq!(InjectedFaults::batch_seed(u64::MAX, 1), !STEP);
+        assert_eq!(
+            InjectedFaults::batch_seed(u64::MAX, 2),
+            !STEP.wrapping_mul(2)
+        );
+        let seeds: BTreeSet<u64> = (0..10_000)
+            .map(|i| InjectedFaults::batch_seed(7, i))
+            .collect();
+        assert_eq!(seeds.len(), 10_000);
     }
 
     /// Which of `c1`..`c4` fail at 500,000 ppm with seed 42 (docs/protocol.md quotes them).

@@ -46,7 +46,7 @@ use crate::metrics::{
     TurnTokens,
 };
 use crate::model::{parse_jsonl_batches, Batch};
-use crate::persist::{FaultyStore, MemoryStore};
+use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
 use crate::tokens::Tokenizer;
@@ -416,7 +416,7 @@ fn evaluate(
         ctx.context_window_tokens = budget.window_tokens;
         for strategy in finalizers {
             let memory = MemoryStore::new("tool-results");
-            let fault_seed = workload.info.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let fault_seed = InjectedFaults::batch_seed(workload.info.seed, index);
             let mut store = FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed);
             let turn = generated.batch.clone();
             let measured = Measured::new(strategy.finalizer.as_ref(), strategy.repeat)

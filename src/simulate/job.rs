@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::external::ExternalRegistry;
 use crate::finalize::{StrategyConfig, StrategyName};
 use crate::generate::Generator;
-use crate::persist::{FaultyStore, MemoryStore};
+use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{check_batches, Scenario, ScenarioBudget, MAX_BUDGET_UNITS};
 use crate::tokens::{RequestTokens, TokenCheck, TokenRequest};
 
@@ -150,10 +150,8 @@ impl SimulateJob {
         ctx.context_window_tokens = self.budget.window_tokens;
         let rate = self.scenario.persistence.finalizer_fault_rate;
         (0..self.batches).map(move |i| {
-            let mut store = FaultyStore::new(MemoryStore::new("tool-results"), []).with_rate(
-                rate,
-                self.scenario.seed.0 ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            );
+            let mut store = FaultyStore::new(MemoryStore::new("tool-results"), [])
+                .with_rate(rate, InjectedFaults::batch_seed(self.scenario.seed.0, i));
             let record = simulate_turn(
                 generator.batch(i).batch,
                 finalizer.as_ref(),

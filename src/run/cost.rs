@@ -258,4 +258,68 @@ mod tests {
             assert!(strategy > 0 && floor > 0, "{strategy} {floor}");
         }
     }
+
+    /// The reference, taking at least `SLEEP` of wall-clock time a call, counting its calls.
+    struct Sleepy {
+        inner: Box<dyn Finalizer>,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    const SLEEP: std::time::Duration = std::time::Duration::from_millis(2);
+    const SLEEP_NS: u64 = 2_000_000;
+
+    impl Finalizer for Sleepy {
+        fn name(&self) -> &str {
+            "sleepy"
+        }
+
+        fn finalize(
+            &self,
+            batch: Batch,
+            ctx: &BudgetContext,
+            store: &mut dyn ArtifactStore,
+        ) -> Outcome {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            std::thread::sleep(SLEEP);
+            self.inner.finalize(batch, ctx, store)
+        }
+    }
+
+    /// Lower bounds only: a sleep never ends early, and a busy machine can only make a time longer.
+    #[test]
+    fn the_strategy_runs_samples_times_repeat_and_its_times_add_up() {
+        let output = "line\n".repeat(10_000);
+        let part = Part::function_response("a", "shell", Some(output.into()), None);
+        let batch = vec![Entry::new("a", "shell", vec![part])];
+        let ctx = BudgetContext::new(Budget::Units(500));
+        for (samples, repeat) in [(1, 1), (2, 1), (1, 3), (2, 3)] {
+            let sleepy = Sleepy {
+                inner: StrategyName::REFERENCE.build(),
+                calls: Default::default(),
+            };
+            let measured = Measured::new(&sleepy, repeat).with_samples(samples);
+            assert_eq!(measured.name(), "sleepy");
+            let at = format!("{samples} samples, repeat {repeat}");
+            for turn in 1..=2u64 {
+                measured.finalize(batch.clone(), &ctx, &mut MemoryStore::new("t"));
+                let calls = sleepy.calls.load(Ordering::Relaxed) as u64;
+                assert_eq!(calls, turn * u64::from(samples * repeat), "{at}");
+                let (strategy, floor) = measured.totals();
+                // The fastest sample of each turn, each of `repeat` sleeps.
+                assert!(
+                    strategy >= turn * u64::from(repeat) * SLEEP_NS,
+                    "{at}: {strategy}"
+                );
+                // The floor reads 50,000 characters: more than a microsecond.
+                assert!(floor >= turn * 1_000, "{at}: {floor}");
+                // The other samples' sleeps are overhead.
+                let overhead = measured.overhead_ns();
+                let extra = turn * u64::from((samples - 1) * repeat) * SLEEP_NS;
+                assert!(overhead >= extra, "{at}: {overhead}");
+                if samples > 1 {
+                    assert!(overhead > 1, "{at}");
+                }
+            }
+        }
+    }
 }

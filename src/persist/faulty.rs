@@ -217,6 +217,14 @@ mod tests {
             FaultyStore::new(MemoryStore::new("d"), []).injected_faults(),
             None
         );
+        // A rate alone is a rule to hand out.
+        let rate_only = FaultyStore::new(MemoryStore::new("d"), []).with_rate(0.25, 7);
+        assert_eq!(
+            rate_only
+                .injected_faults()
+                .map(|f| (f.ids.len(), f.rate_ppm)),
+            Some((0, 250_000))
+        );
     }
 
     #[test]

@@ -165,4 +165,24 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
         assert_eq!(store.stats().failures, 4);
     }
+
+    #[test]
+    fn reported_attempts_are_counted_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("artifacts");
+        let mut store = FsStore::new(d.to_str().unwrap());
+        assert_eq!(store.artifact_dir(), d.to_str().unwrap());
+        store.record("c1", "t", &"hello".into(), Some("elsewhere/c1.txt"));
+        store.record("c2", "t", &"x".into(), None);
+        store.record("..", "t", &"x".into(), None);
+        assert_eq!(
+            store.stats(),
+            PersistStats {
+                writes: 1,
+                bytes: 5,
+                failures: 1
+            }
+        );
+        assert!(!d.exists());
+    }
 }

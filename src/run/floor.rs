@@ -398,5 +398,27 @@ mod tests {
             })
             .collect();
         assert_eq!(shards[0].combine(shards[1]), whole);
+        // The digests are XORed: the same work twice cancels out, every count doubles.
+        let twice = whole.combine(whole);
+        assert_ne!(whole.digest, [0; 32]);
+        assert_eq!(twice.digest, [0; 32]);
+        assert_eq!(
+            (
+                twice.batches,
+                twice.turns,
+                twice.measured,
+                twice.units,
+                twice.hashed,
+                twice.hashed_bytes
+            ),
+            (
+                2 * whole.batches,
+                2 * whole.turns,
+                2 * whole.measured,
+                2 * whole.units,
+                2 * whole.hashed,
+                2 * whole.hashed_bytes
+            )
+        );
     }
 }

@@ -16,6 +16,7 @@ mod gate_output;
 mod gate_rules;
 mod generate;
 mod import;
+mod mutants_summary;
 mod needles;
 mod outputs;
 mod profile;

@@ -1,0 +1,118 @@
+//! `.ci/mutants --summary`: a mutant run again after lines were added above its function is one mutant, and the
+//! outcome of the run started last counts. Outcome files are written here in cargo-mutants' shapes.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+/// A mutant of `function` (starting at line `first`) at `line` of `src/persist/fs.rs`.
+fn mutant(function: &str, first: u64, line: u64, change: &str) -> Value {
+    let name = format!("src/persist/fs.rs:{line}:9: {change}");
+    json!({
+        "name": name,
+        "file": "src/persist/fs.rs",
+        "function": {"function_name": function, "return_type": "-> bool",
+                     "span": {"start": {"line": first, "column": 5}, "end": {"line": first + 4, "column": 6}}},
+        "span": {"start": {"line": line, "column": 9}, "end": {"line": line, "column": 13}},
+        "replacement": "true",
+        "genre": "FnValue",
+    })
+}
+
+/// One pass's folder: the mutants it listed, their outcomes, when it started.
+fn pass(dir: &Path, started: &str, outcomes: &[(Value, &str)]) {
+    let out = dir.join("persist/unit/mutants.out");
+    fs::create_dir_all(&out).unwrap();
+    let listed: Vec<&Value> = outcomes.iter().map(|(m, _)| m).collect();
+    fs::write(
+        out.join("mutants.json"),
+        serde_json::to_vec(&listed).unwrap(),
+    )
+    .unwrap();
+    let outcomes: Vec<Value> = outcomes
+        .iter()
+        .map(|(m, summary)| json!({"scenario": {"Mutant": m}, "summary": summary, "phase_results": []}))
+        .collect();
+    let file = json!({"outcomes": outcomes, "start_time": started});
+    fs::write(
+        out.join("outcomes.json"),
+        serde_json::to_vec(&file).unwrap(),
+    )
+    .unwrap();
+    fs::write(dir.join("persist/unit/scope.txt"), "persist\tunit\twhole\n").unwrap();
+}
+
+fn summary(dirs: &[&Path]) -> (i32, String) {
+    let out = Command::new(format!("{}/.ci/mutants", env!("CARGO_MANIFEST_DIR")))
+        .arg("--summary")
+        .args(dirs)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, rerun) = (tmp.path().join("run"), tmp.path().join("rerun"));
+    let change = "replace FsStore::is_open -> bool with true";
+    let other = "replace FsStore::is_open -> bool with false";
+    pass(
+        &run,
+        "2026-12-01T22:48:00Z",
+        &[
+            (mutant("FsStore::is_open", 80, 82, change), "MissedMutant"),
+            (mutant("FsStore::is_open", 80, 82, other), "CaughtMutant"),
+        ],
+    );
+    // Three lines were added above the function since; the test written for the survivor catches it.
+    pass(
+        &rerun,
+        "2026-12-02T00:09:00Z",
+        &[(mutant("FsStore::is_open", 83, 85, change), "CaughtMutant")],
+    );
+    let (code, text) = summary(&[&run, &rerun]);
+    assert!(
+        text.contains("| persist | 2 | 2 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+
+    // The same rerun started before the run: the run's outcome is the newer one.
+    pass(
+        &rerun,
+        "2026-12-01T20:00:00Z",
+        &[(mutant("FsStore::is_open", 83, 85, change), "CaughtMutant")],
+    );
+    let (code, text) = summary(&[&run, &rerun]);
+    assert!(
+        text.contains("| persist | 2 | 1 | 1 | 0 | 0 | 50.0% |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("src/persist/fs.rs:82:9: replace FsStore::is_open -> bool with true"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+
+    // A mutant at another place in its function is another mutant.
+    pass(
+        &rerun,
+        "2026-12-02T00:09:00Z",
+        &[(mutant("FsStore::is_open", 83, 86, change), "CaughtMutant")],
+    );
+    let (_, text) = summary(&[&run, &rerun]);
+    assert!(
+        text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),
+        "{text}"
+    );
+}

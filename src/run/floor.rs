@@ -366,6 +366,17 @@ mod tests {
     }
 
     #[test]
+    fn a_field_the_allocation_keeps_whole_is_measured_whole_at_every_boundary_whatever_its_bytes() {
+        // 100 units in 200 UTF-8 bytes, well within the budget: the allocation keeps all 100 units, and a prefix of
+        // 100 bytes (half the text) would be wrong. Interactive with the send guard, an executed call passes 8
+        // boundaries: the producers, the scheduler's three, the aggregation, the outer finalization, the send
+        // guard and the model request.
+        let batch = vec![entry("a", &"\u{e9}".repeat(100))];
+        let floor = plan_of(&batch, 1_000, SimConfig::default(), 1).run_floor();
+        assert_eq!((floor.measured, floor.units, floor.hashed), (8, 8 * 100, 0));
+    }
+
+    #[test]
     fn the_floor_of_a_generated_run_is_the_same_on_any_thread_count_and_sums_over_shards() {
         let scenario = crate::scenario::Scenario::shipped("mixed-realistic").unwrap();
         let plan = RunPlan {

@@ -775,4 +775,53 @@ mod tests {
             .to_string();
         assert!(err.starts_with("b.jsonl: invalid JSON at line 2"), "{err}");
     }
+
+    /// Shard `i` of `n` written into `dir` as `run --shard` writes its records and results (no charts), loaded.
+    fn on_disk(i: u64, n: u64, dir: &Path) -> ShardReport {
+        std::fs::create_dir_all(dir).unwrap();
+        let plan = request(Some(&format!("{i}/{n}"))).plan().unwrap();
+        crate::report::stream_run(&plan, dir, &|_| {}).unwrap();
+        ShardReport::load(dir).unwrap()
+    }
+
+    #[test]
+    fn shard_folders_merge_as_in_memory_and_one_changed_meanwhile_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        let from_disk = without_cost(merge(vec![on_disk(0, 2, &a), on_disk(1, 2, &b)]).unwrap());
+        let in_memory = without_cost(merge(vec![shard(0, 2), shard(1, 2)]).unwrap());
+        assert_eq!(from_disk.results, in_memory.results);
+        assert_eq!(from_disk.records, in_memory.records);
+        // A file, and nothing at all, are not report folders.
+        for path in [a.join("results.json"), tmp.path().join("none")] {
+            let err = message(ShardReport::load(&path).unwrap_err());
+            assert_eq!(
+                err,
+                format!(
+                    "{}: not a report folder (expected a folder written by budgetlab run --shard)",
+                    path.display()
+                )
+            );
+        }
+        // A blank line added to b's records after it was loaded: they read the same, but the file is not the one
+        // whose sha256 was checked.
+        let shards = vec![
+            ShardReport::load(&a).unwrap(),
+            ShardReport::load(&b).unwrap(),
+        ];
+        let records = b.join(BATCHES_JSONL);
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&records)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n").unwrap();
+        let err = message(merge(shards).unwrap_err());
+        assert_eq!(
+            err,
+            format!(
+                "{}: changed while it was being merged; merge again",
+                records.display()
+            )
+        );
+    }
 }

@@ -130,13 +130,32 @@ fn join_slot_texts(batch: &Batch, slots: &[Slot]) -> Content {
     if let [only] = slots {
         return Content::from(only.text(batch));
     }
-    let capacity = slots.iter().map(|s| s.text(batch).len() + 2).sum();
-    let mut content = String::with_capacity(capacity);
-    for (i, slot) in slots.iter().enumerate() {
+    joined(slots.iter().map(|s| s.text(batch))).into()
+}
+
+/// `texts` joined by blank lines, in one allocation of exactly the joined length.
+fn joined<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> String {
+    let separators = 2 * texts.clone().count().saturating_sub(1);
+    let mut out = String::with_capacity(texts.clone().map(str::len).sum::<usize>() + separators);
+    for (i, text) in texts.enumerate() {
         if i > 0 {
-            content.push_str("\n\n");
+            out.push_str("\n\n");
         }
-        content.push_str(slot.text(batch));
+        out.push_str(text);
     }
-    content.into()
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn texts_are_joined_by_blank_lines_in_one_allocation_of_their_length() {
+        for texts in [vec![], vec!["a"], vec!["ab", "", "cde"], vec!["x\n"; 5]] {
+            let out = super::joined(texts.iter().copied());
+            assert_eq!(out, texts.join("\n\n"));
+            // `String::with_capacity` allocates exactly what it is asked for: more would be memory held for
+            // nothing, less a reallocation and a copy of the text.
+            assert_eq!(out.capacity(), out.len(), "{texts:?}");
+        }
+    }
 }

@@ -315,4 +315,17 @@ mod tests {
         );
         assert!(StrategyConfig::default().validate().is_ok());
     }
+
+    #[test]
+    fn values_exactly_at_their_bounds_are_accepted() {
+        let mut c = StrategyConfig::default();
+        (c.weights.output, c.weights.error, c.weights.text) = (1, MAX_FIELD_WEIGHT, 1);
+        c.gemini_cli.prompt_tokens = 0;
+        c.window_relative.configured_chars = MAX_SETTING_UNITS;
+        c.window_relative.preview_chars = 1;
+        c.validate().unwrap();
+        c.weights.output = MAX_FIELD_WEIGHT;
+        c.gemini_cli.prompt_tokens = MAX_SETTING_UNITS;
+        c.validate().unwrap();
+    }
 }

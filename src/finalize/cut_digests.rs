@@ -157,6 +157,17 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn the_threshold_is_the_one_the_readme_states() {
+        let readme = include_str!("../../README.md");
+        let stated = readme
+            .split("`PARALLEL_DIGEST_BYTES` (")
+            .nth(1)
+            .and_then(|rest| rest.split(" KiB)").next())
+            .expect("the README states the threshold");
+        assert_eq!(PARALLEL_DIGEST_BYTES, stated.parse::<u64>().unwrap() * 1024);
+    }
+
+    #[test]
     fn the_calling_threads_least_share_decides() {
         let kib = 1024;
         // Two equal fields on two threads: half the bytes move.

@@ -775,4 +775,143 @@ mod tests {
             .to_string();
         assert!(err.starts_with("b.jsonl: invalid JSON at line 2"), "{err}");
     }
+
+    /// What a sink was handed, call by call: a group's records as (budget label, strategy, batch).
+    #[derive(Debug, Default)]
+    struct Calls(Vec<String>);
+
+    impl RecordSink for Calls {
+        fn begin_workload(&mut self, groups: usize) -> Result<()> {
+            self.0.push(format!("begin {groups}"));
+            Ok(())
+        }
+
+        fn records(&mut self, group: usize, records: &[BatchRecord]) -> Result<()> {
+            let list: Vec<String> = records
+                .iter()
+                .map(|r| format!("{} {} {}", r.budget_label, r.strategy, r.metrics.batch))
+                .collect();
+            self.0.push(format!("group {group}: {}", list.join(", ")));
+            Ok(())
+        }
+
+        fn end_workload(&mut self) -> Result<()> {
+            self.0.push("end".into());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_sink_gets_each_group_whole_in_one_call_under_its_own_number() {
+        let (_, calls) = merge_into(vec![shard(1, 3), shard(0, 3), shard(2, 3)], |_| {
+            Ok(Calls::default())
+        })
+        .unwrap();
+        // Group b x strategies + s holds budget b and strategy s; each of its 5 batches (fewer than the 256 a call
+        // may hold) comes in the one call, in batch order.
+        let inputs = shard(0, 3).results.inputs;
+        let mut expected = Vec::new();
+        for scenario in &inputs.scenarios {
+            let strategies = &inputs.strategies;
+            expected.push(format!(
+                "begin {}",
+                scenario.budgets.len() * strategies.len()
+            ));
+            for (b, budget) in scenario.budgets.iter().enumerate() {
+                for (s, strategy) in strategies.iter().enumerate() {
+                    let list: Vec<String> = (0..scenario.batches)
+                        .map(|batch| format!("{} {strategy} {batch}", budget.label))
+                        .collect();
+                    expected.push(format!(
+                        "group {}: {}",
+                        b * strategies.len() + s,
+                        list.join(", ")
+                    ));
+                }
+            }
+            expected.push("end".into());
+        }
+        assert_eq!(inputs.scenarios[0].batches, 5);
+        assert!(inputs.scenarios[0].budgets.len() > 1);
+        assert_eq!(calls.0, expected);
+    }
+
+    #[test]
+    fn records_must_count_tokens_as_the_run_does() {
+        // The run counted tokens, its records did not.
+        let mut shards = vec![shard(0, 2), shard(1, 2)];
+        for s in &mut shards {
+            s.results.inputs.tokens = Some(crate::metrics::TokenSettings {
+                tokenizer: "o200k_base".into(),
+                token_budget: None,
+            });
+        }
+        let err = message(merge(shards).unwrap_err());
+        assert_eq!(
+            err,
+            "shard-0/batches.jsonl:1: metrics.tokens: absent, but the run counted tokens (inputs.tokens)"
+        );
+        // A record with tokens, in a run that counted none.
+        let mut counted = shard(1, 2);
+        mem(&mut counted)[0].1.metrics.tokens = Some(crate::metrics::TurnTokens {
+            tokens: 1,
+            units: 1,
+            max_field_tokens: 1,
+            by_kind: Default::default(),
+        });
+        let err = message(merge(vec![shard(0, 2), counted]).unwrap_err());
+        assert_eq!(
+            err,
+            "shard-1/batches.jsonl:1: metrics.tokens: present, but the run counted none (no inputs.tokens)"
+        );
+    }
+
+    /// Shard `i` of `n` written into `dir` as `run --shard` writes its records and results (no charts), loaded.
+    fn on_disk(i: u64, n: u64, dir: &Path) -> ShardReport {
+        std::fs::create_dir_all(dir).unwrap();
+        let plan = request(Some(&format!("{i}/{n}"))).plan().unwrap();
+        crate::report::stream_run(&plan, dir, &|_| {}).unwrap();
+        ShardReport::load(dir).unwrap()
+    }
+
+    #[test]
+    fn shard_folders_merge_as_in_memory_and_one_changed_meanwhile_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        let from_disk = without_cost(merge(vec![on_disk(0, 2, &a), on_disk(1, 2, &b)]).unwrap());
+        let in_memory = without_cost(merge(vec![shard(0, 2), shard(1, 2)]).unwrap());
+        assert_eq!(from_disk.results, in_memory.results);
+        assert_eq!(from_disk.records, in_memory.records);
+        // A file, and nothing at all, are not report folders.
+        for path in [a.join("results.json"), tmp.path().join("none")] {
+            let err = message(ShardReport::load(&path).unwrap_err());
+            assert_eq!(
+                err,
+                format!(
+                    "{}: not a report folder (expected a folder written by budgetlab run --shard)",
+                    path.display()
+                )
+            );
+        }
+        // A blank line added to b's records after it was loaded: they read the same, but the file is not the one
+        // whose sha256 was checked.
+        let shards = vec![
+            ShardReport::load(&a).unwrap(),
+            ShardReport::load(&b).unwrap(),
+        ];
+        let records = b.join(BATCHES_JSONL);
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&records)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n").unwrap();
+        let err = message(merge(shards).unwrap_err());
+        assert_eq!(
+            err,
+            format!(
+                "{}: changed while it was being merged; merge again",
+                records.display()
+            )
+        );
+    }
 }

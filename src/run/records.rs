@@ -220,6 +220,26 @@ mod tests {
     }
 
     #[test]
+    fn a_line_of_the_longest_length_is_one_record_and_a_byte_more_is_refused() {
+        let records = records();
+        let one = jsonl(&records[..1]);
+        // The first record padded with spaces (JSON whitespace) to exactly the longest line, then the same again.
+        let mut line = one[..one.len() - 1].to_vec();
+        line.resize(MAX_RECORD_LINE, b' ');
+        let mut bytes = line.clone();
+        bytes.push(b'\n');
+        bytes.extend(&one);
+        let (read, _) = read_all(&bytes).unwrap();
+        assert_eq!(read, [(1, records[0].clone()), (2, records[0].clone())]);
+        line.extend(b" \n");
+        let err = read_all(&line).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("b.jsonl:1: a line longer than {MAX_RECORD_LINE} bytes is no record")
+        );
+    }
+
+    #[test]
     fn a_bad_line_is_named_as_parse_records_names_it() {
         let records = records();
         let mut bytes = jsonl(&records[..2]);

@@ -116,3 +116,90 @@ fn a_row_counts_tokens_against_its_own_window_and_only_window_relative_measures_
         TokenTally::default()
     );
 }
+
+#[test]
+fn threads_are_asked_for_between_1_and_four_a_core() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let limit = THREADS_PER_CORE * cores;
+    assert_eq!(THREADS_PER_CORE, 4);
+    for threads in [1, 2, limit - 1, limit] {
+        assert_eq!(check_threads(threads).unwrap(), threads);
+    }
+    assert_eq!(
+        check_threads(0).unwrap_err().to_string(),
+        "invalid --threads \"0\": must be at least 1 (leave --threads out to use every core)"
+    );
+    assert_eq!(
+        check_threads(limit + 1).unwrap_err().to_string(),
+        format!(
+            "invalid --threads \"{}\": must be at most {limit} (4 x the {cores} available cores)",
+            limit + 1
+        )
+    );
+}
+
+#[test]
+fn recorded_batches_run_in_their_mode_and_legacy_form_at_budgets_within_bounds() {
+    use crate::model::{Entry, Part};
+    use crate::scenario::MAX_BUDGET_UNITS;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.jsonl");
+    let entry = |id: &str| {
+        let output = Some(serde_json::Value::String("ok".into()));
+        Entry::new(
+            id,
+            "shell",
+            vec![Part::function_response(id, "shell", output, None)],
+        )
+    };
+    let lines: String = [vec![entry("a")], vec![entry("b")]]
+        .iter()
+        .map(|batch| serde_json::to_string(batch).unwrap() + "\n")
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    let request = |budgets: Vec<u64>, mode: Option<&str>, legacy: bool| PlanRequest {
+        workloads: Workloads::Recorded(RecordedBatches {
+            file: file.clone(),
+            budgets,
+            mode: mode.map(String::from),
+            legacy,
+        }),
+        ..PlanRequest::default()
+    };
+    let units = |plan: &RunPlan| -> Vec<u64> {
+        plan.workloads[0]
+            .info
+            .budgets
+            .iter()
+            .map(|b| b.units)
+            .collect()
+    };
+
+    let plan = request(vec![1, MAX_BUDGET_UNITS], Some("headless"), true)
+        .plan()
+        .unwrap();
+    let w = &plan.workloads[0];
+    assert_eq!(
+        (w.sim.mode, w.sim.legacy),
+        (crate::workload::Mode::Headless, true)
+    );
+    assert_eq!(w.info.batches, 2);
+    assert_eq!(units(&plan), [1, MAX_BUDGET_UNITS]);
+    // Left out: interactive, not legacy, the default budgets.
+    let plan = request(Vec::new(), None, false).plan().unwrap();
+    let w = &plan.workloads[0];
+    assert_eq!(
+        (w.sim.mode, w.sim.legacy),
+        (crate::workload::Mode::Interactive, false)
+    );
+    assert_eq!(units(&plan), plan::DEFAULT_RECORDED_BUDGETS);
+    for bad in [0, MAX_BUDGET_UNITS + 1] {
+        let err = request(vec![1, bad], None, false).plan().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid --budgets \"{bad}\": budgets must be between 1 and {MAX_BUDGET_UNITS}"
+            )
+        );
+    }
+}

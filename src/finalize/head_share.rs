@@ -193,6 +193,7 @@ impl<'de> Deserialize<'de> for HeadShare {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Ordering;
 
     #[test]
     fn head_share_parses_exact_rationals() {
@@ -219,6 +220,35 @@ mod tests {
         ] {
             assert!(bad.parse::<HeadShare>().is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn shares_are_reduced_and_ordered_by_value() {
+        let pair = |num, den| HeadShare::new(num, den).map(|h| (h.num, h.den));
+        assert_eq!(pair(4, 6), Some((2, 3)));
+        assert_eq!(pair(6, 9), Some((2, 3)));
+        assert_eq!(pair(12, 18), Some((2, 3)));
+        assert_eq!(pair(0, 5), Some((0, 1)));
+        assert_eq!(pair(7, 7), Some((1, 1)));
+        assert_eq!(pair(3, 7), Some((3, 7)));
+        let share = |num, den| HeadShare::new(num, den).unwrap();
+        let mut shares = vec![
+            share(1, 2),
+            share(1, 1),
+            share(2, 5),
+            share(0, 1),
+            share(1, 3),
+            share(3, 4),
+        ];
+        shares.sort();
+        let values: Vec<(u64, u64)> = shares.iter().map(|h| (h.num, h.den)).collect();
+        assert_eq!(values, [(0, 1), (1, 3), (2, 5), (1, 2), (3, 4), (1, 1)]);
+        assert!(share(1, 3) < share(2, 5) && share(3, 4) > share(1, 2));
+        assert_eq!(share(2, 5).partial_cmp(&share(2, 5)), Some(Ordering::Equal));
+        // Equal in value but not in terms: ordered by numerator, never equal.
+        let (half, two_quarters) = (HeadShare { num: 1, den: 2 }, HeadShare { num: 2, den: 4 });
+        assert_eq!(half.cmp(&two_quarters), Ordering::Less);
+        assert_eq!(two_quarters.partial_cmp(&half), Some(Ordering::Greater));
     }
 
     #[test]

@@ -231,6 +231,8 @@ mod tests {
         bytes.extend(&one);
         let (read, _) = read_all(&bytes).unwrap();
         assert_eq!(read, [(1, records[0].clone()), (2, records[0].clone())]);
+        // The same as a last line, with no line break.
+        assert_eq!(read_all(&line).unwrap().0, [(1, records[0].clone())]);
         line.extend(b" \n");
         let err = read_all(&line).unwrap_err().to_string();
         assert_eq!(

@@ -233,12 +233,61 @@ fn the_batches_file_must_be_the_one_written() {
         .verify_batches(b"{\"a\":2}\n", "shard-0")
         .unwrap_err()
         .to_string();
-    assert!(
-        err.starts_with("shard-0: batches.jsonl is not the file this run wrote (sha256 "),
-        "{err}"
+    // Both digests by their first 12 hex digits.
+    assert_eq!(
+        err,
+        format!(
+            "shard-0: batches.jsonl is not the file this run wrote (sha256 {}, but results.json records {}): \
+             it was edited or replaced; rerun it",
+            &sha256_hex_bytes(b"{\"a\":2}\n")[..12],
+            &sha256_hex_bytes(jsonl)[..12]
+        )
     );
     assert_eq!(
         sha256_hex_bytes(b"abc"),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
+}
+
+#[test]
+fn another_schema_version_is_refused_naming_both() {
+    let (results, _) = tiny();
+    for other in [0, u64::from(SCHEMA_VERSION) + 1] {
+        let err = refused(&results, |v| v["schemaVersion"] = json!(other));
+        assert_eq!(
+            err,
+            format!("r.json: results schema version {other}; this budgetlab reads version {SCHEMA_VERSION}")
+        );
+    }
+}
+
+#[test]
+fn a_row_is_found_by_its_key_and_only_by_it() {
+    let (results, _) = tiny();
+    assert!(results.rows.len() > 1);
+    for row in &results.rows {
+        assert!(
+            std::ptr::eq(results.row(row.key()).unwrap(), row),
+            "{}",
+            row.key()
+        );
+    }
+    let other = StrategyKey::from("codex");
+    let absent = RowKey {
+        strategy: &other,
+        ..results.rows[0].key()
+    };
+    assert!(results.row(absent).is_none());
+}
+
+#[test]
+fn workload_sources_are_named_as_results_json_names_them() {
+    for (source, name) in [
+        (WorkloadSource::Generated, "generated"),
+        (WorkloadSource::Recorded, "recorded"),
+    ] {
+        assert_eq!(source.as_str(), name);
+        assert_eq!(source.to_string(), name);
+        assert_eq!(serde_json::to_value(source).unwrap(), json!(name));
+    }
 }

@@ -217,6 +217,11 @@ mod tests {
             "a",
             " 0.5",
             "0.1234567890123456789",
+            // What u64's own parsing would take: a sign, more than 18 digits, on either side of the slash.
+            "+1/5",
+            "1/+5",
+            "1/0000000000000000005",
+            "0000000000000000001/5",
         ] {
             assert!(bad.parse::<HeadShare>().is_err(), "{bad:?} accepted");
         }

@@ -291,3 +291,75 @@ fn workload_sources_are_named_as_results_json_names_them() {
         assert_eq!(serde_json::to_value(source).unwrap(), json!(name));
     }
 }
+
+#[test]
+fn a_scenario_digest_and_a_rows_legacy_form_are_each_checked() {
+    let (results, _) = tiny();
+    // Hex but short; long enough but not hex.
+    for digest in ["abc123".to_string(), "z".repeat(64)] {
+        let err = refused(&results, |v| {
+            v["inputs"]["scenarios"][0]["digest"] = json!(digest)
+        });
+        assert!(
+            err.ends_with(&format!(
+                "digest: {digest:?} is not a sha256 (64 hex digits)"
+            )),
+            "{err}"
+        );
+    }
+    // The mode kept, the legacy form flipped.
+    let row = &results.rows[1];
+    let err = refused(&results, |v| v["rows"][1]["legacy"] = json!(!row.legacy));
+    let legacy = |on: bool| if on { " (legacy)" } else { "" };
+    assert_eq!(
+        err,
+        format!(
+            "{}mode {}{} differs from the scenario's {}{}",
+            label(&results, 1),
+            row.mode,
+            legacy(!row.legacy),
+            row.mode,
+            legacy(row.legacy)
+        )
+    );
+}
+
+#[test]
+fn a_run_counting_tokens_reads_back_with_the_leak_measured_for_window_relative_only() {
+    let out = PlanRequest {
+        workloads: Workloads::Scenarios(vec!["small-window".into()]),
+        strategies: vec!["reference".into(), crate::run::WINDOW_RELATIVE.into()],
+        batches: Some(2),
+        tokens: Some(crate::run::TokenRequest {
+            tokenizer: "o200k_base".into(),
+            pattern: None,
+            budget: Some("50%".into()),
+        }),
+        ..PlanRequest::default()
+    }
+    .plan()
+    .unwrap()
+    .run(&|_| {});
+    let leaks: Vec<(String, bool)> = out
+        .results
+        .rows
+        .iter()
+        .map(|r| {
+            let tokens = r.tokens.as_ref().expect("every row counts tokens");
+            (r.strategy.to_string(), tokens.window_leak.is_some())
+        })
+        .collect();
+    assert!(
+        leaks.contains(&(crate::run::WINDOW_RELATIVE.to_string(), true)),
+        "{leaks:?}"
+    );
+    assert!(
+        leaks.contains(&("reference".to_string(), false)),
+        "{leaks:?}"
+    );
+    assert!(leaks
+        .iter()
+        .all(|(s, leak)| *leak == (s == crate::run::WINDOW_RELATIVE)));
+    let bytes = serde_json::to_vec(&out.results).unwrap();
+    assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), out.results);
+}

@@ -467,9 +467,10 @@ fn one_child_per_concurrent_caller_at_most() {
 fn a_child_that_ignores_the_end_of_its_input_is_killed_after_the_grace() {
     let s = Setup::new();
     let dir = s.path().display().to_string();
-    // Answers, then ignores its closed stdin and keeps a grandchild.
+    // Answers, then ignores its closed stdin and keeps a grandchild. It gives up after two minutes, far past the
+    // grace, so that a test process killed midway (a test runner cancelling it) leaves nothing behind for ever.
     let body = format!(
-        r#"read -r req; echo '{{"id":1,"entries":[],"persisted":[]}}'; sleep 1000 & echo $! >> '{dir}/grandchildren'; trap '' TERM; while true; do sleep 1; done"#
+        r#"read -r req; echo '{{"id":1,"entries":[],"persisted":[]}}'; sleep 1000 & echo $! >> '{dir}/grandchildren'; trap '' TERM; n=0; while [ $n -lt 120 ]; do sleep 1; n=$((n + 1)); done"#
     );
     let f = s.finalizer("stubborn", &body, Duration::from_secs(30));
     finalize_empty(&f);

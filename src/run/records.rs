@@ -242,6 +242,67 @@ mod tests {
     }
 
     #[test]
+    fn a_file_is_hashed_whole_a_block_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        // Empty, shorter than a block, and over two blocks of 64 KiB.
+        for len in [0, 5, (1 << 17) + 3] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            assert_eq!(
+                sha256_of_file(&path).unwrap(),
+                crate::run::sha256_hex_bytes(&bytes),
+                "{len} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn each_record_of_a_report_folder_is_handed_over_and_the_file_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = crate::run::PlanRequest {
+            workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
+            strategies: vec!["reference".into(), "codex".into()],
+            batches: Some(3),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap();
+        let results = crate::report::stream_run(&plan, dir.path(), &|_| {})
+            .unwrap()
+            .results;
+        let mut seen = Vec::new();
+        for_each_record(dir.path(), &results, |line, r| {
+            seen.push((line, r));
+            Ok(())
+        })
+        .unwrap();
+        let written = std::fs::read(dir.path().join(crate::run::BATCHES_JSONL)).unwrap();
+        assert_eq!(seen, parse_records(&written, "b.jsonl").unwrap());
+        assert_eq!(seen.len() as u64, plan.turns());
+        // The first error of `each` is the error.
+        let err = for_each_record(dir.path(), &results, |line, _| {
+            Err(Error::report("each", format!("line {line}")))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "each: line 1");
+        // A file that is not the one written is refused, naming the folder.
+        std::fs::write(
+            dir.path().join(crate::run::BATCHES_JSONL),
+            [written, b"\n".to_vec()].concat(),
+        )
+        .unwrap();
+        let err = for_each_record(dir.path(), &results, |_, _| Ok(())).unwrap_err();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "{}: batches.jsonl is not the file this run wrote",
+                dir.path().display()
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn a_bad_line_is_named_as_parse_records_names_it() {
         let records = records();
         let mut bytes = jsonl(&records[..2]);

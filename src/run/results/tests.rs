@@ -363,3 +363,75 @@ fn a_run_counting_tokens_reads_back_with_the_leak_measured_for_window_relative_o
     let bytes = serde_json::to_vec(&out.results).unwrap();
     assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), out.results);
 }
+
+/// The results of running recorded `batches` at a budget of 1,000 units with `strategies`, in interactive mode's
+/// legacy form (no outer finalization nor send guard, so a strategy's overshoot reaches the model).
+fn recorded_run(batches: &[crate::model::Batch], strategies: &[&str]) -> RunResults {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("recorded.jsonl");
+    let lines: String = batches
+        .iter()
+        .map(|b| serde_json::to_string(b).unwrap() + "\n")
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    PlanRequest {
+        workloads: Workloads::Recorded(crate::run::RecordedBatches {
+            file,
+            budgets: vec![1_000],
+            mode: None,
+            legacy: true,
+        }),
+        strategies: strategies.iter().map(|s| s.to_string()).collect(),
+        ..PlanRequest::default()
+    }
+    .plan()
+    .unwrap()
+    .run(&|_| {})
+    .results
+}
+
+#[test]
+fn rows_with_violations_and_rows_without_text_fields_read_back() {
+    use crate::model::{Entry, Part};
+    let shell = |id: &str, units: usize| {
+        let output = Some(serde_json::Value::String("x".repeat(units)));
+        Entry::new(
+            id,
+            "shell",
+            vec![Part::function_response(id, "shell", output, None)],
+        )
+    };
+    // window-relative keeps the forty 100-unit outputs of the first batch whole (each far under its threshold),
+    // and so breaks the budget: 1 violation in 2 batches.
+    let many: Vec<Entry> = (0..40).map(|i| shell(&format!("c{i}"), 100)).collect();
+    let batches = vec![many, vec![shell("d", 10)]];
+    let results = recorded_run(&batches, &["reference", crate::run::WINDOW_RELATIVE]);
+    let by_strategy = |s: &str| {
+        results
+            .rows
+            .iter()
+            .find(|r| r.strategy.as_str() == s)
+            .unwrap()
+    };
+    let relative = &by_strategy(crate::run::WINDOW_RELATIVE).compliance;
+    assert_eq!((relative.violations, relative.rate), (1, 0.5));
+    assert_eq!(by_strategy("reference").compliance.violations, 0);
+    let bytes = serde_json::to_vec(&results).unwrap();
+    assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), results);
+
+    // Entries with no response part: rows of no text field, whose retention figures are absent.
+    let empty = vec![vec![Entry::new("e", "shell", Vec::new())]];
+    let results = recorded_run(&empty, &["reference"]);
+    let row = &results.rows[0];
+    assert_eq!(row.summary.fields, 0);
+    assert_eq!(
+        (
+            row.retention.mean,
+            row.retention.min_share,
+            row.retention.fairness
+        ),
+        (None, None, None)
+    );
+    let bytes = serde_json::to_vec(&results).unwrap();
+    assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), results);
+}

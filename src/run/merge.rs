@@ -776,6 +776,22 @@ mod tests {
         assert!(err.starts_with("b.jsonl: invalid JSON at line 2"), "{err}");
     }
 
+    #[test]
+    fn a_row_that_is_not_what_its_summary_gives_is_refused_naming_the_field() {
+        let mut edited = shard(1, 2);
+        let original = edited.results.rows[0].retention.mean.unwrap();
+        edited.results.rows[0].retention.mean = Some(original / 2.0);
+        let err = message(merge(vec![shard(0, 2), edited]).unwrap_err());
+        assert_eq!(
+            err,
+            format!(
+                "shard-1/results.json: row 1: retention.mean is not what its summary gives ({}); the file was \
+                 edited",
+                serde_json::json!(original)
+            )
+        );
+    }
+
     /// What a sink was handed, call by call: a group's records as (budget label, strategy, batch).
     #[derive(Debug, Default)]
     struct Calls(Vec<String>);

@@ -435,3 +435,119 @@ fn rows_with_violations_and_rows_without_text_fields_read_back() {
     let bytes = serde_json::to_vec(&results).unwrap();
     assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), results);
 }
+
+/// Whether `results` after `edit` reads back; the error when it does not.
+fn accepted(
+    results: &RunResults,
+    edit: impl FnOnce(&mut Value),
+) -> std::result::Result<(), String> {
+    let mut value = serde_json::to_value(results).unwrap();
+    edit(&mut value);
+    let bytes = serde_json::to_vec(&value).unwrap();
+    RunResults::parse(&bytes, "r.json")
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_least_share_may_equal_the_mean_but_not_exceed_it() {
+    let (results, _) = tiny();
+    let row1 = label(&results, 1);
+    let mean = results.rows[1].retention.mean.unwrap();
+    assert!(mean < 0.99, "{mean}");
+    assert_eq!(
+        accepted(&results, |v| v["rows"][1]["retention"]["minShare"] =
+            json!(mean)),
+        Ok(())
+    );
+    let over = mean + 0.01;
+    assert_eq!(
+        refused(&results, |v| v["rows"][1]["retention"]["minShare"] =
+            json!(over)),
+        format!("{row1}retention.minShare is {over}, more than retention.mean ({mean})")
+    );
+}
+
+#[test]
+fn needle_figures_are_null_exactly_when_none_was_planted_and_of_possible_is_their_ratio() {
+    let (results, _) = tiny();
+    let row1 = label(&results, 1);
+    let n = &results.rows[1].needles;
+    let planted: u64 = n.by_kind.values().map(|k| k.planted).sum();
+    let survival = n.survival.unwrap();
+    assert!(planted > 0 && survival > 0.0, "{n:?}");
+    let null_message = |row: &str, planted: u64| {
+        format!(
+            "{row}needles.survival and needles.upperBound are null exactly when no needle was planted \
+             (needles.byKind plants {planted})"
+        )
+    };
+    // Planted, but null.
+    let err = refused(&results, |v| {
+        v["rows"][1]["needles"]["survival"] = Value::Null;
+        v["rows"][1]["needles"]["upperBound"] = Value::Null;
+        v["rows"][1]["needles"]["ofPossible"] = Value::Null;
+    });
+    assert_eq!(err, null_message(&row1, planted));
+    // An upper bound under 1: ofPossible is survival over it.
+    let of = (survival / 0.5).min(1.0);
+    let at_half = |of: f64| {
+        move |v: &mut Value| {
+            v["rows"][1]["needles"]["upperBound"] = json!(0.5);
+            v["rows"][1]["needles"]["ofPossible"] = json!(of);
+        }
+    };
+    assert_eq!(accepted(&results, at_half(of)), Ok(()));
+    assert!(accepted(&results, at_half(survival * 0.5)).is_err());
+    // No needle could survive (an upper bound of 0): ofPossible is null, and only null.
+    let none_possible = |of: Value| {
+        move |v: &mut Value| {
+            let kinds: Vec<String> = v["rows"][1]["needles"]["byKind"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            for kind in kinds {
+                v["rows"][1]["needles"]["byKind"][&kind]["survived"] = json!(0);
+                v["rows"][1]["needles"]["byKind"][&kind]["rate"] = json!(0.0);
+            }
+            v["rows"][1]["needles"]["survival"] = json!(0.0);
+            v["rows"][1]["needles"]["upperBound"] = json!(0.0);
+            v["rows"][1]["needles"]["ofPossible"] = of;
+        }
+    };
+    assert_eq!(accepted(&results, none_possible(Value::Null)), Ok(()));
+    assert_eq!(
+        refused(&results, none_possible(json!(0.5))),
+        format!("{row1}needles.ofPossible is 0.5, but needles.survival 0 over needles.upperBound 0 gives null")
+    );
+
+    // A row where none was planted (recorded batches have no needles): null is right, figures are not.
+    let shell = crate::model::Entry::new("e", "shell", Vec::new());
+    let recorded = recorded_run(&[vec![shell]], &["reference"]);
+    assert_eq!(recorded.rows[0].needles.survival, None);
+    let row = label(&recorded, 0);
+    assert_eq!(accepted(&recorded, |_| {}), Ok(()));
+    let err = refused(&recorded, |v| {
+        v["rows"][0]["needles"]["survival"] = json!(0.5);
+        v["rows"][0]["needles"]["upperBound"] = json!(0.5);
+        v["rows"][0]["needles"]["ofPossible"] = json!(1.0);
+    });
+    assert_eq!(err, null_message(&row, 0));
+}
+
+#[test]
+fn a_summary_must_count_the_rows_batches() {
+    let (results, _) = tiny();
+    let batches = results.rows[1].batches;
+    assert_eq!(
+        refused(&results, |v| v["rows"][1]["summary"]["batches"] =
+            json!(batches + 1)),
+        format!(
+            "{}summary.batches is {}, but the row has {batches} batches",
+            label(&results, 1),
+            batches + 1
+        )
+    );
+}

@@ -122,7 +122,8 @@ impl fmt::Display for HeadShare {
         let (num, den) = (self.num / g, self.den.max(1) / g);
         let mut scale = 1u128;
         let mut places = 0usize;
-        while !scale.is_multiple_of(u128::from(den)) && places < 19 {
+        // At most 18 places, as many as parsing takes back.
+        while !scale.is_multiple_of(u128::from(den)) && places < 18 {
             scale *= 10;
             places += 1;
         }
@@ -254,6 +255,29 @@ mod tests {
         let (half, two_quarters) = (HeadShare { num: 1, den: 2 }, HeadShare { num: 2, den: 4 });
         assert_eq!(half.cmp(&two_quarters), Ordering::Less);
         assert_eq!(two_quarters.partial_cmp(&half), Some(Ordering::Greater));
+    }
+
+    #[test]
+    fn every_printed_share_parses_back() {
+        for den in [
+            3,
+            2u64.pow(18),
+            2u64.pow(19),
+            5u64.pow(18),
+            5u64.pow(19),
+            5u64.pow(20),
+            7 * 5u64.pow(18),
+        ] {
+            for num in [1, den / 3, den - 1] {
+                let share = HeadShare::new(num, den).unwrap();
+                let text = share.to_string();
+                assert_eq!(text.parse::<HeadShare>().unwrap(), share, "{text}");
+            }
+        }
+        // 18 places is a decimal; an exact decimal of 19 places would not parse, so it is a fraction.
+        let show = |den| HeadShare::new(1, den).unwrap().to_string();
+        assert_eq!(show(5u64.pow(18)), "0.000000000000262144");
+        assert_eq!(show(5u64.pow(19)), "1/19073486328125");
     }
 
     #[test]

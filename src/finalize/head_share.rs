@@ -238,7 +238,7 @@ mod tests {
         assert_eq!(pair(7, 7), Some((1, 1)));
         assert_eq!(pair(3, 7), Some((3, 7)));
         let share = |num, den| HeadShare::new(num, den).unwrap();
-        let mut shares = vec![
+        let mut shares = [
             share(1, 2),
             share(1, 1),
             share(2, 5),

@@ -367,6 +367,11 @@ fn a_run_counting_tokens_reads_back_with_the_leak_measured_for_window_relative_o
 /// The results of running recorded `batches` at a budget of 1,000 units with `strategies`, in interactive mode's
 /// legacy form (no outer finalization nor send guard, so a strategy's overshoot reaches the model).
 fn recorded_run(batches: &[crate::model::Batch], strategies: &[&str]) -> RunResults {
+    recorded_output(batches, strategies).results
+}
+
+/// [`recorded_run`]'s results and records.
+fn recorded_output(batches: &[crate::model::Batch], strategies: &[&str]) -> crate::run::RunOutput {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("recorded.jsonl");
     let lines: String = batches
@@ -387,7 +392,6 @@ fn recorded_run(batches: &[crate::model::Batch], strategies: &[&str]) -> RunResu
     .plan()
     .unwrap()
     .run(&|_| {})
-    .results
 }
 
 #[test]
@@ -458,6 +462,13 @@ fn the_least_share_may_equal_the_mean_but_not_exceed_it() {
     assert_eq!(
         accepted(&results, |v| v["rows"][1]["retention"]["minShare"] =
             json!(mean)),
+        Ok(())
+    );
+    // Within the slack for rounding, and just past it.
+    let at_slack = mean + super::validate::SLACK;
+    assert_eq!(
+        accepted(&results, |v| v["rows"][1]["retention"]["minShare"] =
+            json!(at_slack)),
         Ok(())
     );
     let over = mean + 0.01;
@@ -550,4 +561,64 @@ fn a_summary_must_count_the_rows_batches() {
             batches + 1
         )
     );
+}
+
+#[test]
+fn records_are_judged_at_the_slack_by_needle_kind_and_with_no_field() {
+    let (_, records) = tiny();
+    let line = |v: &Value| {
+        BatchRecord::parse_line(&serde_json::to_string(v).unwrap(), "b.jsonl", 5)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let r = records
+        .iter()
+        .find(|r| {
+            r.metrics.mean_kept_share.is_some_and(|m| m < 0.99) && !r.metrics.needles.is_empty()
+        })
+        .expect("a record that cuts and plants needles");
+    let value = serde_json::to_value(r).unwrap();
+    // The least kept share may pass the mean by the slack for rounding, not by more.
+    let mean = r.metrics.mean_kept_share.unwrap();
+    let with_min = |min: f64| {
+        let mut v = value.clone();
+        v["metrics"]["minKeptShare"] = json!(min);
+        line(&v)
+    };
+    assert_eq!(with_min(mean + super::validate::SLACK), Ok(()));
+    let over = mean + 0.01;
+    assert_eq!(
+        with_min(over),
+        Err(format!(
+            "b.jsonl:5: metrics.minKeptShare is {over}, more than meanKeptShare ({mean})"
+        ))
+    );
+    // A kind's survivors outnumbering its planted needles, named by the kind's name in the file.
+    let mut v = value.clone();
+    let kind = v["metrics"]["needles"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let planted = v["metrics"]["needles"][&kind]["planted"].as_u64().unwrap();
+    v["metrics"]["needles"][&kind]["survived"] = json!(planted + 1);
+    assert!(!kind.is_empty());
+    assert_eq!(
+        line(&v),
+        Err(format!(
+            "b.jsonl:5: metrics.needles.{kind}.survived is {}, more than planted ({planted})",
+            planted + 1
+        ))
+    );
+    // A turn of no text field: its shares are null, and that is right.
+    let empty = vec![vec![crate::model::Entry::new("e", "shell", Vec::new())]];
+    let out = recorded_output(&empty, &["reference"]);
+    let record = &out.records[0];
+    assert_eq!(
+        (record.metrics.fields, record.metrics.mean_kept_share),
+        (0, None)
+    );
+    assert_eq!(line(&serde_json::to_value(record).unwrap()), Ok(()));
 }

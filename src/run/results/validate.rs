@@ -153,7 +153,7 @@ impl RunResults {
 }
 
 /// Slack for the rounding of a computed share or rate.
-const SLACK: f64 = 1e-9;
+pub(super) const SLACK: f64 = 1e-9;
 
 /// `Err` unless `value` is a finite share, 0..1 (with rounding slack).
 fn share(field: &str, value: f64) -> std::result::Result<(), String> {

@@ -12,9 +12,9 @@ use crate::error::Error;
 /// The share of a preview's content that goes to the head; the rest goes to the tail.
 ///
 /// An exact rational in `[0, 1]`. It parses from a decimal (`0`, `0.5`, `1.0`, `0.25`) or a fraction (`1/5`) and
-/// prints in lowest terms, as a decimal when one is exact (`0`, `0.5`, `1`) and as `num/den` otherwise; in
-/// configuration files it may also be written as a number. Values built with [`HeadShare::new`] or parsed are
-/// always in lowest terms, so equal shares compare equal.
+/// prints in lowest terms, as a decimal when one of at most 18 places is exact (`0`, `0.5`, `1`) and as `num/den`
+/// otherwise; in configuration files it may also be written as a number. Values built with [`HeadShare::new`] or
+/// parsed are always in lowest terms, so equal shares compare equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HeadShare {
     /// Numerator.
@@ -116,7 +116,8 @@ impl FromStr for HeadShare {
 }
 
 impl fmt::Display for HeadShare {
-    /// Lowest terms: an exact decimal without trailing zeros (`0`, `0.2`, `1`), else `num/den`.
+    /// Lowest terms: an exact decimal of at most 18 places (as many as parsing takes) without trailing zeros
+    /// (`0`, `0.2`, `1`), else `num/den`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let g = gcd(self.num, self.den);
         let (num, den) = (self.num / g, self.den.max(1) / g);

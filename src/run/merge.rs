@@ -882,11 +882,14 @@ mod tests {
         );
     }
 
-    /// Shard `i` of `n` written into `dir` as `run --shard` writes its records and results (no charts), loaded.
+    /// Shard `i` of `n` written into `dir` (its records and results, as `run --shard` writes them), loaded.
     fn on_disk(i: u64, n: u64, dir: &Path) -> ShardReport {
         std::fs::create_dir_all(dir).unwrap();
-        let plan = request(Some(&format!("{i}/{n}"))).plan().unwrap();
-        crate::report::stream_run(&plan, dir, &|_| {}).unwrap();
+        let out = request(Some(&format!("{i}/{n}")))
+            .plan()
+            .unwrap()
+            .run(&|_| {});
+        crate::run::records::write_run_folder(dir, &out);
         ShardReport::load(dir).unwrap()
     }
 

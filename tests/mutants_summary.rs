@@ -74,12 +74,19 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
             (mutant("FsStore::is_open", 80, 82, other), "CaughtMutant"),
         ],
     );
+    // The survivor caught by a rerun started at `started`, at `line` of the function now at `first`.
+    let caught_again = |started: &str, first: u64, line: u64| {
+        pass(
+            &rerun,
+            started,
+            &[(
+                mutant("FsStore::is_open", first, line, change),
+                "CaughtMutant",
+            )],
+        )
+    };
     // Three lines were added above the function since; the test written for the survivor catches it.
-    pass(
-        &rerun,
-        "2026-12-02T00:09:00Z",
-        &[(mutant("FsStore::is_open", 83, 85, change), "CaughtMutant")],
-    );
+    caught_again("2026-12-02T00:09:00Z", 83, 85);
     let (code, text) = summary(&[&run, &rerun]);
     assert!(
         text.contains("| persist | 2 | 2 | 0 | 0 | 0 | 100.0% |"),
@@ -88,11 +95,7 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
     assert_eq!(code, 0, "{text}");
 
     // The same rerun started before the run: the run's outcome is the newer one.
-    pass(
-        &rerun,
-        "2026-12-01T20:00:00Z",
-        &[(mutant("FsStore::is_open", 83, 85, change), "CaughtMutant")],
-    );
+    caught_again("2026-12-01T20:00:00Z", 83, 85);
     let (code, text) = summary(&[&run, &rerun]);
     assert!(
         text.contains("| persist | 2 | 1 | 1 | 0 | 0 | 50.0% |"),
@@ -105,11 +108,7 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
     assert_eq!(code, 1, "{text}");
 
     // A mutant at another place in its function is another mutant.
-    pass(
-        &rerun,
-        "2026-12-02T00:09:00Z",
-        &[(mutant("FsStore::is_open", 83, 86, change), "CaughtMutant")],
-    );
+    caught_again("2026-12-02T00:09:00Z", 83, 86);
     let (_, text) = summary(&[&run, &rerun]);
     assert!(
         text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),

@@ -182,16 +182,13 @@ mod tests {
     use crate::budget::{Budget, BudgetContext};
     use crate::finalize::StrategyName;
     use crate::generate::Shard;
-    use crate::model::{Entry, Part};
+    use crate::model::Part;
     use crate::persist::MemoryStore;
     use crate::simulate::{simulate_turn_observed, Finalization};
     use crate::workload::Mode;
     use serde_json::Value;
 
-    fn entry(id: &str, output: &str) -> Entry {
-        let part = Part::function_response(id, "shell", Some(Value::String(output.into())), None);
-        Entry::new(id, "shell", vec![part])
-    }
+    use crate::run::test_support::shell_entry as entry;
 
     /// Three executed calls (outputs of 50, 400 and 3,000 units, the second with an error of 30) and a repeat of
     /// the first call's id, which the simulation treats as a duplicate answered from the earlier response.

@@ -15,6 +15,8 @@ mod plan;
 mod records;
 mod results;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 pub use cost::{Measured, Slowdown};

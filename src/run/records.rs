@@ -167,30 +167,6 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
     Ok(crate::digest::hex(&hasher.finalize().into()))
 }
 
-/// Writes `out` into `dir` as a run's report folder holds it for reading back: `batches.jsonl`, one record a line,
-/// and `results.json` with that file's sha256; the results written. (Tests of `run` may not use `report`, which
-/// uses `run`.)
-#[cfg(test)]
-pub(super) fn write_run_folder(dir: &Path, out: &super::RunOutput) -> RunResults {
-    let mut jsonl = Vec::new();
-    for r in &out.records {
-        serde_json::to_writer(&mut jsonl, r).unwrap();
-        jsonl.push(b'\n');
-    }
-    let mut results = out.results.clone();
-    results.sha256 = Some(super::BatchFilesSha256 {
-        batches_jsonl: super::sha256_hex_bytes(&jsonl),
-        batches_csv: super::sha256_hex_bytes(b""),
-    });
-    std::fs::write(dir.join(super::BATCHES_JSONL), &jsonl).unwrap();
-    std::fs::write(
-        dir.join("results.json"),
-        serde_json::to_vec(&results).unwrap(),
-    )
-    .unwrap();
-    results
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,7 +268,7 @@ mod tests {
         }
         .plan()
         .unwrap();
-        let results = write_run_folder(dir.path(), &plan.run(&|_| {}));
+        let results = crate::run::test_support::write_run_folder(dir.path(), &plan.run(&|_| {}));
         let mut seen = Vec::new();
         for_each_record(dir.path(), &results, |line, r| {
             seen.push((line, r));

@@ -140,31 +140,12 @@ fn threads_are_asked_for_between_1_and_four_a_core() {
 
 #[test]
 fn recorded_batches_run_in_their_mode_and_legacy_form_at_budgets_within_bounds() {
-    use crate::model::{Entry, Part};
     use crate::scenario::MAX_BUDGET_UNITS;
+    use test_support::{recorded_request, shell_entry};
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("two.jsonl");
-    let entry = |id: &str| {
-        let output = Some(serde_json::Value::String("ok".into()));
-        Entry::new(
-            id,
-            "shell",
-            vec![Part::function_response(id, "shell", output, None)],
-        )
-    };
-    let lines: String = [vec![entry("a")], vec![entry("b")]]
-        .iter()
-        .map(|batch| serde_json::to_string(batch).unwrap() + "\n")
-        .collect();
-    std::fs::write(&file, lines).unwrap();
-    let request = |budgets: Vec<u64>, mode: Option<&str>, legacy: bool| PlanRequest {
-        workloads: Workloads::Recorded(RecordedBatches {
-            file: file.clone(),
-            budgets,
-            mode: mode.map(String::from),
-            legacy,
-        }),
-        ..PlanRequest::default()
+    let batches = [vec![shell_entry("a", "ok")], vec![shell_entry("b", "ok")]];
+    let request = |budgets: Vec<u64>, mode: Option<&str>, legacy: bool| {
+        recorded_request(dir.path(), &batches, budgets, mode, legacy)
     };
     let units = |plan: &RunPlan| -> Vec<u64> {
         plan.workloads[0]

@@ -373,21 +373,9 @@ fn recorded_run(batches: &[crate::model::Batch], strategies: &[&str]) -> RunResu
 /// [`recorded_run`]'s results and records.
 fn recorded_output(batches: &[crate::model::Batch], strategies: &[&str]) -> crate::run::RunOutput {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("recorded.jsonl");
-    let lines: String = batches
-        .iter()
-        .map(|b| serde_json::to_string(b).unwrap() + "\n")
-        .collect();
-    std::fs::write(&file, lines).unwrap();
     PlanRequest {
-        workloads: Workloads::Recorded(crate::run::RecordedBatches {
-            file,
-            budgets: vec![1_000],
-            mode: None,
-            legacy: true,
-        }),
         strategies: strategies.iter().map(|s| s.to_string()).collect(),
-        ..PlanRequest::default()
+        ..crate::run::test_support::recorded_request(dir.path(), batches, vec![1_000], None, true)
     }
     .plan()
     .unwrap()
@@ -396,15 +384,9 @@ fn recorded_output(batches: &[crate::model::Batch], strategies: &[&str]) -> crat
 
 #[test]
 fn rows_with_violations_and_rows_without_text_fields_read_back() {
-    use crate::model::{Entry, Part};
-    let shell = |id: &str, units: usize| {
-        let output = Some(serde_json::Value::String("x".repeat(units)));
-        Entry::new(
-            id,
-            "shell",
-            vec![Part::function_response(id, "shell", output, None)],
-        )
-    };
+    use crate::model::Entry;
+    let shell =
+        |id: &str, units: usize| crate::run::test_support::shell_entry(id, &"x".repeat(units));
     // window-relative keeps the forty 100-unit outputs of the first batch whole (each far under its threshold),
     // and so breaks the budget: 1 violation in 2 batches.
     let many: Vec<Entry> = (0..40).map(|i| shell(&format!("c{i}"), 100)).collect();

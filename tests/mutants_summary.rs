@@ -1,5 +1,5 @@
 //! `.ci/mutants --summary`: a mutant run again after lines were added above its function is one mutant, and the
-//! outcome of the run started last counts. Outcome files are written here in cargo-mutants' shapes.
+//! outcome of the run started last counts; within one run, a mutant either of its passes catches is caught. Outcome files are written here in cargo-mutants' shapes.
 
 use std::fs;
 use std::path::Path;
@@ -21,9 +21,14 @@ fn mutant(function: &str, first: u64, line: u64, change: &str) -> Value {
     })
 }
 
-/// One pass's folder: the mutants it listed, their outcomes, when it started.
+/// One unit pass's folder: the mutants it listed, their outcomes, when it started.
 fn pass(dir: &Path, started: &str, outcomes: &[(Value, &str)]) {
-    let out = dir.join("persist/unit/mutants.out");
+    pass_of(dir, "unit", started, outcomes);
+}
+
+/// One pass's folder (`unit` or `integration`) of a run of `persist` in `dir`.
+fn pass_of(dir: &Path, which: &str, started: &str, outcomes: &[(Value, &str)]) {
+    let out = dir.join(format!("persist/{which}/mutants.out"));
     fs::create_dir_all(&out).unwrap();
     let listed: Vec<&Value> = outcomes.iter().map(|(m, _)| m).collect();
     fs::write(
@@ -41,7 +46,11 @@ fn pass(dir: &Path, started: &str, outcomes: &[(Value, &str)]) {
         serde_json::to_vec(&file).unwrap(),
     )
     .unwrap();
-    fs::write(dir.join("persist/unit/scope.txt"), "persist\tunit\twhole\n").unwrap();
+    fs::write(
+        dir.join(format!("persist/{which}/scope.txt")),
+        format!("persist\t{which}\twhole\n"),
+    )
+    .unwrap();
 }
 
 fn summary(dirs: &[&Path]) -> (i32, String) {
@@ -114,4 +123,74 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
         text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),
         "{text}"
     );
+}
+
+#[test]
+fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, rerun) = (tmp.path().join("run"), tmp.path().join("rerun"));
+    let (t, f) = (
+        "replace FsStore::is_open -> bool with true",
+        "replace FsStore::is_open -> bool with false",
+    );
+    let (unit_caught, unit_missed, both_missed) = (
+        mutant("FsStore::is_open", 80, 81, t),
+        mutant("FsStore::is_open", 80, 82, t),
+        mutant("FsStore::is_open", 80, 82, f),
+    );
+    pass_of(
+        &run,
+        "unit",
+        "2026-12-02T01:00:00Z",
+        &[
+            (unit_caught.clone(), "CaughtMutant"),
+            (unit_missed.clone(), "MissedMutant"),
+            (both_missed.clone(), "MissedMutant"),
+        ],
+    );
+    // The integration pass, begun after the unit pass, retests a mutant the unit pass caught (as a survivor's
+    // name matched it) and misses it; it catches one the unit pass missed.
+    pass_of(
+        &run,
+        "integration",
+        "2026-12-02T02:00:00Z",
+        &[
+            (unit_caught.clone(), "MissedMutant"),
+            (unit_missed.clone(), "CaughtMutant"),
+            (both_missed.clone(), "MissedMutant"),
+        ],
+    );
+    let (code, text) = summary(&[&run]);
+    assert!(
+        text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- src/persist/fs.rs:82:9: replace FsStore::is_open -> bool with false"),
+        "{text}"
+    );
+    assert!(!text.contains(":81:9:"), "{text}");
+    assert!(
+        !text.contains(":82:9: replace FsStore::is_open -> bool with true"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+
+    // A later run's unit pass misses what the first run caught: the later run wins, whichever of the first
+    // run's passes caught it.
+    pass(
+        &rerun,
+        "2026-12-02T03:00:00Z",
+        &[(unit_caught, "MissedMutant"), (unit_missed, "MissedMutant")],
+    );
+    let (code, text) = summary(&[&run, &rerun]);
+    assert!(
+        text.contains("| persist | 3 | 0 | 3 | 0 | 0 | 0.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
 }

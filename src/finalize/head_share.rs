@@ -304,6 +304,11 @@ mod tests {
         assert_eq!(de("1").unwrap(), (1, 1));
         assert_eq!(de("0").unwrap(), (0, 1));
         assert!(de("1.5").is_err());
+        // Neither a string nor a number: the error names the forms a share takes.
+        for other in ["true", "{}", "[0.2]", "null"] {
+            let e = de(other).unwrap_err().to_string();
+            assert!(e.contains(HEAD_SHARE_FORMS), "{other}: {e}");
+        }
         assert_eq!(
             serde_json::to_string(&HeadShare::DEFAULT).unwrap(),
             "\"0.2\""

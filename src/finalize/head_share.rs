@@ -304,6 +304,31 @@ mod tests {
         assert_eq!(de("1").unwrap(), (1, 1));
         assert_eq!(de("0").unwrap(), (0, 1));
         assert!(de("1.5").is_err());
+        // Numbers as other formats hand them over (TOML, YAML): through their decimal form, exactly.
+        use serde::de::value::Error as ValueError;
+        use serde::de::IntoDeserializer;
+        let from = |d: Result<HeadShare, ValueError>| d.map(|h| (h.num, h.den)).ok();
+        assert_eq!(
+            from(HeadShare::deserialize(0.2f64.into_deserializer())),
+            Some((1, 5))
+        );
+        assert_eq!(
+            from(HeadShare::deserialize(1.5f64.into_deserializer())),
+            None
+        );
+        assert_eq!(
+            from(HeadShare::deserialize(1i64.into_deserializer())),
+            Some((1, 1))
+        );
+        assert_eq!(
+            from(HeadShare::deserialize((-1i64).into_deserializer())),
+            None
+        );
+        assert_eq!(
+            from(HeadShare::deserialize(0u64.into_deserializer())),
+            Some((0, 1))
+        );
+        assert_eq!(from(HeadShare::deserialize(2u64.into_deserializer())), None);
         // Neither a string nor a number: the error names the forms a share takes.
         for other in ["true", "{}", "[0.2]", "null"] {
             let e = de(other).unwrap_err().to_string();

@@ -299,6 +299,43 @@ mod tests {
     use crate::finalize::testing;
     use crate::finalize::{Outcome, STRATEGY_MODULES};
 
+    /// A strategy registered for one command, which runs the reference.
+    struct Mine;
+
+    impl RegisteredStrategy for Mine {
+        fn name(&self) -> &str {
+            "mine"
+        }
+
+        fn description(&self) -> &str {
+            "the reference, registered"
+        }
+
+        fn build(&self) -> Box<dyn Finalizer> {
+            StrategyName::REFERENCE.build()
+        }
+    }
+
+    #[test]
+    fn only_a_registered_name_is_external_and_debug_shows_the_name() {
+        let mine = StrategyName::External(Registered::new(Arc::new(Mine)));
+        assert!(mine.is_external());
+        assert_eq!(mine.as_str(), "mine");
+        assert_eq!(mine.description(), "the reference, registered");
+        assert_eq!(format!("{mine:?}"), r#"External(Registered("mine"))"#);
+        for name in StrategyName::all() {
+            assert!(!name.is_external(), "{name}");
+        }
+        assert_eq!(
+            format!("{:?}", StrategyName::REFERENCE),
+            r#"Builtin(Builtin("reference"))"#
+        );
+        assert_eq!(
+            format!("{:?}", StrategyName::SEND_GUARD),
+            r#"Builtin(Builtin("send-guard"))"#
+        );
+    }
+
     /// The declaration, at the start of a line, that makes a file in `src/finalize/` a strategy.
     const SPEC_DECLARATION: &str = "pub(super) const SPEC: StrategySpec";
 

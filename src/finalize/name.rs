@@ -334,6 +334,28 @@ mod tests {
             format!("{:?}", StrategyName::SEND_GUARD),
             r#"Builtin(Builtin("send-guard"))"#
         );
+        assert_eq!(
+            format!("{:?}", reference::SPEC),
+            r#"StrategySpec { name: "reference", family: BatchAllocation, caps: Some(SlotScope { text: true }), .. }"#
+        );
+    }
+
+    #[test]
+    fn equal_names_hash_alike_and_different_names_apart() {
+        use std::collections::hash_map::DefaultHasher;
+        let hash = |name: &StrategyName| {
+            let mut h = DefaultHasher::new();
+            name.hash(&mut h);
+            h.finish()
+        };
+        let half: StrategyName = "head-tail-0.5".parse().unwrap();
+        let also_half: StrategyName = "head-tail-1/2".parse().unwrap();
+        assert_eq!(half, also_half);
+        assert_eq!(hash(&half), hash(&also_half));
+        let mut names = StrategyName::all();
+        names.push(StrategyName::External(Registered::new(Arc::new(Mine))));
+        let hashes: BTreeSet<u64> = names.iter().map(hash).collect();
+        assert_eq!(hashes.len(), names.len(), "two different names hash alike");
     }
 
     /// The declaration, at the start of a line, that makes a file in `src/finalize/` a strategy.

@@ -137,3 +137,31 @@ pub fn budgeted_total(batch: &[Entry], reminders: &PlanReminders, scope: SlotSco
         .map(|s| s.len)
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::testing::output_entry;
+
+    #[test]
+    fn only_the_plan_mode_tool_keeps_a_leading_reminder_out_of_its_slot() {
+        let reminders = PlanReminders::new(vec!["R1".into()]);
+        let batch = vec![
+            output_entry("a", PLAN_MODE_TOOL, "R1\n\nhook said é"),
+            output_entry("b", "shell", "R1\n\nhook said é"),
+            output_entry("c", PLAN_MODE_TOOL, "R1"),
+            output_entry("d", "shell", "R1"),
+        ];
+        let slots = collect_slots(&batch, &reminders, SlotScope::ALL);
+        let seen: Vec<(usize, usize, u64)> = slots
+            .iter()
+            .map(|s| (s.entry, s.protected, s.len))
+            .collect();
+        // The plan-mode tool's reminder and blank line (4 bytes) are left out, and an output that is only the
+        // reminder is no slot; another tool's output is budgeted whole.
+        assert_eq!(seen, vec![(0, 4, 11), (1, 0, 15), (3, 0, 2)]);
+        assert_eq!(slots[0].text(&batch), "hook said é");
+        assert_eq!(slots[1].text(&batch), "R1\n\nhook said é");
+        assert_eq!(budgeted_total(&batch, &reminders, SlotScope::ALL), 28);
+    }
+}

@@ -115,6 +115,21 @@ mod tests {
     use crate::finalize::testing::{output_entry, output_of, run};
 
     #[test]
+    fn a_rule_by_reference_answers_as_the_rule() {
+        let rule = Rule {
+            threshold: 3,
+            preview: 2,
+            share: HeadShare::DEFAULT,
+        };
+        let by_ref: &dyn ResultRule = &&rule;
+        assert_eq!(by_ref.scope(), SlotScope::ALL);
+        assert!(by_ref.persists());
+        assert!(by_ref.names_digest());
+        assert!(by_ref.shortens("shell", Field::Output, "four"));
+        assert!(!by_ref.shortens("shell", Field::Output, "one"));
+    }
+
+    #[test]
     fn thresholds_follow_the_window() {
         assert_eq!(window_relative_threshold(100_000, Some(16_000)), 4_800);
         assert_eq!(window_relative_threshold(100_000, Some(200_000)), 60_000);

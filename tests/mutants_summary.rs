@@ -53,8 +53,12 @@ fn pass_of(dir: &Path, which: &str, started: &str, outcomes: &[(Value, &str)]) {
     .unwrap();
 }
 
-fn summary(dirs: &[&Path]) -> (i32, String) {
+/// `.ci/mutants --summary` of `dirs`, the tree's mutants now being `tree`.
+fn summary(dirs: &[&Path], tree: &[&Value]) -> (i32, String) {
+    let listed = dirs[0].with_extension("listed.json");
+    fs::write(&listed, serde_json::to_vec(tree).unwrap()).unwrap();
     let out = Command::new(format!("{}/.ci/mutants", env!("CARGO_MANIFEST_DIR")))
+        .env("MUTANTS_LISTED", &listed)
         .arg("--summary")
         .args(dirs)
         .output()
@@ -94,9 +98,13 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
             )],
         )
     };
+    // The function is at line 83 in the tree now.
+    let now = |line: u64, change: &str| mutant("FsStore::is_open", 83, line, change);
+    let tree = [now(85, change), now(85, other)];
+    let tree: Vec<&Value> = tree.iter().collect();
     // Three lines were added above the function since; the test written for the survivor catches it.
     caught_again("2026-12-02T00:09:00Z", 83, 85);
-    let (code, text) = summary(&[&run, &rerun]);
+    let (code, text) = summary(&[&run, &rerun], &tree);
     assert!(
         text.contains("| persist | 2 | 2 | 0 | 0 | 0 | 100.0% |"),
         "{text}"
@@ -105,7 +113,7 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
 
     // The same rerun started before the run: the run's outcome is the newer one.
     caught_again("2026-12-01T20:00:00Z", 83, 85);
-    let (code, text) = summary(&[&run, &rerun]);
+    let (code, text) = summary(&[&run, &rerun], &tree);
     assert!(
         text.contains("| persist | 2 | 1 | 1 | 0 | 0 | 50.0% |"),
         "{text}"
@@ -118,11 +126,34 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
 
     // A mutant at another place in its function is another mutant.
     caught_again("2026-12-02T00:09:00Z", 83, 86);
-    let (_, text) = summary(&[&run, &rerun]);
+    let tree = [now(85, change), now(85, other), now(86, change)];
+    let (_, text) = summary(&[&run, &rerun], &tree.iter().collect::<Vec<_>>());
     assert!(
         text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),
         "{text}"
     );
+
+    // The tree no longer has the survivor (its code changed): its outcome is not counted.
+    let tree = [now(85, other), now(86, change)];
+    let (code, text) = summary(&[&run, &rerun], &tree.iter().collect::<Vec<_>>());
+    assert!(
+        text.contains("| persist | 2 | 2 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the tree no longer has them (their code changed since): 1 of persist."),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+
+    // The tree has a mutant no run tested: the module is partly run, and not judged.
+    let tree = [now(85, other), now(86, change), now(87, change)];
+    let (code, text) = summary(&[&run, &rerun], &tree.iter().collect::<Vec<_>>());
+    assert!(
+        text.contains("| persist | 2 of 3 (partly run) | 2 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
 }
 
 #[test]
@@ -164,7 +195,8 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
             (both_missed.clone(), "MissedMutant"),
         ],
     );
-    let (code, text) = summary(&[&run]);
+    let tree = [&unit_caught, &unit_missed, &both_missed];
+    let (code, text) = summary(&[&run], &tree);
     assert!(
         text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),
         "{text}"
@@ -185,9 +217,12 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
     pass(
         &rerun,
         "2026-12-02T03:00:00Z",
-        &[(unit_caught, "MissedMutant"), (unit_missed, "MissedMutant")],
+        &[
+            (unit_caught.clone(), "MissedMutant"),
+            (unit_missed.clone(), "MissedMutant"),
+        ],
     );
-    let (code, text) = summary(&[&run, &rerun]);
+    let (code, text) = summary(&[&run, &rerun], &tree);
     assert!(
         text.contains("| persist | 3 | 0 | 3 | 0 | 0 | 0.0% |"),
         "{text}"

@@ -173,6 +173,26 @@ mod tests {
     }
 
     #[test]
+    fn shell_output_of_exactly_the_cap_is_kept_and_one_unit_more_is_cut() {
+        let at = "é".repeat(SHELL_MAX_CHARS as usize);
+        let over = format!("{at}x");
+        let batch = vec![
+            output_entry("at", "shell", &at),
+            output_entry("over", "shell", &over),
+        ];
+        let (out, _) = run(&ClaudeCode::default(), batch, -1, None);
+        assert_eq!(output_of(&out, 0), at);
+        assert_eq!(
+            output_of(&out, 1),
+            format!(
+                "{}\n[... 1 characters of shell output cut here ...]\n{}x",
+                "é".repeat(15_000),
+                "é".repeat(14_999)
+            )
+        );
+    }
+
+    #[test]
     fn the_message_cap_moves_the_largest_results_out_first() {
         let batch = vec![
             output_entry("a", "read_file", &"a".repeat(90_000)),

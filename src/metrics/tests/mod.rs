@@ -582,4 +582,35 @@ fn integrity_counts_each_kind_of_change() {
     );
 }
 
+#[test]
+fn an_entry_repeated_in_place_is_no_reordering() {
+    let input = vec![entry("a", "one"), entry("b", "two"), entry("c", "three")];
+    let mut record = hand_record(
+        vec![
+            entry("a", "one"),
+            entry("b", "two"),
+            entry("b", "two"),
+            entry("c", "three"),
+        ],
+        &[(Boundary::ModelRequest, 14)],
+        Vec::new(),
+    );
+    let reordered = |record: &TurnRecord| {
+        let m = measure(
+            0,
+            &input,
+            &[],
+            record,
+            Some(1000),
+            &PlanReminders::default(),
+        );
+        (m.reordered, m.dropped)
+    };
+    record.ordinals = vec![0, 1, 1, 2];
+    assert_eq!(reordered(&record), (0, 0));
+    // Each step back is one reordering.
+    record.ordinals = vec![1, 0, 2, 1];
+    assert_eq!(reordered(&record), (2, 0));
+}
+
 mod aggregate;

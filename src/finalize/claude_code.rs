@@ -148,7 +148,7 @@ impl Finalizer for ClaudeCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finalize::testing::{output_entry, output_of, run};
+    use crate::finalize::testing::{output_entry, output_error_entry, output_of, run, text_of};
 
     #[test]
     fn shell_output_is_cut_in_the_middle_without_a_file() {
@@ -220,5 +220,45 @@ mod tests {
         let (_, store) = run(&capped, batch, -1, None);
         let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
         assert_eq!(ids, ["b", "a"]);
+    }
+
+    /// The policy with a message cap of `cap` characters.
+    fn capped_at(cap: u64) -> ClaudeCode {
+        ClaudeCode {
+            config: ClaudeCodeConfig {
+                message_cap_chars: cap,
+            },
+            ..ClaudeCode::default()
+        }
+    }
+
+    #[test]
+    fn the_total_after_a_move_counts_the_preview_left_behind() {
+        // 275,000 in all; moving `b` leaves 180,000 and its preview, which is still over a cap of 180,000.
+        let batch = vec![
+            output_entry("a", "read_file", &"a".repeat(90_000)),
+            output_entry("b", "read_file", &"b".repeat(95_000)),
+            output_entry("c", "read_file", &"c".repeat(90_000)),
+        ];
+        let (_, store) = run(&capped_at(180_000), batch, -1, None);
+        let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a"]);
+    }
+
+    #[test]
+    fn a_moved_result_keeps_a_field_no_longer_than_the_preview() {
+        let error = "e".repeat(PREVIEW_CHARS as usize);
+        let batch = vec![output_error_entry(
+            "big",
+            "read_file",
+            &"o".repeat(50_000),
+            &error,
+        )];
+        let (out, store) = run(&capped_at(10_000), batch, -1, None);
+        assert_eq!(store.artifacts().len(), 1);
+        assert!(
+            output_of(&out, 0).starts_with("[Result of 50000 characters moved out of the message")
+        );
+        assert_eq!(text_of(&out, 0, 0, Field::Error), error);
     }
 }

@@ -96,7 +96,7 @@ fn line_tail(text: &str, units: usize) -> &str {
         return cut;
     }
     match cut.find('\n') {
-        Some(p) if !cut[p + 1..].trim_end_matches(['\n', '\r']).is_empty() => &cut[p + 1..],
+        Some(p) if cut[p..].contains(not_a_line_break) => &cut[p + 1..],
         _ => cut,
     }
 }
@@ -109,15 +109,47 @@ fn line_head(text: &str, units: usize) -> &str {
         return cut;
     }
     match cut.rfind('\n') {
-        Some(p) if !cut[..p].trim_start_matches(['\n', '\r']).is_empty() => &cut[..p],
+        Some(p) if cut[..p].contains(not_a_line_break) => &cut[..p],
         _ => cut,
     }
+}
+
+fn not_a_line_break(c: char) -> bool {
+    c != '\n' && c != '\r'
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::finalize::fit::header;
+
+    #[test]
+    fn the_last_line_segment_starts_after_a_line_break() {
+        assert_eq!(last_line_segment("a\nbb\n\r\n"), "bb\n\r\n");
+        assert_eq!(last_line_segment("only"), "only");
+        assert_eq!(last_line_segment("\n\r\n"), "");
+        assert_eq!(last_line_segment(""), "");
+    }
+
+    #[test]
+    fn line_tails_and_heads_keep_whole_lines_when_one_fits() {
+        // All of it fits; a cut right after or before a line break is whole lines already.
+        assert_eq!(line_tail("ab\ncd", 5), "ab\ncd");
+        assert_eq!(line_tail("ab\ncd\nef", 5), "cd\nef");
+        assert_eq!(line_head("ab\ncd", 5), "ab\ncd");
+        assert_eq!(line_head("ab\ncd\nef", 5), "ab\ncd");
+        // A cut inside a line drops the partial line.
+        assert_eq!(line_tail("xab\ncd", 4), "cd");
+        assert_eq!(line_head("ab\ncdx", 4), "ab");
+        // Unless only line breaks would be left: the unit cut then.
+        assert_eq!(line_tail("xxab\n\r\n", 4), "b\n\r\n");
+        assert_eq!(line_head("\n\r\nabc", 4), "\n\r\na");
+        assert_eq!(line_tail("abc", 2), "bc");
+        assert_eq!(line_head("abc", 2), "ab");
+        // Units are UTF-16 units: a cut never splits a pair.
+        assert_eq!(line_tail("a\n😀😀", 3), "😀");
+        assert_eq!(line_head("😀😀\na", 3), "😀");
+    }
     use crate::finalize::testing::{output_entry, output_of, run};
     use crate::finalize::Reference;
 

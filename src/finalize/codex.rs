@@ -80,6 +80,25 @@ mod tests {
     }
 
     #[test]
+    fn a_result_of_exactly_the_limit_is_kept_and_one_byte_more_is_cut() {
+        let at = "a".repeat(MAX_RESULT_BYTES);
+        let batch = vec![
+            output_entry("at", "shell", &at),
+            output_entry("over", "shell", &format!("{at}b")),
+        ];
+        let (out, _) = run(&PerResult(Codex), batch, -1, None);
+        assert_eq!(output_of(&out, 0), at);
+        assert_eq!(
+            output_of(&out, 1),
+            format!(
+                "{}\n<< 1 chars dropped from the middle >>\n{}b",
+                "a".repeat(5_000),
+                "a".repeat(4_999)
+            )
+        );
+    }
+
+    #[test]
     fn counts_bytes_not_units() {
         // 3,000 emoji: 12,000 bytes but 6,000 UTF-16 units; 1,250 emoji (5,000 bytes) on each side.
         let emoji = "😀".repeat(3_000);

@@ -133,6 +133,35 @@ mod tests {
     }
 
     #[test]
+    fn output_up_to_the_threshold_is_kept_and_nothing_saved() {
+        // The threshold of a window of 8,000 tokens with 2,000 in the prompt: 24,000 units.
+        let policy = GeminiCli {
+            config: GeminiCliConfig {
+                prompt_tokens: 2_000,
+            },
+        };
+        let at = "é".repeat(24_000);
+        let batch = vec![
+            output_entry("short", "shell", "ok"),
+            output_entry("at", "shell", &at),
+            output_entry("over", "shell", &format!("{at}x")),
+        ];
+        let (out, store) = run(&PerResult(policy), batch, -1, Some(8_000));
+        assert_eq!(output_of(&out, 0), "ok");
+        assert_eq!(output_of(&out, 1), at);
+        assert_eq!(
+            output_of(&out, 2),
+            format!(
+                "{}\n[1 characters not shown; complete output saved to /tmp/over.txt]\n{}x",
+                "é".repeat(4_800),
+                "é".repeat(19_199)
+            )
+        );
+        let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["over"]);
+    }
+
+    #[test]
     fn counts_utf16_units_and_keeps_pairs_whole() {
         // 20,001 emoji are 40,002 units: over the 40,000 threshold. Head 8,000 units (4,000 emoji), tail 32,000.
         let emoji = "😀".repeat(20_001);

@@ -182,6 +182,44 @@ mod tests {
     }
 
     #[test]
+    fn the_last_pass_hashes_its_cuts_ahead_in_the_order_it_takes_them() {
+        use crate::finalize::cut_digests::with_threshold;
+        // Two fields no longer than a stub (never replaced) and a short one under the water level: a budget of
+        // 130 leaves 10 + 60 + 60, and each cut keeps the first 60 units of its header, digest included.
+        let stub = header_units(&[]) as usize;
+        let (c, d) = ("c".repeat(stub), "d".repeat(stub));
+        let batch = vec![
+            output_entry("s", "shell", &"s".repeat(10)),
+            output_entry("c", "shell", &c),
+            output_entry("d", "shell", &d),
+        ];
+        let finalize = |threshold| {
+            with_threshold(threshold, || {
+                let (out, _) = run(&LargestFirst::default(), batch.clone(), 130, None);
+                (0..3)
+                    .map(|e| output_of(&out, e).to_string())
+                    .collect::<Vec<_>>()
+            })
+        };
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let (ahead, runs) = two.install(|| finalize(0));
+        let (on_demand, none) = finalize(u64::MAX);
+        assert_eq!((runs, none), (1, 0));
+        assert_eq!(
+            on_demand,
+            [
+                "s".repeat(10),
+                header(&c, &[])[..60].to_string(),
+                header(&d, &[])[..60].to_string()
+            ]
+        );
+        assert_eq!(ahead, on_demand);
+    }
+
+    #[test]
     fn a_budget_smaller_than_the_stubs_still_fits() {
         let batch = vec![
             output_entry("a", "shell", &"a".repeat(600)),

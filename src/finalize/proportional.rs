@@ -87,6 +87,15 @@ mod tests {
         );
         assert_eq!(proportional_allocation(&[5, 7], 12), vec![5, 7]);
         assert_eq!(proportional_allocation(&[5, 7], 0), vec![0, 0]);
+        // An empty field gets nothing of the leftover: floors 0, 3, 3, and the 1 left goes to the second.
+        assert_eq!(proportional_allocation(&[0, 5, 5], 7), vec![0, 4, 3]);
+    }
+
+    #[test]
+    fn the_head_share_is_the_configured_one() {
+        let half: HeadShare = "1/2".parse().unwrap();
+        let strategy = Proportional { head_share: half };
+        assert_eq!(CappedAllocation::head_share(&strategy), half);
     }
 
     #[test]

@@ -244,7 +244,7 @@ impl Finalizer for LegacyLayers {
 mod tests {
     use super::*;
     use crate::finalize::slots::budgeted_total;
-    use crate::finalize::testing::{output_entry, output_of, run};
+    use crate::finalize::testing::{output_entry, output_error_entry, output_of, run, text_of};
     use crate::PlanReminders;
 
     fn total(outcome: &Outcome) -> u64 {
@@ -285,6 +285,38 @@ mod tests {
         assert_eq!(total(&out), 34_002);
         let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
         assert_eq!(ids, ["sh", "big", "small"]);
+    }
+
+    #[test]
+    fn the_scheduler_stops_once_the_batch_fits_and_keeps_fields_no_longer_than_its_preview() {
+        let batch = vec![
+            output_entry("sh", "shell", &"s".repeat(40_000)),
+            output_entry("small", "grep", &"g".repeat(10_000)),
+            output_error_entry("big", "read_file", &"r".repeat(20_000), &"e".repeat(2_000)),
+        ];
+        let (out, store) = run(&LegacyLayers::default(), batch, 45_000, None);
+        // Producer: 30,000; then 62,000 left over 45,000: offloading `big` (its output to 2,000, its error of
+        // exactly the preview kept) leaves 44,000, so `small` stays whole.
+        assert_eq!(utf16_len(output_of(&out, 2)), 2_000);
+        assert_eq!(text_of(&out, 2, 0, Field::Error), "e".repeat(2_000));
+        assert_eq!(output_of(&out, 1), "g".repeat(10_000));
+        assert_eq!(total(&out), 44_000);
+        let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["sh", "big"]);
+    }
+
+    #[test]
+    fn other_producers_cut_only_over_their_trigger() {
+        let at = "a".repeat(25_000);
+        let batch = vec![
+            output_entry("at", "grep", &at),
+            output_entry("over", "grep", &format!("{at}b")),
+        ];
+        let (out, store) = run(&LegacyLayers::default(), batch, -1, None);
+        assert_eq!(output_of(&out, 0), at);
+        assert_eq!(utf16_len(output_of(&out, 1)), 2_000);
+        let ids: Vec<&str> = store.artifacts().iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["over"]);
     }
 
     #[test]

@@ -114,6 +114,7 @@ fn line_head(text: &str, units: usize) -> &str {
     }
 }
 
+/// Whether `c` is anything but a line break (`\n` or `\r`).
 fn not_a_line_break(c: char) -> bool {
     c != '\n' && c != '\r'
 }
@@ -122,6 +123,8 @@ fn not_a_line_break(c: char) -> bool {
 mod tests {
     use super::*;
     use crate::finalize::fit::header;
+    use crate::finalize::testing::{output_entry, output_of, run};
+    use crate::finalize::Reference;
 
     #[test]
     fn the_last_line_segment_starts_after_a_line_break() {
@@ -150,8 +153,6 @@ mod tests {
         assert_eq!(line_tail("a\n😀😀", 3), "😀");
         assert_eq!(line_head("😀😀\na", 3), "😀");
     }
-    use crate::finalize::testing::{output_entry, output_of, run};
-    use crate::finalize::Reference;
 
     /// Twenty numbered 30-unit lines, then a 60-unit summary line and a trailing newline.
     fn log() -> String {

@@ -127,6 +127,27 @@ mod tests {
     use crate::finalize::Reference;
 
     #[test]
+    fn the_head_share_is_the_configured_one() {
+        let half: HeadShare = "1/2".parse().unwrap();
+        let strategy = LineAware { head_share: half };
+        assert_eq!(CappedAllocation::head_share(&strategy), half);
+    }
+
+    #[test]
+    fn just_past_a_head_only_preview_the_cut_keeps_whole_lines() {
+        // A 6-unit header and 16 units: 3 of content, past the 5-unit head-only preview of the reference's fit.
+        let text = "aaaa\nbb";
+        let share = HeadShare::DEFAULT;
+        assert_eq!(fit_lines(text, 16, "HEADER", share), "HEADER\n\na\n...\nbb");
+        assert_eq!(fit(text, 16, "HEADER", share), "HEADER\n\n\n...\n\nbb");
+        // At the header, its two line breaks and 5 units, the reference's fit.
+        assert_eq!(
+            fit_lines(text, 13, "HEADER", share),
+            fit(text, 13, "HEADER", share)
+        );
+    }
+
+    #[test]
     fn the_last_line_segment_starts_after_a_line_break() {
         assert_eq!(last_line_segment("a\nbb\n\r\n"), "bb\n\r\n");
         assert_eq!(last_line_segment("only"), "only");

@@ -276,14 +276,21 @@ fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_long
     pass(
         &run,
         "2026-12-02T01:00:00Z",
-        &[(caught.clone(), "CaughtMutant"), (missed.clone(), "MissedMutant")],
+        &[
+            (caught.clone(), "CaughtMutant"),
+            (missed.clone(), "MissedMutant"),
+        ],
     );
     let tree = [&caught, &missed];
     let (code, text, _) = summary_in(tmp.path(), &["--record"], &[&run], &tree);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("Recorded 2 outcomes in"), "{text}");
     assert_eq!(
-        fs::read_to_string(&record).unwrap().lines().skip(1).collect::<Vec<_>>(),
+        fs::read_to_string(&record)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>(),
         [
             "src/persist/fs.rs:81:9: replace FsStore::is_open -> bool with true\t1\t9\t1\t13\t\
              CaughtMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab",
@@ -306,13 +313,21 @@ fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_long
     assert_eq!(code, 1, "{text}");
 
     // A run begun before the recorded one does not undo it; one begun after it does.
-    pass(&old, "2026-12-01T01:00:00Z", &[(missed.clone(), "CaughtMutant")]);
+    pass(
+        &old,
+        "2026-12-01T01:00:00Z",
+        &[(missed.clone(), "CaughtMutant")],
+    );
     let (_, text, _) = summary_in(tmp.path(), &[], &[&old], &tree);
     assert!(
         text.contains("| persist | 2 | 1 | 1 | 0 | 0 | 50.0% |"),
         "{text}"
     );
-    pass(&rerun, "2026-12-02T02:00:00Z", &[(missed.clone(), "CaughtMutant")]);
+    pass(
+        &rerun,
+        "2026-12-02T02:00:00Z",
+        &[(missed.clone(), "CaughtMutant")],
+    );
     let (code, text, _) = summary_in(tmp.path(), &["--record"], &[&rerun], &tree);
     assert!(
         text.contains("| persist | 2 | 2 | 0 | 0 | 0 | 100.0% |"),
@@ -338,6 +353,9 @@ fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_long
     fs::write(&record, "my notes\n").unwrap();
     let (code, _, err) = summary_in(tmp.path(), &["--record"], &[&rerun], &tree);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("record.tsv:1: not a record of .ci/mutants"), "{err}");
+    assert!(
+        err.contains("record.tsv:1: not a record of .ci/mutants"),
+        "{err}"
+    );
     assert_eq!(fs::read_to_string(&record).unwrap(), "my notes\n");
 }

@@ -1,5 +1,6 @@
 //! `.ci/mutants --summary`: a mutant run again after lines were added above its function is one mutant, and the
-//! outcome of the run started last counts; within one run, a mutant either of its passes catches is caught. Outcome files are written here in cargo-mutants' shapes.
+//! outcome of the run started last counts; within one run, a mutant either of its passes catches is caught; the
+//! record keeps outcomes between machines. Outcome files are written here in cargo-mutants' shapes.
 
 use std::fs;
 use std::path::Path;
@@ -51,14 +52,34 @@ fn pass_of(dir: &Path, which: &str, started: &str, outcomes: &[(Value, &str)]) {
         format!("persist\t{which}\twhole\n"),
     )
     .unwrap();
+    fs::write(
+        dir.join(format!("persist/{which}/tree.txt")),
+        format!("commit 0123456789ab, {which} tests, started {started}\n"),
+    )
+    .unwrap();
 }
 
-/// `.ci/mutants --summary` of `dirs`, the tree's mutants now being `tree`.
+/// `.ci/mutants --summary` of `dirs`, the tree's mutants now being `tree`, with the record in the folder above
+/// the first of `dirs`.
 fn summary(dirs: &[&Path], tree: &[&Value]) -> (i32, String) {
-    let listed = dirs[0].with_extension("listed.json");
+    let (code, stdout, _) = summary_in(dirs[0].parent().unwrap(), &[], dirs, tree);
+    (code, stdout)
+}
+
+/// `.ci/mutants [FLAGS] --summary DIRS` with `tmp/record.tsv` as its record, the tree's mutants now being
+/// `tree`: exit status, stdout, stderr.
+fn summary_in(
+    tmp: &Path,
+    flags: &[&str],
+    dirs: &[&Path],
+    tree: &[&Value],
+) -> (i32, String, String) {
+    let listed = tmp.join("listed.json");
     fs::write(&listed, serde_json::to_vec(tree).unwrap()).unwrap();
     let out = Command::new(format!("{}/.ci/mutants", env!("CARGO_MANIFEST_DIR")))
         .env("MUTANTS_LISTED", &listed)
+        .env("MUTANTS_RECORD", tmp.join("record.tsv"))
+        .args(flags)
         .arg("--summary")
         .args(dirs)
         .output()
@@ -66,6 +87,7 @@ fn summary(dirs: &[&Path], tree: &[&Value]) -> (i32, String) {
     (
         out.status.code().unwrap(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
 
@@ -228,4 +250,112 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
         "{text}"
     );
     assert_eq!(code, 1, "{text}");
+}
+
+#[test]
+fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_longer_has() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, rerun, old) = (
+        tmp.path().join("run"),
+        tmp.path().join("rerun"),
+        tmp.path().join("old"),
+    );
+    let record = tmp.path().join("record.tsv");
+    let (t, f) = (
+        "replace FsStore::is_open -> bool with true",
+        "replace FsStore::is_open -> bool with false",
+    );
+    let (caught, missed) = (
+        mutant("FsStore::is_open", 80, 81, t),
+        mutant("FsStore::is_open", 80, 82, f),
+    );
+    pass(
+        &run,
+        "2026-12-02T01:00:00Z",
+        &[
+            (caught.clone(), "CaughtMutant"),
+            (missed.clone(), "MissedMutant"),
+        ],
+    );
+    let tree = [&caught, &missed];
+    let (code, text, _) = summary_in(tmp.path(), &["--record"], &[&run], &tree);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("Recorded 2 outcomes in"), "{text}");
+    assert_eq!(
+        fs::read_to_string(&record)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>(),
+        [
+            "src/persist/fs.rs:81:9: replace FsStore::is_open -> bool with true\t1\t9\t1\t13\t\
+             CaughtMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab",
+            "src/persist/fs.rs:82:9: replace FsStore::is_open -> bool with false\t2\t9\t2\t13\t\
+             MissedMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab",
+        ]
+    );
+
+    // The record alone gives the same table, with no folder of outcomes left.
+    fs::remove_dir_all(&run).unwrap();
+    let (code, text, _) = summary_in(tmp.path(), &[], &[], &tree);
+    assert!(
+        text.contains("| persist | 2 | 1 | 1 | 0 | 0 | 50.0% |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Tested: commit 0123456789ab (2 mutants)."),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+
+    // A run begun before the recorded one does not undo it; one begun after it does.
+    pass(
+        &old,
+        "2026-12-01T01:00:00Z",
+        &[(missed.clone(), "CaughtMutant")],
+    );
+    let (_, text, _) = summary_in(tmp.path(), &[], &[&old], &tree);
+    assert!(
+        text.contains("| persist | 2 | 1 | 1 | 0 | 0 | 50.0% |"),
+        "{text}"
+    );
+    pass(
+        &rerun,
+        "2026-12-02T02:00:00Z",
+        &[(missed.clone(), "CaughtMutant")],
+    );
+    let (code, text, _) = summary_in(tmp.path(), &["--record"], &[&rerun], &tree);
+    assert!(
+        text.contains("| persist | 2 | 2 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+
+    // The tree's code of the first mutant changed: written again, the record no longer holds its outcome.
+    let (code, text, _) = summary_in(tmp.path(), &["--record"], &[], &[&missed]);
+    assert_eq!(code, 0, "{text}");
+    let kept = fs::read_to_string(&record).unwrap();
+    assert_eq!(kept.lines().count(), 2, "{kept}");
+    assert!(
+        kept.contains("\nsrc/persist/fs.rs:82:9: replace FsStore::is_open -> bool with false\t2\t9\t2\t13\tCaughtMutant\t0.0\t0.0\t2026-12-02T02:00:00Z\t"),
+        "{kept}"
+    );
+
+    // Another module's summary shows none of persist's outcomes.
+    let (_, text, _) = summary_in(tmp.path(), &["--module", "gate"], &[], &[&missed]);
+    assert!(!text.contains("| persist |"), "{text}");
+
+    // A file that is no record is refused, and left as it was.
+    fs::write(&record, "my notes\n").unwrap();
+    let (code, _, err) = summary_in(tmp.path(), &["--record"], &[&rerun], &tree);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("record.tsv:1: not a record of .ci/mutants"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&record).unwrap(), "my notes\n");
 }

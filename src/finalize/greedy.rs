@@ -60,13 +60,6 @@ mod tests {
     use crate::model::Field;
 
     #[test]
-    fn the_head_share_is_the_configured_one() {
-        let half: HeadShare = "1/2".parse().unwrap();
-        let strategy = Greedy { head_share: half };
-        assert_eq!(CappedAllocation::head_share(&strategy), half);
-    }
-
-    #[test]
     fn allocation_is_first_come_first_served() {
         assert_eq!(
             greedy_allocation(&[400, 400, 400], 1000),

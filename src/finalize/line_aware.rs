@@ -127,13 +127,6 @@ mod tests {
     use crate::finalize::Reference;
 
     #[test]
-    fn the_head_share_is_the_configured_one() {
-        let half: HeadShare = "1/2".parse().unwrap();
-        let strategy = LineAware { head_share: half };
-        assert_eq!(CappedAllocation::head_share(&strategy), half);
-    }
-
-    #[test]
     fn just_past_a_head_only_preview_the_cut_keeps_whole_lines() {
         // A 6-unit header and 16 units: 3 of content, past the 5-unit head-only preview of the reference's fit.
         let text = "aaaa\nbb";

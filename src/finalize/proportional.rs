@@ -92,13 +92,6 @@ mod tests {
     }
 
     #[test]
-    fn the_head_share_is_the_configured_one() {
-        let half: HeadShare = "1/2".parse().unwrap();
-        let strategy = Proportional { head_share: half };
-        assert_eq!(CappedAllocation::head_share(&strategy), half);
-    }
-
-    #[test]
     fn small_fields_are_cut_like_large_ones() {
         let batch = vec![
             output_entry("big", "shell", &"x".repeat(10_000)),

@@ -57,13 +57,6 @@ mod tests {
     use crate::PlanReminders;
 
     #[test]
-    fn the_head_share_is_the_configured_one() {
-        let half: HeadShare = "1/2".parse().unwrap();
-        let strategy = Uniform { head_share: half };
-        assert_eq!(CappedAllocation::head_share(&strategy), half);
-    }
-
-    #[test]
     fn allocation_is_an_even_share_without_redistribution() {
         assert_eq!(uniform_allocation(&[10, 1000], 300), vec![10, 150]);
         assert_eq!(

@@ -169,3 +169,35 @@ pub(crate) fn allocate_and_fit(
     let persisted = writer.map_or_else(Vec::new, EntryWriter::into_attempts);
     Outcome { batch, persisted }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finalize::{
+        greedy::Greedy, line_aware::LineAware, proportional::Proportional, uniform::Uniform,
+        weighted::Weighted,
+    };
+
+    #[test]
+    fn every_capped_strategy_answers_its_configured_head_share() {
+        fn answer(strategy: impl CappedAllocation) -> HeadShare {
+            strategy.head_share()
+        }
+        let half: HeadShare = "1/2".parse().unwrap();
+        assert_ne!(half, HeadShare::DEFAULT);
+        let weighted = Weighted {
+            head_share: half,
+            ..Weighted::default()
+        };
+        assert_eq!(
+            [
+                answer(Greedy { head_share: half }),
+                answer(Proportional { head_share: half }),
+                answer(Uniform { head_share: half }),
+                answer(weighted),
+                answer(LineAware { head_share: half }),
+            ],
+            [half; 5]
+        );
+    }
+}

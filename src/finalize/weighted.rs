@@ -53,16 +53,6 @@ mod tests {
     use crate::utf16_len;
 
     #[test]
-    fn the_head_share_is_the_configured_one() {
-        let half: HeadShare = "1/2".parse().unwrap();
-        let strategy = Weighted {
-            head_share: half,
-            ..Weighted::default()
-        };
-        assert_eq!(CappedAllocation::head_share(&strategy), half);
-    }
-
-    #[test]
     fn errors_get_twice_the_share_of_outputs() {
         let batch = vec![output_error_entry(
             "c",

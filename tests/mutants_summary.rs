@@ -359,3 +359,105 @@ fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_long
     );
     assert_eq!(fs::read_to_string(&record).unwrap(), "my notes\n");
 }
+
+#[test]
+fn runs_are_ordered_by_their_time_and_bad_input_leaves_the_record_as_it_was() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, rerun, bad) = (
+        tmp.path().join("run"),
+        tmp.path().join("rerun"),
+        tmp.path().join("bad"),
+    );
+    let record = tmp.path().join("record.tsv");
+    let missed = mutant(
+        "FsStore::is_open",
+        80,
+        82,
+        "replace FsStore::is_open -> bool with false",
+    );
+    let tree = [&missed];
+    pass(
+        &run,
+        "2026-12-02T07:30:25.25Z",
+        &[(missed.clone(), "MissedMutant")],
+    );
+    let (code, _, err) = summary_in(tmp.path(), &["--record"], &[&run], &tree);
+    assert_eq!(code, 1, "{err}");
+    let kept = fs::read_to_string(&record).unwrap();
+
+    // 250825963 ns past the second is later than 25 hundredths, though it sorts first as text.
+    pass(
+        &rerun,
+        "2026-12-02T07:30:25.250825963Z",
+        &[(missed.clone(), "CaughtMutant")],
+    );
+    let (code, text, _) = summary_in(tmp.path(), &[], &[&rerun], &tree);
+    assert!(
+        text.contains("| persist | 1 | 1 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+    pass(
+        &rerun,
+        "2026-12-02T07:30:25.2Z",
+        &[(missed.clone(), "CaughtMutant")],
+    );
+    let (code, text, _) = summary_in(tmp.path(), &[], &[&rerun], &tree);
+    assert!(
+        text.contains("| persist | 1 | 0 | 1 | 0 | 0 | 0.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+
+    // Each of these is refused with one line (exit 2), and the record stays as it was, with nothing beside it.
+    let refused = |flags: &[&str], dirs: &[&Path], says: &str| {
+        let (code, _, err) = summary_in(tmp.path(), flags, dirs, &tree);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(says), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(fs::read_to_string(&record).unwrap(), kept);
+    };
+    // An outcome the record cannot hold is not written.
+    pass(&bad, "2026-12-02T08:00:00Z", &[(missed.clone(), "Failure")]);
+    refused(&["--record"], &[&bad], "unknown outcome 'Failure'");
+    // A start that is no time cannot be ordered.
+    pass(&bad, "soon", &[(missed.clone(), "CaughtMutant")]);
+    refused(&["--record"], &[&bad], "'soon' is not a time");
+    // A folder with no outcomes (a typo) is no empty run.
+    refused(
+        &["--record"],
+        &[&tmp.path().join("typo")],
+        "typo: no outcomes.json under it",
+    );
+    // Options go before --summary.
+    refused(
+        &["--record"],
+        &[&run, Path::new("--module")],
+        "'--module' after --summary",
+    );
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(tmp.path()),
+        ["bad", "listed.json", "record.tsv", "rerun", "run"]
+    );
+    // A record holding a mutant twice (two branches' records joined) is refused.
+    let row = kept.lines().nth(1).unwrap();
+    fs::write(&record, format!("{kept}{row}\n")).unwrap();
+    let (code, _, err) = summary_in(tmp.path(), &[], &[], &tree);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("record.tsv:3: the mutant of line 2 again"),
+        "{err}"
+    );
+}

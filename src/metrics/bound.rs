@@ -175,4 +175,31 @@ mod tests {
         assert_eq!(needle_upper_bound(&batch, &needles, &r, None), 3);
         assert_eq!(needle_upper_bound(&batch, &needles, &r, Some(4)), 0);
     }
+
+    #[test]
+    fn needles_outside_the_budgeted_text_are_kept_whatever_the_limit() {
+        let plan = Entry::new(
+            "p",
+            crate::budget::PLAN_MODE_TOOL,
+            vec![Part::function_response(
+                "p",
+                crate::budget::PLAN_MODE_TOOL,
+                Some(json!(format!("R1\n\n{}", "z".repeat(100)))),
+                None,
+            )],
+        );
+        let batch = vec![entry(&"x".repeat(1000)), plan];
+        let r = PlanReminders::new(vec!["R1".into()]);
+        let in_error = Needle {
+            field: Field::Error,
+            ..needle(0, 0, "nowhere")
+        };
+        // The reminder's text, protected, and a field the entry does not have: neither costs a unit.
+        let needles = [needle(1, 0, "R1"), in_error, needle(0, 0, "xxxxx")];
+        assert_eq!(needle_upper_bound(&batch, &needles, &r, Some(0)), 2);
+        assert_eq!(needle_upper_bound(&batch, &needles, &r, Some(4)), 2);
+        assert_eq!(needle_upper_bound(&batch, &needles, &r, Some(5)), 3);
+        assert_eq!(needle_upper_bound(&batch, &needles[..1], &r, Some(0)), 1);
+        assert_eq!(needle_upper_bound(&batch, &needles[1..2], &r, Some(0)), 1);
+    }
 }

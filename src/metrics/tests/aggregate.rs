@@ -404,3 +404,18 @@ fn a_row_without_fields_or_needles_has_null_retention_and_survival() {
         (Some(0.0), Some(0.0), None)
     );
 }
+
+#[test]
+fn the_integrity_total_adds_every_count() {
+    // Powers of two: a count left out or taken away shows in the sum.
+    let i = IntegritySummary {
+        broken_surrogates: 1,
+        reordered: 2,
+        dropped: 4,
+        media_changed: 8,
+        reminders_changed: 16,
+        non_budgeted_changed: 32,
+        records_differ: 64,
+    };
+    assert_eq!(i.total(), 127);
+}

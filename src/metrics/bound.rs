@@ -153,6 +153,8 @@ mod tests {
         );
         // A needle in the middle costs half the field from either side, and never more than the field.
         assert_eq!(field_options(&[(45, 55)], 100), vec![0, 55]);
+        // A needle inside another: the head that shows the outer one shows both.
+        assert_eq!(field_options(&[(0, 50), (10, 20)], 100), vec![0, 50, 50]);
     }
 
     #[test]

@@ -151,4 +151,18 @@ mod tests {
         };
         assert_eq!(key.to_string(), "many-small · abs-1000 · someone-elses");
     }
+
+    #[test]
+    fn a_key_reads_as_its_name_wherever_a_str_is_wanted() {
+        let key = StrategyKey::from("greedy");
+        let as_ref: &str = key.as_ref();
+        let borrowed: &str = key.borrow();
+        assert_eq!((as_ref, borrowed, &*key), ("greedy", "greedy", "greedy"));
+        assert!(key == *"greedy" && key != *"reference");
+        assert!(key == "greedy" && key != "reference");
+        assert!(key == "greedy".to_string() && key != "reference".to_string());
+        // A map of keys is searched by the name's text.
+        let map = std::collections::BTreeMap::from([(key.clone(), 1)]);
+        assert_eq!((map.get("greedy"), map.get("reference")), (Some(&1), None));
+    }
 }

@@ -419,3 +419,29 @@ fn the_integrity_total_adds_every_count() {
     };
     assert_eq!(i.total(), 127);
 }
+
+#[test]
+fn each_metric_reads_its_own_figure_of_the_row() {
+    let a = aggregate(&four_batches(), &costs(&[40, 10, 30, 20], &[20, 10, 10, 0]));
+    let values: Vec<Option<f64>> = crate::metrics::Metric::ALL
+        .iter()
+        .map(|m| m.value(&a))
+        .collect();
+    // Compliance 2 of 4, retention and survival a half (worked out above), 3 writes, the floor ratio, the
+    // median turn of 20 ns.
+    assert_eq!(
+        values,
+        [
+            Some(0.5),
+            Some(0.5),
+            Some(0.5),
+            Some(3.0),
+            Some(5920.0 / 3.0 / 1000.0),
+            Some(20.0)
+        ]
+    );
+    // A row with nothing to measure retention or survival by has no value for them.
+    let quiet = aggregate(&[quiet(0, 0)], &costs(&[10], &[0]));
+    assert_eq!(crate::metrics::Metric::Retention.value(&quiet), None);
+    assert_eq!(crate::metrics::Metric::Needles.value(&quiet), None);
+}

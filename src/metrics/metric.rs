@@ -200,6 +200,17 @@ mod tests {
             Metric::ALL.map(Metric::deterministic),
             [true, true, true, true, false, false]
         );
+        assert_eq!(
+            Metric::ALL.map(Metric::title),
+            [
+                "Budget compliance",
+                "Retention",
+                "Needle survival",
+                "Artifact writes",
+                "Cost over the floor",
+                "Time per batch"
+            ]
+        );
     }
 
     #[test]

@@ -145,6 +145,10 @@ mod tests {
             ("", "anything"),
             ("abc", ""),
             ("ab\nab\nabc", "ab\nab\nab\nab\nabx"),
+            // "aab" occurs, "aabb" does not: a search that kept "aa" as a border of "aab" would claim all four.
+            ("aabb", "aababb"),
+            // A match ending inside a character ("a" and the first byte of "é" and "è") keeps the whole ones.
+            ("aé", "aè"),
         ];
         for (original, haystack) in cases {
             assert_eq!(
@@ -152,6 +156,25 @@ mod tests {
                 by_search(original, haystack),
                 "{original:?} in {haystack:?}"
             );
+        }
+        // Every pattern of up to 6 and text of up to 7 letters of two kinds: each way a border can fall back.
+        let words = |most: u32| {
+            (0..=most).flat_map(|n| {
+                (0..1u32 << n).map(move |bits| {
+                    (0..n)
+                        .map(|i| if bits >> i & 1 == 1 { 'b' } else { 'a' })
+                        .collect::<String>()
+                })
+            })
+        };
+        for original in words(6) {
+            for haystack in words(7) {
+                assert_eq!(
+                    longest_prefix_within(&original, &haystack),
+                    by_search(&original, &haystack),
+                    "{original:?} in {haystack:?}"
+                );
+            }
         }
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let text = "[ab😀é\n]{0,12}";
@@ -164,6 +187,15 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+    }
+
+    #[test]
+    fn a_common_suffix_starts_at_a_character_of_both() {
+        // "é" and "©" end in the same byte (0xA9): the suffix they share is no character.
+        assert_eq!(common_suffix("xé", "y©"), "");
+        assert_eq!(common_suffix("xé!", "y©!"), "!");
+        assert_eq!(common_suffix("abé", "xbé"), "bé");
+        assert_eq!(kept_units("zé", "Header\n©"), 0);
     }
 
     #[test]

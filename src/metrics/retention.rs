@@ -216,5 +216,7 @@ mod tests {
         assert_eq!(jain_index(&[0.5, 0.5]), 1.0);
         assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), 0.25);
         assert_eq!(jain_index(&[]), 1.0);
+        // Fields that all kept nothing are treated alike: fair, not 0/0.
+        assert_eq!(jain_index(&[0.0, 0.0]), 1.0);
     }
 }

@@ -395,3 +395,22 @@ impl RowSummary {
         fixed_mean(self.budget_used_sum, self.budget_used_turns)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_in_fixed_point_are_exact_and_what_is_no_share_is_zero() {
+        assert_eq!(fixed(1.0), FIXED_ONE);
+        assert_eq!(fixed(0.25), FIXED_ONE / 4);
+        assert_eq!(fixed(1.5), FIXED_ONE * 3 / 2);
+        // Nothing that is not a positive finite share adds to a sum: not infinity (which would saturate it).
+        assert_eq!(
+            [0.0, -0.0, -0.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY].map(fixed),
+            [0; 6]
+        );
+        assert_eq!(fixed_mean(FIXED_ONE * 3, 4), Some(0.75));
+        assert_eq!(fixed_mean(0, 0), None);
+    }
+}

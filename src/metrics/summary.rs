@@ -413,4 +413,13 @@ mod tests {
         assert_eq!(fixed_mean(FIXED_ONE * 3, 4), Some(0.75));
         assert_eq!(fixed_mean(0, 0), None);
     }
+
+    #[test]
+    fn ratios_in_thousandths_round_and_what_is_no_ratio_is_zero() {
+        assert_eq!([1.0, 2.5, 0.0004, 0.0005].map(scaled), [1000, 2500, 0, 1]);
+        assert_eq!(
+            [-1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY].map(scaled),
+            [0; 4]
+        );
+    }
 }

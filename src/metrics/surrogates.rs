@@ -122,6 +122,25 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_at_the_tail_is_found_by_its_position_and_one_half_between_head_and_tail_counts_once() {
+        // The tail's cut breaks the pair before it; the original's middle holds two U+FFFD, so only the
+        // position finds it.
+        let original = format!("{}\u{FFFD}\u{FFFD}cd😀ab", "x".repeat(20));
+        let units: Vec<u16> = original.encode_utf16().collect();
+        let shown = format!(
+            "xxxxx\n...\n{}",
+            String::from_utf16_lossy(&units[units.len() - 3..])
+        );
+        assert!(shown.ends_with("\n\u{FFFD}ab"));
+        assert_eq!(broken_surrogates(&original, &shown), 1);
+        // One replacement character right after the head and right before the tail, each next to a pair of the
+        // original: one half, not two.
+        assert_eq!(broken_surrogates("ab😀😀cd", "ab\u{FFFD}cd"), 1);
+        // Two of them: two halves.
+        assert_eq!(broken_surrogates("ab😀😀cd", "ab\u{FFFD}\u{FFFD}cd"), 2);
+    }
+
+    #[test]
     fn replacement_characters_outside_the_kept_text_count_beyond_the_middle_ones() {
         let original = format!("{}\u{FFFD}{}", "a".repeat(10), "b".repeat(10));
         // The original's own replacement character, kept in the head: nothing broken.

@@ -639,6 +639,24 @@ mod tests {
     }
 
     #[test]
+    fn token_settings_name_a_tokenizer_of_1_to_4096_bytes() {
+        let named = |len: usize| TokenSettings {
+            tokenizer: "t".repeat(len),
+            token_budget: None,
+        };
+        assert_eq!(named(1).validate(), Ok(()));
+        assert_eq!(named(MAX_TOKENIZER_NAME).validate(), Ok(()));
+        assert_eq!(
+            named(0).validate(),
+            Err("tokenizer: a name of 1 to 4096 bytes, not 0".to_string())
+        );
+        assert_eq!(
+            named(MAX_TOKENIZER_NAME + 1).validate(),
+            Err("tokenizer: a name of 1 to 4096 bytes, not 4097".to_string())
+        );
+    }
+
+    #[test]
     fn a_row_sums_the_turns_and_takes_percentiles_of_their_ratios() {
         let a = turn(100, 400, 60, &[("shell", 300, 60), ("search", 100, 40)]);
         let b = turn(300, 600, 250, &[("shell", 600, 300)]);
@@ -726,5 +744,67 @@ mod tests {
         assert_eq!(t.max_field_tokens, t.by_kind["search"].tokens.max(2));
         assert_eq!(t.validate(30), Ok(()));
         assert!(t.validate(31).is_err());
+    }
+
+    #[test]
+    fn a_turn_whose_figures_disagree_is_refused_naming_the_field() {
+        let kinds = |shell: (u64, u64), other: (u64, u64)| {
+            BTreeMap::from([
+                (
+                    "shell".to_string(),
+                    KindTokens {
+                        fields: 1,
+                        units: shell.0,
+                        tokens: shell.1,
+                    },
+                ),
+                (
+                    "other".to_string(),
+                    KindTokens {
+                        fields: 1,
+                        units: other.0,
+                        tokens: other.1,
+                    },
+                ),
+            ])
+        };
+        let turn = TurnTokens {
+            tokens: 10,
+            units: 40,
+            max_field_tokens: 10,
+            by_kind: kinds((30, 6), (10, 4)),
+        };
+        // One field may hold every token.
+        assert_eq!(turn.validate(40), Ok(()));
+        let more = TurnTokens {
+            max_field_tokens: 11,
+            ..turn.clone()
+        };
+        assert_eq!(
+            more.validate(40),
+            Err("tokens.maxFieldTokens is 11, more than tokens.tokens (10)".to_string())
+        );
+        // The units add up but the tokens do not, and the other way round.
+        let not_adding_up = Err(
+            "tokens.byKind: the kinds do not add up to tokens.units and tokens.tokens".to_string(),
+        );
+        for by_kind in [kinds((30, 6), (10, 5)), kinds((30, 6), (11, 4))] {
+            let turn = TurnTokens {
+                by_kind,
+                ..turn.clone()
+            };
+            assert_eq!(turn.validate(40), not_adding_up);
+        }
+    }
+
+    #[test]
+    fn kind_names_are_the_kinds_of_output() {
+        for kind in crate::workload::Kind::ALL {
+            assert!(is_kind_name(kind.as_str()), "{}", kind.as_str());
+        }
+        assert!(is_kind_name("hook_text") && is_kind_name("other"));
+        for name in ["", "nonsense", "Shell", "hook-text"] {
+            assert!(!is_kind_name(name), "{name}");
+        }
     }
 }

@@ -665,6 +665,11 @@ mod tests {
         assert_eq!(s.units_per_token, Some(2.5));
         let shell = &s.by_kind["shell"];
         assert_eq!((shell.counts.units, shell.counts.tokens), (900, 360));
+        // A shell field in each turn, a search field in one.
+        assert_eq!(
+            (shell.counts.fields, s.by_kind["search"].counts.fields),
+            (2, 1)
+        );
         assert_eq!(shell.mean, Some(2.5));
         assert_eq!((shell.p10, shell.p90), (Some(2.0), Some(5.0)));
         assert_eq!(s.by_kind["search"].p90, Some(2.5));
@@ -794,6 +799,69 @@ mod tests {
                 ..turn.clone()
             };
             assert_eq!(turn.validate(40), not_adding_up);
+        }
+    }
+
+    #[test]
+    fn tallies_merged_in_any_split_equal_the_tally_of_all_turns() {
+        // A 1,000-token window: results of more than 100 tokens leak; a budget of 300 tokens.
+        let turns = [
+            turn(400, 900, 150, &[("shell", 600, 250), ("search", 300, 150)]),
+            turn(120, 500, 100, &[("shell", 500, 120)]),
+            turn(350, 700, 200, &[("search", 700, 350)]),
+        ];
+        let tally = |turns: &[TurnTokens]| {
+            let mut t = TokenTally::new(Some(300), Some(1_000));
+            for turn in turns {
+                t.add(turn);
+            }
+            t
+        };
+        let all = tally(&turns);
+        assert_eq!(
+            (
+                all.turns,
+                all.tokens,
+                all.units,
+                all.violations,
+                all.max_overshoot
+            ),
+            (3, 870, 2100, 2, 100)
+        );
+        // 150 and 200 tokens are over the limit of 100; 100 itself is not.
+        assert_eq!((all.leak_limit, all.leak_turns), (Some(100), 2));
+        assert_eq!(all.leak_ratio.count(), 3);
+        let fields = |t: &TokenTally| {
+            t.by_kind
+                .iter()
+                .map(|(k, v)| (k.clone(), v.counts))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            fields(&all),
+            [
+                (
+                    "search".to_string(),
+                    KindTokens {
+                        fields: 2,
+                        units: 1000,
+                        tokens: 500
+                    }
+                ),
+                (
+                    "shell".to_string(),
+                    KindTokens {
+                        fields: 2,
+                        units: 1100,
+                        tokens: 370
+                    }
+                ),
+            ]
+        );
+        for split in 0..=turns.len() {
+            let mut merged = tally(&turns[..split]);
+            merged.merge(&tally(&turns[split..]));
+            assert_eq!(merged, all, "split at {split}");
         }
     }
 

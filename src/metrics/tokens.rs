@@ -866,6 +866,61 @@ mod tests {
     }
 
     #[test]
+    fn a_row_is_checked_against_the_token_budget_and_window_of_its_run() {
+        let turns = [turn(250, 900, 120, &[("shell", 900, 250)])];
+        let row = |budget, window| {
+            TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), budget, window)
+        };
+        let (budgeted, leaky, plain) = (
+            row(Some(200), None),
+            row(None, Some(1_000)),
+            row(None, None),
+        );
+        assert_eq!(budgeted.validate_settings(Some(200), None), Ok(()));
+        assert_eq!(leaky.validate_settings(None, Some(1_000)), Ok(()));
+        assert_eq!(plain.validate_settings(None, None), Ok(()));
+        let refused = [
+            (
+                budgeted.validate_settings(Some(300), None),
+                "tokens.compliance.budget is 200, but the run's token budget at this budget is 300",
+            ),
+            (
+                budgeted.validate_settings(None, None),
+                "tokens.compliance: present, but the run gives this budget no token budget",
+            ),
+            (
+                plain.validate_settings(Some(200), None),
+                "tokens.compliance: absent, but the run's token budget at this budget is 200",
+            ),
+            (
+                leaky.validate_settings(None, Some(2_000)),
+                "tokens.windowLeak.limitTokens is 100, but 10% of the 2000-token window is 200",
+            ),
+            (
+                leaky.validate_settings(None, None),
+                "tokens.windowLeak: present, but only window-relative at a window budget has one",
+            ),
+            (
+                plain.validate_settings(None, Some(1_000)),
+                "tokens.windowLeak: absent, but window-relative at a window budget has one",
+            ),
+        ];
+        for (result, message) in refused {
+            assert_eq!(result, Err(message.to_string()));
+        }
+    }
+
+    #[test]
+    fn a_kind_without_tokens_has_no_ratio_percentiles() {
+        let turns = [turn(0, 10, 0, &[("shell", 10, 0)])];
+        let s = TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), None, None);
+        assert_eq!(
+            (s.by_kind["shell"].p10, s.by_kind["shell"].p90),
+            (None, None)
+        );
+    }
+
+    #[test]
     fn kind_names_are_the_kinds_of_output() {
         for kind in crate::workload::Kind::ALL {
             assert!(is_kind_name(kind.as_str()), "{}", kind.as_str());

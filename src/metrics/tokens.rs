@@ -921,6 +921,71 @@ mod tests {
     }
 
     #[test]
+    fn a_row_whose_token_figures_break_a_promise_is_refused_naming_it() {
+        let turns = [
+            turn(100, 400, 60, &[("shell", 300, 60), ("search", 100, 40)]),
+            turn(300, 600, 250, &[("shell", 600, 300)]),
+        ];
+        let row = TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), None, None);
+        assert_eq!(row.validate(2), Ok(()));
+        // A row without turns has nothing to divide, and keeps its promises.
+        assert_eq!(
+            TokenSummary::from_turns(&[], None, None).validate(0),
+            Ok(())
+        );
+        let changed = |change: &dyn Fn(&mut TokenSummary)| {
+            let mut r = row.clone();
+            change(&mut r);
+            r.validate(2)
+        };
+        // Within a billionth of the ratio is the ratio (2.5); a hundredth off is not.
+        assert_eq!(changed(&|r| r.units_per_token = Some(2.5 + 1e-9)), Ok(()));
+        assert_eq!(
+            changed(&|r| r.units_per_token = Some(2.51)),
+            Err("tokens.unitsPerToken is not tokens.units over tokens.tokens".to_string())
+        );
+        let shell = |r: &mut TokenSummary| r.by_kind.get_mut("shell").unwrap().clone();
+        let with_shell = |p10: Option<f64>, p90: Option<f64>| {
+            changed(&move |r: &mut TokenSummary| {
+                let mut k = shell(r);
+                (k.p10, k.p90) = (p10, p90);
+                r.by_kind.insert("shell".into(), k);
+            })
+        };
+        // Percentiles of 0 and equal ones are fine.
+        assert_eq!(with_shell(Some(0.0), Some(0.0)), Ok(()));
+        assert_eq!(with_shell(Some(2.0), Some(2.0)), Ok(()));
+        let bad_value =
+            Err("tokens.byKind.shell: p10 and p90 are finite and at least 0".to_string());
+        for bad in [-0.5, f64::NAN, f64::INFINITY] {
+            assert_eq!(with_shell(Some(bad), Some(3.0)), bad_value, "{bad}");
+        }
+        assert_eq!(
+            with_shell(Some(3.0), Some(2.0)),
+            Err("tokens.byKind.shell: p10 is more than p90".to_string())
+        );
+        // Kinds that do not add up, in units alone or in tokens alone.
+        let not_adding_up = Err(
+            "tokens.byKind: the kinds do not add up to tokens.units and tokens.tokens".to_string(),
+        );
+        // (The ratio follows, so that only the sum is wrong.)
+        assert_eq!(
+            changed(&|r| {
+                r.units += 1;
+                r.units_per_token = ratio(r.units, r.tokens);
+            }),
+            not_adding_up
+        );
+        assert_eq!(
+            changed(&|r| {
+                r.tokens += 1;
+                r.units_per_token = ratio(r.units, r.tokens);
+            }),
+            not_adding_up
+        );
+    }
+
+    #[test]
     fn kind_names_are_the_kinds_of_output() {
         for kind in crate::workload::Kind::ALL {
             assert!(is_kind_name(kind.as_str()), "{}", kind.as_str());

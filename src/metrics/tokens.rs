@@ -986,6 +986,28 @@ mod tests {
     }
 
     #[test]
+    fn a_row_of_one_turn_over_its_budget_is_at_the_edges_of_its_promises() {
+        // One turn over a 200-token budget: its 99th percentile is all its tokens, its violations all its turns.
+        let turns = [turn(300, 900, 300, &[("shell", 900, 300)])];
+        let row = TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), Some(200), None);
+        assert_eq!((row.p99_tokens, row.tokens), (300, 300));
+        assert_eq!(row.compliance.as_ref().unwrap().violations, 1);
+        assert_eq!(row.validate(1), Ok(()));
+        let mut more = row.clone();
+        more.p99_tokens = 301;
+        assert_eq!(
+            more.validate(1),
+            Err("tokens.p99Tokens is 301, more than tokens.tokens (300)".to_string())
+        );
+        let mut more = row.clone();
+        more.compliance.as_mut().unwrap().violations = 2;
+        assert_eq!(
+            more.validate(1),
+            Err("tokens.compliance.violations is 2, more than batches (1)".to_string())
+        );
+    }
+
+    #[test]
     fn kind_names_are_the_kinds_of_output() {
         for kind in crate::workload::Kind::ALL {
             assert!(is_kind_name(kind.as_str()), "{}", kind.as_str());

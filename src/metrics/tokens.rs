@@ -1005,6 +1005,17 @@ mod tests {
             more.validate(1),
             Err("tokens.compliance.violations is 2, more than batches (1)".to_string())
         );
+        // Its rate is 0: within a billionth is 0, half is not.
+        let rate = |r: f64| {
+            let mut row = row.clone();
+            row.compliance.as_mut().unwrap().rate = r;
+            row.validate(1)
+        };
+        assert_eq!(rate(1e-9), Ok(()));
+        assert_eq!(
+            rate(0.5),
+            Err("tokens.compliance.rate is 0.5, but 1 violations in 1 batches give 0".to_string())
+        );
     }
 
     #[test]

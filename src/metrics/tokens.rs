@@ -1016,6 +1016,54 @@ mod tests {
             rate(0.5),
             Err("tokens.compliance.rate is 0.5, but 1 violations in 1 batches give 0".to_string())
         );
+        // Its overshoot is 100 tokens: a largest overshoot below the 99th percentile's is refused, one above it
+        // is not; with a violation there is an overshoot.
+        let overshoots = |max: u64, p99: u64| {
+            let mut row = row.clone();
+            let c = row.compliance.as_mut().unwrap();
+            (c.max_overshoot, c.p99_overshoot) = (max, p99);
+            row.validate(1)
+        };
+        let disagree =
+            Err("tokens.compliance: the overshoots disagree with the violations".to_string());
+        assert_eq!(overshoots(100, 100), Ok(()));
+        assert_eq!(overshoots(101, 100), Ok(()));
+        assert_eq!(overshoots(99, 100), disagree);
+    }
+
+    #[test]
+    fn a_row_of_window_leaks_is_at_the_edges_of_its_promises() {
+        // A 1,000-token window: a result of 300 tokens leaks, one of 50 does not.
+        let row = |max: u64| {
+            let turns = [turn(300, 900, max, &[("shell", 900, 300)])];
+            TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), None, Some(1_000))
+        };
+        let (leaking, tight) = (row(300), row(50));
+        assert_eq!(leaking.window_leak.as_ref().unwrap().turns, 1);
+        assert_eq!((leaking.validate(1), tight.validate(1)), (Ok(()), Ok(())));
+        let changed = |row: &TokenSummary, change: &dyn Fn(&mut WindowLeak)| {
+            let mut row = row.clone();
+            change(row.window_leak.as_mut().unwrap());
+            row.validate(1)
+        };
+        assert_eq!(
+            changed(&leaking, &|w| w.turns = 2),
+            Err("tokens.windowLeak.turns is 2, more than batches (1)".to_string())
+        );
+        // No turn leaked: a share within a billionth of 0 is 0, a half is not.
+        assert_eq!(changed(&tight, &|w| w.share = 1e-9), Ok(()));
+        assert_eq!(
+            changed(&tight, &|w| w.share = 0.5),
+            Err("tokens.windowLeak.share is 0.5, but 0 of 1 turns give 0".to_string())
+        );
+        assert_eq!(changed(&tight, &|w| w.p99_ratio = 0.0), Ok(()));
+        for bad in [-0.5, f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                changed(&tight, &|w| w.p99_ratio = bad),
+                Err("tokens.windowLeak.p99Ratio is a finite number of at least 0".to_string()),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

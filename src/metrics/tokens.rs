@@ -1067,6 +1067,51 @@ mod tests {
     }
 
     #[test]
+    fn a_tally_that_does_not_hold_one_value_a_turn_is_refused() {
+        // One turn over a 200-token budget with a result leaking from a 1,000-token window: every count at 1.
+        let turns = [turn(300, 900, 300, &[("shell", 900, 300)])];
+        let row =
+            |window| TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), Some(200), window);
+        let (leaking, plain) = (row(Some(1_000)), row(None));
+        let t = &leaking.summary;
+        assert_eq!((t.turns, t.violations, t.leak_turns), (1, 1, 1));
+        assert_eq!((leaking.validate(1), plain.validate(1)), (Ok(()), Ok(())));
+        assert_eq!(
+            leaking.validate(2),
+            Err("tokens.summary.turns is 1, but the row has 2 batches".to_string())
+        );
+        let changed = |row: &TokenSummary, change: &dyn Fn(&mut TokenTally)| {
+            let mut row = row.clone();
+            change(&mut row.summary);
+            row.validate(1)
+        };
+        assert_eq!(
+            changed(&leaking, &|t| t.turn_tokens.add(5)),
+            Err("tokens.summary.turnTokens holds 2 values, not 1".to_string())
+        );
+        assert_eq!(
+            changed(&leaking, &|t| t.leak_ratio = LogHistogram::default()),
+            Err("tokens.summary.leakRatio holds 0 values, not 1".to_string())
+        );
+        assert_eq!(
+            changed(&plain, &|t| t.leak_ratio.add(5)),
+            Err("tokens.summary.leakRatio holds 1 values, not 0".to_string())
+        );
+        assert_eq!(
+            changed(&leaking, &|t| {
+                t.by_kind.get_mut("shell").unwrap().ratios.add(5);
+            }),
+            Err(
+                "tokens.summary.byKind.shell.ratios holds 2 values, more than the 1 turns"
+                    .to_string()
+            )
+        );
+        let more = Err("tokens.summary: more violations or leaking turns than turns".to_string());
+        assert_eq!(changed(&leaking, &|t| t.violations = 2), more);
+        assert_eq!(changed(&leaking, &|t| t.leak_turns = 2), more);
+    }
+
+    #[test]
     fn kind_names_are_the_kinds_of_output() {
         for kind in crate::workload::Kind::ALL {
             assert!(is_kind_name(kind.as_str()), "{}", kind.as_str());

@@ -160,7 +160,8 @@ mod tests {
         assert_eq!((as_ref, borrowed, &*key), ("greedy", "greedy", "greedy"));
         assert!(key == *"greedy" && key != *"reference");
         assert!(key == "greedy" && key != "reference");
-        assert!(key == "greedy".to_string() && key != "reference".to_string());
+        let (greedy, reference) = (String::from("greedy"), String::from("reference"));
+        assert!(key == greedy && key != reference);
         // A map of keys is searched by the name's text.
         let map = std::collections::BTreeMap::from([(key.clone(), 1)]);
         assert_eq!((map.get("greedy"), map.get("reference")), (Some(&1), None));

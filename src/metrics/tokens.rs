@@ -1112,6 +1112,20 @@ mod tests {
     }
 
     #[test]
+    fn a_kind_holds_at_most_three_tokens_a_unit() {
+        let row = |tokens: u64| {
+            let turns = [turn(tokens, 10, tokens, &[("shell", 10, tokens)])];
+            TokenSummary::from_turns(&turns.iter().collect::<Vec<_>>(), None, None).validate(1)
+        };
+        assert_eq!(row(30), Ok(()));
+        assert_eq!(
+            row(31),
+            Err("tokens.byKind.shell: 31 tokens in 10 units; a unit is at most 3 bytes, and a token at least 1"
+                .to_string())
+        );
+    }
+
+    #[test]
     fn kind_names_are_the_kinds_of_output() {
         for kind in crate::workload::Kind::ALL {
             assert!(is_kind_name(kind.as_str()), "{}", kind.as_str());

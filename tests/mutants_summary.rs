@@ -439,16 +439,8 @@ fn runs_are_ordered_by_their_time_and_bad_input_leaves_the_record_as_it_was() {
         &[&run, Path::new("--module")],
         "'--module' after --summary",
     );
-    let names = |dir: &Path| -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    };
     assert_eq!(
-        names(tmp.path()),
+        crate::support::names(tmp.path()),
         ["bad", "listed.json", "record.tsv", "rerun", "run"]
     );
     // A record holding a mutant twice (two branches' records joined) is refused.

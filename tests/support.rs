@@ -96,3 +96,13 @@ pub(crate) fn records_without_cost(dir: &std::path::Path) -> Vec<Value> {
         })
         .collect()
 }
+
+/// The names in `dir`, sorted.
+pub(crate) fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

@@ -6,6 +6,7 @@
 //! bugs with shrunk counterexamples. Every command runs in a temporary folder: an example finalizer writes its
 //! artifacts under `tool-results/` of its working folder, which is budgetlab's.
 
+use crate::support::names;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -281,14 +282,4 @@ fn run_with_the_python_example_is_the_same_on_1_and_2_threads() {
         headtail.iter().all(|r| r["compliance"]["rate"] == 1.0),
         "{headtail:?}"
     );
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }

@@ -4,6 +4,7 @@
 //! report folder replaces only a folder budgetlab made, in one step; and `finalize --backend fs` writes only
 //! inside the artifact folder it resolved at the start and says so.
 
+use crate::support::names;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -16,16 +17,6 @@ mod folders;
 
 fn budgetlab() -> Command {
     Command::cargo_bin("budgetlab").unwrap()
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Exit 2, one line on stderr containing `needle`, nothing on stdout, no panic.

@@ -195,6 +195,10 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
         mutant("FsStore::is_open", 80, 82, t),
         mutant("FsStore::is_open", 80, 82, f),
     );
+    let (unit_timeout, integration_timeout) = (
+        mutant("FsStore::is_open", 80, 83, t),
+        mutant("FsStore::is_open", 80, 83, f),
+    );
     pass_of(
         &run,
         "unit",
@@ -203,10 +207,13 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
             (unit_caught.clone(), "CaughtMutant"),
             (unit_missed.clone(), "MissedMutant"),
             (both_missed.clone(), "MissedMutant"),
+            (unit_timeout.clone(), "Timeout"),
+            (integration_timeout.clone(), "MissedMutant"),
         ],
     );
     // The integration pass, begun after the unit pass, retests a mutant the unit pass caught (as a survivor's
-    // name matched it) and misses it; it catches one the unit pass missed.
+    // name matched it) and misses it; it catches one the unit pass missed. A mutant either pass timed out on
+    // (and neither caught) is a timeout, whichever pass missed it.
     pass_of(
         &run,
         "integration",
@@ -215,12 +222,20 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
             (unit_caught.clone(), "MissedMutant"),
             (unit_missed.clone(), "CaughtMutant"),
             (both_missed.clone(), "MissedMutant"),
+            (unit_timeout.clone(), "MissedMutant"),
+            (integration_timeout.clone(), "Timeout"),
         ],
     );
-    let tree = [&unit_caught, &unit_missed, &both_missed];
+    let tree = [
+        &unit_caught,
+        &unit_missed,
+        &both_missed,
+        &unit_timeout,
+        &integration_timeout,
+    ];
     let (code, text) = summary(&[&run], &tree);
     assert!(
-        text.contains("| persist | 3 | 2 | 1 | 0 | 0 | 66.7% |"),
+        text.contains("| persist | 5 | 2 | 1 | 0 | 2 | 66.7% |"),
         "{text}"
     );
     assert!(
@@ -228,6 +243,7 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
         "{text}"
     );
     assert!(!text.contains(":81:9:"), "{text}");
+    assert!(!text.contains(":83:9:"), "{text}");
     assert!(
         !text.contains(":82:9: replace FsStore::is_open -> bool with true"),
         "{text}"
@@ -246,7 +262,7 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
     );
     let (code, text) = summary(&[&run, &rerun], &tree);
     assert!(
-        text.contains("| persist | 3 | 0 | 3 | 0 | 0 | 0.0% |"),
+        text.contains("| persist | 5 | 0 | 3 | 0 | 2 | 0.0% |"),
         "{text}"
     );
     assert_eq!(code, 1, "{text}");

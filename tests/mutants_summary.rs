@@ -331,9 +331,9 @@ fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_long
             .collect::<Vec<_>>(),
         [
             "src/persist/fs.rs:81:9: replace FsStore::is_open -> bool with true\t1\t9\t1\t13\t\
-             CaughtMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab",
+             CaughtMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab\t-",
             "src/persist/fs.rs:82:9: replace FsStore::is_open -> bool with false\t2\t9\t2\t13\t\
-             MissedMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab",
+             MissedMutant\t0.0\t0.0\t2026-12-02T01:00:00Z\tcommit 0123456789ab\t-",
         ]
     );
 
@@ -632,4 +632,108 @@ fn an_allowed_mutant_is_known_by_its_line_in_the_tree_now_and_scores_round_down(
         "{stderr}"
     );
     assert_eq!(code, 1, "{text}");
+}
+
+/// The record's fingerprint of lines `first` to `last` of `text`: 16 hex digits of their SHA-256.
+fn fingerprint(text: &str, first: usize, last: usize) -> String {
+    use sha2::{Digest, Sha256};
+    let lines: Vec<&str> = text.split('\n').collect();
+    let digest = Sha256::digest(lines[first - 1..last].join("\n").as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn an_outcome_of_a_function_whose_code_changed_since_is_not_counted() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+        return;
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let head = Command::new("git")
+        .args(["-C", root, "rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let Some(head) = head else {
+        crate::support::tool_missing("no git checkout to show the code a run tested");
+        return;
+    };
+    let head = String::from_utf8(head.stdout).unwrap().trim().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = "replace FsStore::is_open -> bool with true";
+    let now = mutant("FsStore::is_open", 80, 82, t);
+    let source = fs::read_to_string(format!("{root}/src/persist/fs.rs")).unwrap();
+    let row = |print: &str| {
+        format!(
+            "src/persist/fs.rs:82:9: {t}\t2\t9\t2\t13\tCaughtMutant\t1.0\t1.0\t2026-12-02T01:00:00Z\tcommit {head}\t{print}\n"
+        )
+    };
+    let header = "# .ci/mutants --record: name, start line in function, start column, end line in function, \
+                  end column, outcome, build s, test s, run began, tested, function's fingerprint\n";
+    // Recorded with the fingerprint of the function as the tree has it now (lines 80 to 84): counted.
+    let record = tmp.path().join("record.tsv");
+    fs::write(
+        &record,
+        format!("{header}{}", row(&fingerprint(&source, 80, 84))),
+    )
+    .unwrap();
+    let (code, text, _) = summary_in(tmp.path(), &[], &[], &[&now]);
+    assert!(
+        text.contains("| persist | 1 | 1 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+    // Recorded with another: its code changed since, so the mutant is untested.
+    fs::write(&record, format!("{header}{}", row("0123456789abcdef"))).unwrap();
+    let (code, text, _) = summary_in(tmp.path(), &[], &[], &[&now]);
+    assert!(text.contains("| persist | 0 of 1 (partly run) |"), "{text}");
+    assert!(
+        text.contains(
+            "Not counted, as the tree no longer has them (their code changed since): 1 of persist."
+        ),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+    // A record of the first version (no fingerprints) is read, its fingerprints unknown.
+    let first_version = header.replace(", function's fingerprint", "");
+    fs::write(
+        &record,
+        format!("{first_version}{}", row("").trim_end_matches(['\t', '\n'])),
+    )
+    .unwrap();
+    let (code, text, _) = summary_in(tmp.path(), &[], &[], &[&now]);
+    assert!(
+        text.contains("| persist | 1 | 1 | 0 | 0 | 0 | 100.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+
+    // A run of a commit git knows, of a function that was shorter then (lines 80 to 84, 90 now): its outcome
+    // is of other code. The same run of a commit git does not know counts, its code unknown.
+    fs::remove_file(&record).unwrap();
+    let then = mutant("FsStore::is_open", 80, 82, t);
+    let mut grown = now.clone();
+    grown["function"]["span"]["end"]["line"] = json!(90);
+    for (commit, counted) in [(head.as_str(), false), ("0123456789ab", true)] {
+        let run = tmp.path().join(format!("run-{commit}"));
+        pass(
+            &run,
+            "2026-12-02T02:00:00Z",
+            &[(then.clone(), "CaughtMutant")],
+        );
+        let tree_txt = run.join("persist/unit/tree.txt");
+        fs::write(
+            &tree_txt,
+            format!("commit {commit}, unit tests, started 2026-12-02 02:00 UTC\n"),
+        )
+        .unwrap();
+        let (code, text, _) = summary_in(tmp.path(), &[], &[&run], &[&grown]);
+        let expected = if counted {
+            "| persist | 1 | 1 |"
+        } else {
+            "| persist | 0 of 1 (partly run) |"
+        };
+        assert!(text.contains(expected), "{commit}: {text}");
+        assert_eq!(code, if counted { 0 } else { 1 }, "{text}");
+    }
 }

@@ -1,11 +1,13 @@
 """The record of `.ci/mutants` (mutants-record.tsv): the latest outcome of each mutant, kept in git so that the
 scores outlive the machine whose runs measured them.
 
-A header line, then one mutant a line, ten cells separated by tabs: its name (cargo-mutants' FILE:LINE:COLUMN:
+A header line, then one mutant a line, eleven cells separated by tabs: its name (cargo-mutants' FILE:LINE:COLUMN:
 CHANGE), the first line and column and the last line and column of its span (lines counted from its function's
 first line; four "-" for a mutant of no function), its outcome, its build and test seconds, when its run began
-(cargo-mutants' start_time, RFC 3339) and what was tested ("commit 1a2b3c4d5e6f"). Rows are sorted, so that a
-change of the record reads as the mutants whose outcome changed.
+(cargo-mutants' start_time, RFC 3339), what was tested ("commit 1a2b3c4d5e6f") and the fingerprint of its
+function's code as tested ("-" where the tested code is not known: a tree with uncommitted changes). Rows are
+sorted, so that a change of the record reads as the mutants whose outcome changed. A record of the first version
+(ten cells, no fingerprints) is read as one whose fingerprints are all unknown.
 
 Everything read is checked, and a row is written only if it reads back as what was meant: a bad record stops the
 summary (Bad: one line naming the file and the line) instead of counting something else.
@@ -13,14 +15,16 @@ summary (Bad: one line naming the file and the line) instead of counting somethi
 
 import datetime
 import fcntl
+import hashlib
 import math
 import os
 import re
 import stat
 import tempfile
 
-HEADER = ("# .ci/mutants --record: name, start line in function, start column, end line in function, end column, "
-          "outcome, build s, test s, run began, tested")
+FIRST_HEADER = ("# .ci/mutants --record: name, start line in function, start column, end line in function, "
+                "end column, outcome, build s, test s, run began, tested")
+HEADER = FIRST_HEADER + ", function's fingerprint"
 KINDS = ("CaughtMutant", "MissedMutant", "Unviable", "Timeout")
 
 
@@ -48,6 +52,23 @@ def identity(m):
                 int(span["end"]["line"]) - first, int(span["end"]["column"]))
     except (KeyError, TypeError, ValueError) as e:
         raise Bad(f"mutant {m['name']!r} has no readable span ({e!r})") from None
+
+
+def function_lines(m):
+    """The first and last line (from 1) of the code a mutant's outcome is of: its function's, or its own for a
+    mutant of no function."""
+    span = (m.get("function") or {}).get("span") or m.get("span")
+    try:
+        return int(span["start"]["line"]), int(span["end"]["line"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise Bad(f"mutant {m.get('name')!r} has no readable span ({e!r})") from None
+
+
+def fingerprint(text, first, last):
+    """What a function's code is: 16 hex digits of the SHA-256 of its lines, `first` to `last` of `text`. A
+    function moved by lines added above it keeps its fingerprint; one whose code changed gets another."""
+    lines = text.split("\n")[max(first - 1, 0):max(last, 0)]
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
 
 
 _TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?([Zz]|[+-]\d\d:\d\d)")
@@ -81,14 +102,17 @@ _NAME = re.compile(r"([^:\t\r\n]+):\d{1,7}:\d{1,7}: [^\t\r\n]+")
 _PLACE = re.compile(r"-?\d{1,7}")
 _SECONDS = re.compile(r"\d{1,7}(\.\d{1,3})?")
 _TESTED = re.compile(r"[^\x00-\x1f\x7f]{1,200}")
+_FINGERPRINT = re.compile(r"[0-9a-f]{16}")
 
 
-def parse_row(line):
-    """(identity, outcome) of one row; an outcome is (run began, name, file, summary, {phase: s}, tested)."""
+def parse_row(line, first_version=False):
+    """(identity, outcome) of one row; an outcome is (run began, name, file, summary, {phase: s}, tested,
+    fingerprint or None)."""
     cells = line.split("\t")
-    if len(cells) != 10:
-        raise Bad(f"expected 10 tab-separated cells, got {len(cells)}")
-    name, places, (summary, build, test, run_began, tested) = cells[0], cells[1:5], cells[5:]
+    if len(cells) != 11 and not (len(cells) == 10 and first_version):
+        raise Bad(f"expected {10 if first_version else 11} tab-separated cells, got {len(cells)}")
+    cells += ["-"] * (11 - len(cells))
+    name, places, (summary, build, test, run_began, tested, printed) = cells[0], cells[1:5], cells[5:]
     placed = _NAME.fullmatch(name)
     if not placed:
         raise Bad(f"{name[:80]!r} is not a mutant's name (FILE:LINE:COLUMN: CHANGE)")
@@ -106,20 +130,23 @@ def parse_row(line):
     began(run_began)
     if not _TESTED.fullmatch(tested):
         raise Bad(f"{tested[:40]!r} does not say what was tested (up to 200 characters, no control characters)")
-    return key, (run_began, name, placed.group(1), summary, {"Build": float(build), "Test": float(test)}, tested)
+    if printed != "-" and not _FINGERPRINT.fullmatch(printed):
+        raise Bad(f"{printed[:40]!r} is not a fingerprint (16 hex digits, or '-')")
+    return key, (run_began, name, placed.group(1), summary, {"Build": float(build), "Test": float(test)}, tested,
+                 None if printed == "-" else printed)
 
 
 def format_row(key, outcome):
     """The row of one outcome, checked to read back as the same mutant and outcome."""
-    run_began, name, _, summary, phases, tested = outcome
+    run_began, name, _, summary, phases, tested, printed = outcome
     places = ["-"] * 4 if isinstance(key, str) else [str(p) for p in key[2:]]
     row = "\t".join([name] + places + [summary, f"{phases.get('Build', 0.0):.1f}", f"{phases.get('Test', 0.0):.1f}",
-                                       run_began, tested])
+                                       run_began, tested, printed or "-"])
     try:
         read_key, read = parse_row(row)
     except Bad as e:
         raise Bad(f"cannot record {name[:80]!r}: {e}") from None
-    if read_key != key or read[3] != summary:
+    if read_key != key or read[3] != summary or read[6] != printed:
         raise Bad(f"cannot record {name[:80]!r}: its row would read back as another mutant")
     return row
 
@@ -136,14 +163,15 @@ def read(path):
     except (OSError, UnicodeDecodeError) as e:
         raise Bad(f"{path}: unreadable ({e})") from None
     lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-    if lines[0] != HEADER:
+    if lines[0] not in (HEADER, FIRST_HEADER):
         raise Bad(f"{path}:1: not a record of .ci/mutants (its first line is not the record's header)")
+    first_version = lines[0] == FIRST_HEADER
     rows, first = {}, {}
     for n, line in enumerate(lines[1:], 2):
         if not line:
             continue
         try:
-            key, outcome = parse_row(line)
+            key, outcome = parse_row(line, first_version)
         except Bad as e:
             raise Bad(f"{path}:{n}: {e}") from None
         if key in rows:

@@ -459,9 +459,15 @@ fn runs_are_ordered_by_their_time_and_bad_input_leaves_the_record_as_it_was() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert_eq!(fs::read_to_string(&record).unwrap(), kept);
     };
-    // An outcome the record cannot hold is not written.
+    // cargo-mutants' "Failure" is no verdict: the recorded outcome stands.
     pass(&bad, "2026-12-02T08:00:00Z", &[(missed.clone(), "Failure")]);
-    refused(&["--record"], &[&bad], "unknown outcome 'Failure'");
+    let (code, text, _) = summary_in(tmp.path(), &["--record"], &[&bad], &tree);
+    assert!(
+        text.contains("| persist | 1 | 0 | 1 | 0 | 0 | 0.0% |"),
+        "{text}"
+    );
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(fs::read_to_string(&record).unwrap(), kept);
     // A start that is no time cannot be ordered.
     pass(&bad, "soon", &[(missed.clone(), "CaughtMutant")]);
     refused(&["--record"], &[&bad], "'soon' is not a time");
@@ -504,12 +510,13 @@ fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reac
     let (first, second) = (tmp.path().join("shard0.old"), tmp.path().join("shard1"));
     let t = "replace FsStore::is_open -> bool with true";
     let f = "replace FsStore::is_open -> bool with false";
-    let (a, b, c, d, e) = (
+    let (a, b, c, d, e, g) = (
         mutant("FsStore::is_open", 80, 81, t),
         mutant("FsStore::is_open", 80, 82, t),
         mutant("FsStore::is_open", 80, 83, t),
         mutant("FsStore::is_open", 80, 81, f),
         mutant("FsStore::is_open", 80, 82, f),
+        mutant("FsStore::is_open", 80, 83, f),
     );
     // Shard 0 catches a and d, and times out on e: nothing left for its integration tests.
     pass_listing(
@@ -523,17 +530,18 @@ fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reac
             (e.clone(), "Timeout", 2.0, 300.0),
         ],
     );
-    // Shard 1's unit tests miss b and c. Its integration pass, begun later, also gets d (as cargo-mutants gives
+    // Shard 1's unit tests miss b and c, and cargo-mutants fails on g (no verdict). Its integration pass, begun later, also gets d (as cargo-mutants gives
     // every pass a module's "delete field" mutants whatever it is asked for) and misses it; it catches b, and is
     // cut short before c.
     pass_listing(
         &second,
         "unit",
         "2026-12-02T02:00:00Z",
-        &[&b, &c],
+        &[&b, &c, &g],
         &[
             (b.clone(), "MissedMutant", 2.0, 3.0),
             (c.clone(), "MissedMutant", 1.0, 1.0),
+            (g.clone(), "Failure", 1.0, 1.0),
         ],
     );
     pass_listing(
@@ -546,12 +554,12 @@ fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reac
             (b.clone(), "CaughtMutant", 4.0, 5.0),
         ],
     );
-    let tree = [&a, &b, &c, &d, &e];
+    let tree = [&a, &b, &c, &d, &e, &g];
     let (code, text, _) = summary_in(tmp.path(), &["--record"], &[&first, &second], &tree);
-    // a, b and d caught; c not tested whole; e a timeout. Per viable mutant: a's 5 + 1 s, b's two passes
+    // a, b and d caught; c not tested whole, g not tested; e a timeout. Per viable mutant: a's 5 + 1 s, b's two passes
     // (2 + 4) + (3 + 5) s, d's 0 s; the timeout's 300 s are not a viable mutant's.
     assert!(
-        text.contains("| persist | 4 of 5 (partly run) | 3 | 0 | 0 | 1 | 100.0% | 4 s + 3 s |"),
+        text.contains("| persist | 4 of 6 (partly run) | 3 | 0 | 0 | 1 | 100.0% | 4 s + 3 s |"),
         "{text}"
     );
     assert_eq!(code, 1, "{text}");
@@ -570,6 +578,7 @@ fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reac
     assert_eq!(row(&d), Some(("CaughtMutant", "0.0", "0.0")), "{record}");
     assert_eq!(row(&e), Some(("Timeout", "2.0", "300.0")), "{record}");
     assert_eq!(row(&c), None, "{record}");
+    assert_eq!(row(&g), None, "{record}");
     assert_eq!(rows.len(), 4, "{record}");
 }
 

@@ -148,6 +148,50 @@ fn joined<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::slots::{collect_slots, SlotScope};
+    use super::{slots_of_entry, EntryWriter};
+    use crate::budget::PlanReminders;
+    use crate::model::{Entry, Field, Part};
+    use crate::persist::MemoryStore;
+    use serde_json::Value;
+
+    fn entry(id: &str, output: &str, error: Option<&str>) -> Entry {
+        let error = error.map(|e| Value::String(e.into()));
+        let part = Part::function_response(id, "shell", Some(Value::String(output.into())), error);
+        Entry::new(id, "shell", vec![part])
+    }
+
+    #[test]
+    fn an_entry_of_one_slot_is_moved_out_of_the_batch_and_one_of_several_is_copied_once() {
+        let mut batch = vec![
+            entry("a", "first", None),
+            entry("b", "second", Some("boom")),
+        ];
+        let slots = collect_slots(&batch, &PlanReminders::default(), SlotScope::ALL);
+        let mut store = MemoryStore::new("/artifacts");
+        let mut writer = EntryWriter::new(&batch);
+        let field = |batch: &Vec<Entry>, e: usize, f: Field| {
+            batch[e].response_parts[0].field(f).map(str::to_string)
+        };
+
+        let moved = writer.persist_moving(&mut batch, 0, slots_of_entry(&slots, 0), &mut store);
+        assert_eq!(moved.as_deref(), Some("first"));
+        // Moved, not copied: the field is left empty for the caller to replace.
+        assert_eq!(field(&batch, 0, Field::Output).as_deref(), Some(""));
+
+        let joined = writer.persist_moving(&mut batch, 1, slots_of_entry(&slots, 1), &mut store);
+        assert_eq!(joined.as_deref(), Some("second\n\nboom"));
+        assert_eq!(field(&batch, 1, Field::Output).as_deref(), Some("second"));
+        assert_eq!(field(&batch, 1, Field::Error).as_deref(), Some("boom"));
+
+        // Each entry has its decision now: no second write.
+        assert!(writer
+            .persist_moving(&mut batch, 0, slots_of_entry(&slots, 0), &mut store)
+            .is_none());
+        assert_eq!(store.artifacts().len(), 2);
+        assert_eq!(writer.into_attempts().len(), 2);
+    }
+
     #[test]
     fn texts_are_joined_by_blank_lines_in_one_allocation_of_their_length() {
         for texts in [vec![], vec!["a"], vec!["ab", "", "cde"], vec!["x\n"; 5]] {

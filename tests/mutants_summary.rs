@@ -78,6 +78,15 @@ fn pass_listing(
     .unwrap();
 }
 
+/// Whether python3, which `.ci/mutants --summary` runs, is missing (a failure under CI, a skip elsewhere).
+fn python_missing() -> bool {
+    let missing = Command::new("python3").arg("--version").output().is_err();
+    if missing {
+        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    }
+    missing
+}
+
 /// `.ci/mutants --summary` of `dirs`, the tree's mutants now being `tree`, with the record in the folder above
 /// the first of `dirs`.
 fn summary(dirs: &[&Path], tree: &[&Value]) -> (i32, String) {
@@ -95,10 +104,14 @@ fn summary_in(
 ) -> (i32, String, String) {
     let listed = tmp.join("listed.json");
     fs::write(&listed, serde_json::to_vec(tree).unwrap()).unwrap();
+    let mut allowed = tmp.join("allowed.txt");
+    if !allowed.exists() {
+        allowed = "/dev/null".into();
+    }
     let out = Command::new(format!("{}/.ci/mutants", env!("CARGO_MANIFEST_DIR")))
+        .env("MUTANTS_ALLOWED", &allowed)
         .env("MUTANTS_LISTED", &listed)
         .env("MUTANTS_RECORD", tmp.join("record.tsv"))
-        .env("MUTANTS_ALLOWED", tmp.join("allowed.txt"))
         .args(flags)
         .arg("--summary")
         .args(dirs)
@@ -113,8 +126,7 @@ fn summary_in(
 
 #[test]
 fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -202,8 +214,7 @@ fn a_rerun_after_lines_moved_counts_once_and_the_later_run_wins() {
 
 #[test]
 fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -292,8 +303,7 @@ fn a_mutant_either_pass_of_a_run_catches_is_caught_and_a_later_run_still_wins() 
 
 #[test]
 fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_longer_has() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -400,8 +410,7 @@ fn the_record_keeps_outcomes_for_later_summaries_and_drops_what_the_tree_no_long
 
 #[test]
 fn runs_are_ordered_by_their_time_and_bad_input_leaves_the_record_as_it_was() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -500,8 +509,7 @@ fn runs_are_ordered_by_their_time_and_bad_input_leaves_the_record_as_it_was() {
 
 #[test]
 fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reach() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -530,9 +538,9 @@ fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reac
             (e.clone(), "Timeout", 2.0, 300.0),
         ],
     );
-    // Shard 1's unit tests miss b and c, and cargo-mutants fails on g (no verdict). Its integration pass, begun later, also gets d (as cargo-mutants gives
-    // every pass a module's "delete field" mutants whatever it is asked for) and misses it; it catches b, and is
-    // cut short before c.
+    // Shard 1's unit tests miss b and c, and cargo-mutants fails on g (no verdict). Its integration pass, begun
+    // later, also gets d (as cargo-mutants gives every pass a module's "delete field" mutants whatever it is asked
+    // for) and misses it; it catches b, and is cut short before c.
     pass_listing(
         &second,
         "unit",
@@ -584,8 +592,7 @@ fn an_integration_pass_counts_for_its_own_shard_and_not_for_what_it_did_not_reac
 
 #[test]
 fn an_allowed_mutant_is_known_by_its_line_in_the_tree_now_and_scores_round_down() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -653,8 +660,7 @@ fn fingerprint(text: &str, first: usize, last: usize) -> String {
 
 #[test]
 fn an_outcome_of_a_function_whose_code_changed_since_is_not_counted() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        crate::support::tool_missing("no python3 on PATH for .ci/mutants --summary");
+    if python_missing() {
         return;
     }
     let root = env!("CARGO_MANIFEST_DIR");

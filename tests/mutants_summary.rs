@@ -94,8 +94,9 @@ fn summary(dirs: &[&Path], tree: &[&Value]) -> (i32, String) {
     (code, stdout)
 }
 
-/// `.ci/mutants [FLAGS] --summary DIRS` with `tmp/record.tsv` as its record and `tmp/allowed.txt` as its
-/// allowed list, the tree's mutants now being `tree`: exit status, stdout, stderr.
+/// `.ci/mutants [FLAGS] --summary DIRS`, started in `tmp`, with `tmp/record.tsv` as its record and
+/// `tmp/allowed.txt` (when there is one) as its allowed list, the tree's mutants now being `tree`: exit status,
+/// stdout, stderr.
 fn summary_in(
     tmp: &Path,
     flags: &[&str],
@@ -104,12 +105,15 @@ fn summary_in(
 ) -> (i32, String, String) {
     let listed = tmp.join("listed.json");
     fs::write(&listed, serde_json::to_vec(tree).unwrap()).unwrap();
-    let mut allowed = tmp.join("allowed.txt");
-    if !allowed.exists() {
-        allowed = "/dev/null".into();
-    }
+    // Named relative to the folder the script is started from (tmp), as a user in that folder would.
+    let allowed = if tmp.join("allowed.txt").exists() {
+        "allowed.txt"
+    } else {
+        "/dev/null"
+    };
     let out = Command::new(format!("{}/.ci/mutants", env!("CARGO_MANIFEST_DIR")))
-        .env("MUTANTS_ALLOWED", &allowed)
+        .current_dir(tmp)
+        .env("MUTANTS_ALLOWED", allowed)
         .env("MUTANTS_LISTED", &listed)
         .env("MUTANTS_RECORD", tmp.join("record.tsv"))
         .args(flags)

@@ -71,7 +71,8 @@ if [ -f "$before" ]; then
     before_bin="$(cd "$(dirname "$before")" && pwd)/$(basename "$before")"
     before_what="$before"
 else
-    commit="$(git -C "$root" rev-parse --verify --quiet "$before^{commit}")" ||
+    # git's own complaint (outside a checkout: "not a git repository") is not shown: the one line below says it.
+    commit="$(git -C "$root" rev-parse --verify --quiet "$before^{commit}" 2>/dev/null)" ||
         die "--before '$before' is neither a file nor a commit of $root"
     worktree="$scratch/before-src"
     git -C "$root" worktree add --detach --quiet "$worktree" "$commit" ||

@@ -668,6 +668,12 @@ fn an_outcome_of_a_function_whose_code_changed_since_is_not_counted() {
         return;
     }
     let root = env!("CARGO_MANIFEST_DIR");
+    if !std::path::Path::new(root).join(".git").exists() {
+        // A tree without git's history (a source tarball, a packaged copy): no commit to show the code a run
+        // tested, in CI too. `.ci/run` runs this test again in the checkout.
+        eprintln!("skipped: not a git checkout");
+        return;
+    }
     let head = Command::new("git")
         .args(["-C", root, "rev-parse", "--short=12", "HEAD"])
         .output()

@@ -88,6 +88,37 @@ fn speed_script_prints_medians_and_ratios_per_thread_count_and_cleans_up() {
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
 
+/// Outside a git checkout (a source tarball, a packaged copy) a `--before` that is not a file is still one line
+/// of the script's own: git's "not a git repository" does not reach stderr.
+#[test]
+fn speed_script_outside_a_git_checkout_refuses_a_non_file_with_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    std::fs::create_dir_all(tree.join("scripts")).unwrap();
+    let copy = tree.join("scripts/speed-vs-before.sh");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/speed-vs-before.sh"),
+        &copy,
+    )
+    .unwrap();
+    let out = Command::new("bash")
+        .arg(&copy)
+        .args(["--before", "v0.0.0-no-such-commit"])
+        .env("GIT_CEILING_DIRECTORIES", tmp.path())
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "speed-vs-before: --before 'v0.0.0-no-such-commit' is neither a file nor a commit"
+        ),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn speed_script_refuses_bad_arguments_with_one_line_and_status_2() {
     let bin = env!("CARGO_BIN_EXE_budgetlab");

@@ -11,6 +11,7 @@ mod exports;
 mod external;
 mod external_commands;
 mod features;
+mod feedback;
 mod gate;
 mod gate_output;
 mod gate_rules;

@@ -260,8 +260,9 @@ pub(super) fn text(
 }
 
 /// Fits the knobs to `corpus`, the scenario named `name` generated at `seed` (both key its random streams, so
-/// the rounds' samples are the fitted scenario's own).
-pub(super) fn fit(corpus: &Corpus, name: &str, seed: u64) -> Result<Fit> {
+/// the rounds' samples are the fitted scenario's own). `progress` is told of each round, and of the rounds left
+/// untaken when the fit ends early: [`ROUNDS`] in all.
+pub(super) fn fit(corpus: &Corpus, name: &str, seed: u64, progress: &dyn Fn(u64)) -> Result<Fit> {
     let target = &corpus.measure;
     let batches = sample_batches(target);
     let fit_names: BTreeMap<Kind, String> = Kind::ALL
@@ -293,7 +294,9 @@ pub(super) fn fit(corpus: &Corpus, name: &str, seed: u64) -> Result<Fit> {
         if better {
             best = Some((score, params.clone(), rows));
         }
+        progress(1);
         if score.0 == 0 {
+            progress((ROUNDS - rounds) as u64);
             break;
         }
         params = adjust(params, corpus, &sample, &mut summary_history);

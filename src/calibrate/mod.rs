@@ -119,6 +119,64 @@ impl Calibration {
         out.push_str(&check::markdown(&self.rows));
         out
     }
+
+    /// The mapping and the comparison, as one JSON object and a newline: what [`Calibration::markdown`] shows,
+    /// with every figure's tolerance, whether it passed (`null` for a figure shown but not checked) and how far
+    /// off it is in tolerances.
+    pub fn json(&self) -> String {
+        let tools: Vec<serde_json::Value> = self
+            .tools
+            .iter()
+            .map(|t| {
+                let (mapped, distance) = match &t.how {
+                    How::Name => ("name", None),
+                    How::Shape(_, d) => ("shape", Some(*d)),
+                };
+                serde_json::json!({
+                    "tool": t.tool,
+                    "outputs": t.outputs,
+                    "kind": t.kind.as_str(),
+                    "mapped": mapped,
+                    "shapeDistance": distance,
+                })
+            })
+            .collect();
+        let rows: Vec<serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "figure": r.figure,
+                    "corpus": r.corpus,
+                    "fitted": r.fitted,
+                    "tolerance": r.tolerance,
+                    "passed": r.pass,
+                    "miss": r.pass.map(|_| r.miss),
+                })
+            })
+            .collect();
+        let document = serde_json::json!({
+            "passed": self.passed(),
+            "corpus": {
+                "name": self.corpus.source.name,
+                "sha256": self.corpus.source.digest,
+                "batches": self.corpus.source.batches,
+                "outputs": self.corpus.outputs,
+            },
+            "scenario": {
+                "name": self.scenario.name,
+                "batches": self.fitted.source.batches,
+                "outputs": self.fitted.outputs,
+            },
+            "rounds": self.rounds,
+            "failedCalls": self.errors,
+            "tools": tools,
+            "checks": rows,
+        });
+        let mut text = serde_json::to_string_pretty(&document).expect("a calibration serializes");
+        text.push('\n');
+        text
+    }
 }
 
 /// What each kind a tool may be mapped to by shape looks like: its generated outputs at the built-in sizes.
@@ -173,8 +231,18 @@ pub fn read_corpus(path: &Path) -> Result<(Vec<Batch>, SourceInfo)> {
     Ok((batches, source))
 }
 
+/// The steps [`calibrate`] reports to its `progress`: one a round of fitting (at most 12; the rounds
+/// a fit that ends early does not take are reported as done then), and the final check.
+pub const PROGRESS_STEPS: u64 = fit::ROUNDS as u64 + 1;
+
 /// Fits a scenario named `name` to the recorded `batches` (from `source`).
-pub fn calibrate(batches: &[Batch], source: SourceInfo, name: &str) -> Result<Calibration> {
+/// `progress` is told of each step done, [`PROGRESS_STEPS`] in all.
+pub fn calibrate(
+    batches: &[Batch],
+    source: SourceInfo,
+    name: &str,
+    progress: &dyn Fn(u64),
+) -> Result<Calibration> {
     if name.trim().is_empty() {
         return Err(Error::invalid("--name", name, "must not be empty"));
     }
@@ -188,7 +256,7 @@ pub fn calibrate(batches: &[Batch], source: SourceInfo, name: &str) -> Result<Ca
     }
     let corpus = Corpus::of(batches, &references()?);
     let seed = seed_of(&source.digest);
-    let fitted = fit::fit(&corpus, name, seed)?;
+    let fitted = fit::fit(&corpus, name, seed, progress)?;
     let names = corpus.names.clone();
     let bare = fit::text(&[], name, seed, fitted.batches, &fitted.params, &names);
     let scenario = Scenario::parse(&bare, name)?;
@@ -198,6 +266,7 @@ pub fn calibrate(batches: &[Batch], source: SourceInfo, name: &str) -> Result<Ca
         &Figures::of_profile(&corpus_profile),
         &Figures::of_profile(&fitted_profile),
     );
+    progress(1);
     let header = header(&corpus_profile, &corpus, &rows, fitted.rounds);
     let toml = fit::text(&header, name, seed, fitted.batches, &fitted.params, &names);
     debug_assert_eq!(Scenario::parse(&toml, name).ok().as_ref(), Some(&scenario));
@@ -303,9 +372,13 @@ mod tests {
             seed: None,
             batches: 0,
         };
-        let e = calibrate(&[], source.clone(), "x").unwrap_err().to_string();
+        let e = calibrate(&[], source.clone(), "x", &|_| ())
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "invalid corpus \"c.jsonl\": holds no tool result to fit");
-        let e = calibrate(&[vec![]], source, " ").unwrap_err().to_string();
+        let e = calibrate(&[vec![]], source, " ", &|_| ())
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("invalid --name"), "{e}");
     }
 }

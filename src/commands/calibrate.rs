@@ -9,7 +9,7 @@ use clap::Args;
 use budgetlab::atomic::{is_stdout, Destination};
 use budgetlab::calibrate::{calibrate, read_corpus};
 
-use super::output::{emit, write_file};
+use super::output::{emit, progress, write_file};
 use super::Status;
 
 /// Flags of `budgetlab calibrate`.
@@ -24,6 +24,9 @@ pub(crate) struct CalibrateArgs {
     /// The scenario's name (default: the file name of --out without `.toml`).
     #[arg(long, value_name = "NAME")]
     pub(crate) name: Option<String>,
+    /// Print the mapping and the comparison as JSON instead of Markdown.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Fits, writes the scenario and prints the comparison.
@@ -39,12 +42,19 @@ pub(crate) fn execute(args: CalibrateArgs) -> anyhow::Result<Status> {
             .map_or("calibrated".into(), |s| s.to_string_lossy().into_owned()),
     };
     let (batches, source) = read_corpus(&args.input)?;
-    let fit = calibrate(&batches, source, &name)?;
+    let bar = progress(budgetlab::calibrate::PROGRESS_STEPS, "steps of fitting");
+    let fit = calibrate(&batches, source, &name, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
     write_file(&args.out, fit.toml.as_bytes())?;
-    if is_stdout(&args.out) {
-        eprint!("{}", fit.markdown());
+    let comparison = if args.json {
+        fit.json()
     } else {
-        emit(fit.markdown().as_bytes())?;
+        fit.markdown()
+    };
+    if is_stdout(&args.out) {
+        eprint!("{comparison}");
+    } else {
+        emit(comparison.as_bytes())?;
     }
     Ok(Status::of_checks(fit.passed()))
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::gate::{CheckJob, JUnitXml, Tolerances, VerdictExporter, VerdictMarkdown};
+use budgetlab::gate::{
+    CheckJob, JUnitXml, Tolerances, VerdictExporter, VerdictJson, VerdictMarkdown,
+};
 
 use super::output::{emit, junit_on_stdout, write_file};
 use super::Status;
@@ -29,11 +31,21 @@ pub(crate) struct CheckArgs {
     /// Also write the checks as JUnit XML to this file.
     #[arg(long, value_name = "FILE")]
     pub(crate) junit: Option<PathBuf>,
+    /// Print the verdict as JSON (every check, passed or failed) instead of Markdown.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Checks the run: [`Status::ChecksFailed`] when the gate fails. The JUnit file is written before the verdict is
 /// printed, so a bad output path fails before anything is shown.
 pub(crate) fn execute(args: CheckArgs) -> anyhow::Result<Status> {
+    if args.json && junit_on_stdout(args.junit.as_deref()) {
+        anyhow::bail!(budgetlab::Error::invalid(
+            "--junit",
+            "-",
+            "standard output already carries the --json verdict; give --junit a file"
+        ));
+    }
     let job = CheckJob {
         baseline: args.baseline,
         current: args.current,
@@ -44,7 +56,9 @@ pub(crate) fn execute(args: CheckArgs) -> anyhow::Result<Status> {
         write_file(path, &JUnitXml.serialize(&verdict)).context("--junit")?;
     }
     // `--junit -` puts the XML alone on stdout, in place of the Markdown verdict.
-    if !junit_on_stdout(args.junit.as_deref()) {
+    if args.json {
+        emit(&VerdictJson.serialize(&verdict))?;
+    } else if !junit_on_stdout(args.junit.as_deref()) {
         emit(&VerdictMarkdown.serialize(&verdict))?;
     }
     Ok(Status::of_checks(verdict.passed()))

@@ -8,6 +8,7 @@ use clap::Args;
 use budgetlab::generate::GenerateRequest;
 
 use super::flags::{help, BatchesFlag, ScenarioFlag, SeedFlag, ShardFlag};
+use super::output::scenario_notes;
 use super::Status;
 
 /// Flags of `budgetlab generate`.
@@ -52,6 +53,7 @@ impl GenerateArgs {
 /// Writes the batches and the needles.
 pub(crate) fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
     let job = args.request().job()?;
+    scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     job.write_outputs(args.out.as_deref(), args.needles.as_deref())?;
     Ok(Status::Done)
 }

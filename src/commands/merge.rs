@@ -30,9 +30,10 @@ pub(crate) fn execute(args: MergeArgs) -> anyhow::Result<Status> {
     let list = budgetlab::run::shard_list(&shards);
     let results = budgetlab::report::write_merged(&args.out.dir, shards)?;
     eprintln!(
-        "budgetlab: merged shards {list} ({} rows) into {}",
+        "budgetlab: merged shards {list} ({} rows) into {}; open {}",
         results.rows.len(),
-        args.out.dir.display()
+        args.out.dir.display(),
+        args.out.dir.join(budgetlab::report::INDEX_HTML).display()
     );
     Ok(Status::Done)
 }

@@ -1,8 +1,14 @@
 //! Where the commands' outputs go: stdout (a complete output in one write, or a stream whose failure names
-//! `<stdout>`), whole files written atomically (`-` is stdout), and the progress bar on stderr.
+//! `<stdout>`), whole files written atomically (`-` is stdout), and the progress of long commands on stderr (a bar on a
+//! terminal, a line every ten seconds in a log).
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use budgetlab::gate::markdown::count;
 
 /// A failed write to standard output, naming it.
 pub(crate) fn stdout_error(e: io::Error) -> budgetlab::Error {
@@ -42,9 +48,81 @@ pub(crate) fn junit_on_stdout(junit: Option<&Path>) -> bool {
     junit.is_some_and(budgetlab::atomic::is_stdout)
 }
 
-/// A progress bar over `len` simulated turns (or other `units`), drawn on stderr when it is a terminal and silent
-/// otherwise.
-pub(crate) fn progress(len: u64, units: &str) -> indicatif::ProgressBar {
+/// Tells, one line each on stderr, which scenario runs where the arguments name a shipped scenario and a file
+/// of the same name that differs from it ([`budgetlab::Scenario::shadow_notes`]).
+pub(crate) fn scenario_notes(flag: &str, args: &[String]) {
+    for note in budgetlab::Scenario::shadow_notes(flag, args) {
+        eprintln!("budgetlab: {note}");
+    }
+}
+
+/// The environment variable that sets, in milliseconds, how often [`Progress`] prints a line when stderr is not a
+/// terminal (default [`PROGRESS_LINE_EVERY`]); for tests, which cannot wait ten seconds.
+pub(crate) const PROGRESS_INTERVAL_VAR: &str = "BUDGETLAB_PROGRESS_INTERVAL_MS";
+
+/// How often a long command says how far it is when stderr is not a terminal (a CI log): often enough that a
+/// log shows life, seldom enough that it stays readable.
+const PROGRESS_LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// How far a long command is: a bar on stderr when it is a terminal; otherwise, so that a CI log shows life, a
+/// line `budgetlab: 12,288 of 46,740 turns (26%), 0:00:10 elapsed` at most every ten seconds (none for work that
+/// ends sooner).
+pub(crate) struct Progress {
+    bar: indicatif::ProgressBar,
+    lines: Option<Lines>,
+}
+
+/// The state of the lines printed without a terminal.
+struct Lines {
+    len: u64,
+    units: String,
+    every: Duration,
+    start: Instant,
+    done: AtomicU64,
+    /// When the last line was printed (or the work began).
+    last: Mutex<Instant>,
+}
+
+impl Progress {
+    /// Counts `n` more units done.
+    pub(crate) fn inc(&self, n: u64) {
+        self.bar.inc(n);
+        let Some(lines) = &self.lines else { return };
+        let done = lines.done.fetch_add(n, Ordering::Relaxed) + n;
+        let now = Instant::now();
+        let mut last = lines.last.lock().unwrap_or_else(|e| e.into_inner());
+        if now.duration_since(*last) < lines.every {
+            return;
+        }
+        *last = now;
+        let percent = if lines.len == 0 {
+            100
+        } else {
+            done.min(lines.len) * 100 / lines.len
+        };
+        let secs = now.duration_since(lines.start).as_secs();
+        // A progress line that cannot be written is no reason to stop the work.
+        let _ = writeln!(
+            io::stderr().lock(),
+            "budgetlab: {} of {} {} ({percent}%), {}:{:02}:{:02} elapsed",
+            count(done.min(lines.len) as usize),
+            count(lines.len as usize),
+            lines.units,
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60
+        );
+    }
+
+    /// Removes the bar (the lines stay: they are the log).
+    pub(crate) fn finish_and_clear(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The progress of `len` simulated turns (or other `units`): a bar on stderr when it is a terminal, otherwise a
+/// line at most every ten seconds ([`PROGRESS_INTERVAL_VAR`] changes the interval).
+pub(crate) fn progress(len: u64, units: &str) -> Progress {
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template(&format!(
@@ -53,5 +131,20 @@ pub(crate) fn progress(len: u64, units: &str) -> indicatif::ProgressBar {
         .expect("a valid template")
         .progress_chars("=> "),
     );
-    bar
+    let lines = (!io::stderr().is_terminal()).then(|| {
+        let every = std::env::var(PROGRESS_INTERVAL_VAR)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(PROGRESS_LINE_EVERY, Duration::from_millis);
+        let start = Instant::now();
+        Lines {
+            len,
+            units: units.to_string(),
+            every,
+            start,
+            done: AtomicU64::new(0),
+            last: Mutex::new(start),
+        }
+    });
+    Progress { bar, lines }
 }

@@ -10,7 +10,7 @@ use budgetlab::report::{check_folders, stream_run, streamed_files, write_with_ex
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
 use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
-use super::output::progress;
+use super::output::{progress, scenario_notes};
 use super::Status;
 
 /// Flags of `budgetlab run`.
@@ -102,6 +102,9 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
     check_folders(&out.dir, &plan.strategies, logs).context("--out")?;
+    if args.batches_file.is_none() {
+        scenario_notes("--scenarios", &args.scenarios);
+    }
     if !plan.slowdown.is_empty() {
         eprintln!(
             "budgetlab: {SLOWDOWN_VAR} (test only): {} repeat their work; the cost figures are not real",
@@ -127,9 +130,10 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         .filter(|r| r.compliance.rate == 1.0)
         .count();
     eprintln!(
-        "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}",
+        "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}; open {}",
         plan.turns(),
-        out.dir.display()
+        out.dir.display(),
+        out.dir.join(budgetlab::report::INDEX_HTML).display()
     );
     Ok(Status::Done)
 }

@@ -14,6 +14,9 @@ pub(crate) struct ScenariosArgs {
     /// List the `*.toml` scenarios of this directory instead of the shipped ones.
     #[arg(long, value_name = "DIR")]
     pub(crate) dir: Option<PathBuf>,
+    /// Print the list as JSON: each scenario's name, description, mode, seed, batches, budgets and digest.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Lists the scenarios.
@@ -23,8 +26,14 @@ pub(crate) fn execute(args: ScenariosArgs) -> anyhow::Result<Status> {
         None => budgetlab::Scenario::all_shipped(),
     };
     let mut out = Vec::new();
-    for s in &list {
-        writeln!(out, "{:<18} {}", s.name, s.description)?;
+    if args.json {
+        let list: Vec<serde_json::Value> = list.iter().map(budgetlab::Scenario::summary).collect();
+        serde_json::to_writer_pretty(&mut out, &list)?;
+        out.push(b'\n');
+    } else {
+        for s in &list {
+            writeln!(out, "{:<18} {}", s.name, s.description)?;
+        }
     }
     emit(&out)?;
     Ok(Status::Done)

@@ -8,7 +8,7 @@ use clap::Args;
 use budgetlab::simulate::SimulateRequest;
 
 use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag, TokenFlags};
-use super::output::{stdout_error, stdout_json_error};
+use super::output::{scenario_notes, stdout_error, stdout_json_error};
 use super::Status;
 
 /// Flags of `budgetlab simulate`.
@@ -77,6 +77,7 @@ impl SimulateArgs {
 pub(crate) fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
     let externals = args.externals.registry("budgetlab-external")?;
     let job = args.request(&externals).job()?;
+    scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     externals.start(std::slice::from_ref(&job.strategy))?;
     let mut out = io::BufWriter::new(io::stdout().lock());
     for turn in job.turns() {

@@ -7,7 +7,7 @@ use clap::Args;
 use budgetlab::sweep::{SweepParameter, SweepRequest};
 
 use super::flags::{help, RunFlags, ScenarioFlag, ThreadsFlag, TokenFlags};
-use super::output::progress;
+use super::output::{progress, scenario_notes};
 use super::Status;
 
 /// Flags of `budgetlab sweep`.
@@ -76,6 +76,7 @@ pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
     budgetlab::report::check_folders(&out.dir, &plan.run.strategies, logs).context("--out")?;
+    scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
     let results = budgetlab::report::write_with_externals(
@@ -88,10 +89,11 @@ pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     )?;
     bar.finish_and_clear();
     eprintln!(
-        "budgetlab: {} turns at {} points written to {}",
+        "budgetlab: {} turns at {} points written to {}; open {}",
         plan.turns(),
         results.points.len(),
-        out.dir.display()
+        out.dir.display(),
+        out.dir.join(budgetlab::report::INDEX_HTML).display()
     );
     Ok(Status::Done)
 }

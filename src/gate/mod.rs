@@ -3,10 +3,11 @@
 //!
 //! Everything here is pure but [`load_results`] and the two jobs that read their inputs with it: [`check()`] and
 //! [`compare()`] turn results into a [`Verdict`] or a [`Comparison`], and the serializers ([`VerdictMarkdown`],
-//! [`JUnitXml`], [`compare::render`]) turn those into bytes; the binary owns stdout and the files.
+//! [`VerdictJson`], [`JUnitXml`], [`compare::render`]) turn those into bytes; the binary owns stdout and the files.
 
 pub mod check;
 pub mod compare;
+pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod tolerance;
@@ -14,6 +15,7 @@ pub mod tolerance;
 pub use crate::metrics::{Metric, Unit};
 pub use check::{check, comparable, CheckCase, CheckKind, Verdict};
 pub use compare::{compare, Comparison, MetricChange, RowChange};
+pub use json::VerdictJson;
 pub use junit::JUnitXml;
 pub use markdown::VerdictMarkdown;
 pub use tolerance::{default_tolerance, Tolerance, Tolerances};

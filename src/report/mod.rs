@@ -21,7 +21,7 @@ pub use externals::{
 pub use folder::{
     check_aside, check_folder, is_report_folder, write_folder, PendingFolder, MARKER,
 };
-pub use pages::{redraw, sweep_folder_files, write_sweep, Redrawn};
+pub use pages::{redraw, sweep_folder_files, write_sweep, Redrawn, INDEX as INDEX_HTML};
 
 use crate::error::Result;
 use crate::run::{BatchFilesSha256, RunOutput, RunPlan, RunResults};

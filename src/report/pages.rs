@@ -13,7 +13,7 @@ use crate::run::RunResults;
 use crate::sweep::SweepResults;
 
 /// The page's file name.
-pub(super) const INDEX: &str = "index.html";
+pub const INDEX: &str = "index.html";
 /// A sweep's results file name.
 pub(super) const SWEEP_JSON: &str = "sweep.json";
 

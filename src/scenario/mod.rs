@@ -136,6 +136,31 @@ impl Scenario {
         }
     }
 
+    /// What `budgetlab scenarios --json` lists of the scenario: its name, description, mode, seed, batches, the
+    /// budgets it runs at (label, UTF-16 units, and the context window a window budget comes from) and its digest.
+    pub fn summary(&self) -> serde_json::Value {
+        let budgets: Vec<serde_json::Value> = self
+            .budgets()
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "label": b.label.to_string(),
+                    "units": b.units,
+                    "windowTokens": b.window_tokens,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "description": self.description,
+            "mode": self.mode.as_str(),
+            "seed": self.seed.0,
+            "batches": self.batches,
+            "budgets": budgets,
+            "digest": self.digest(),
+        })
+    }
+
     /// The budgets to run at: the absolute ones, then one per context window; just the configured budget when
     /// the scenario names neither.
     pub fn budgets(&self) -> Vec<ScenarioBudget> {

@@ -171,6 +171,21 @@ impl Stream {
     pub fn lognormal(&mut self, median: f64, sigma: f64) -> f64 {
         median * det_exp(sigma * self.normal())
     }
+
+    /// A Poisson variate of mean 1 (what a batch weighs in one bootstrap resample), by inverting its CDF at a
+    /// uniform point; at most 20 (the chance of more is below `10^-19`).
+    pub fn poisson_one(&mut self) -> u8 {
+        /// `e^-1`, the chance of 0.
+        const P0: f64 = 0.367_879_441_171_442_33;
+        let u = self.unit();
+        let (mut k, mut p, mut cdf) = (0u8, P0, P0);
+        while u >= cdf && k < 20 {
+            k += 1;
+            p /= f64::from(k);
+            cdf += p;
+        }
+        k
+    }
 }
 
 /// The standard normal quantile function (Acklam's rational approximation, relative error below 1.2e-9), made
@@ -288,6 +303,25 @@ mod tests {
             let mut c = Stream::for_batch(Seed(seed), name, i);
             assert_ne!(c.next_u64(), xs[0], "{seed} {name} {i}");
         }
+    }
+
+    #[test]
+    fn poisson_one_has_the_frequencies_of_a_poisson_of_mean_one() {
+        let mut s = Stream::derive(Seed(1), "poisson", 0);
+        let n = 200_000;
+        let mut counts = [0u64; 21];
+        for _ in 0..n {
+            counts[usize::from(s.poisson_one())] += 1;
+        }
+        // P(0) = P(1) = e^-1, P(2) = e^-1 / 2, P(3) = e^-1 / 6; the mean and the variance are 1.
+        let share = |k: usize| counts[k] as f64 / n as f64;
+        let e = (-1f64).exp();
+        for (k, p) in [(0, e), (1, e), (2, e / 2.0), (3, e / 6.0)] {
+            assert!((share(k) - p).abs() < 0.004, "P({k}) = {} vs {p}", share(k));
+        }
+        let mean: f64 = (0..21).map(|k| k as f64 * share(k)).sum();
+        let var: f64 = (0..21).map(|k| (k as f64 - mean).powi(2) * share(k)).sum();
+        assert!((mean - 1.0).abs() < 0.01 && (var - 1.0).abs() < 0.02, "{mean} {var}");
     }
 
     #[test]

@@ -135,7 +135,7 @@ mod tests {
         );
         assert_eq!(
             json["cases"][1],
-            serde_json::json!({"scenario": "s", "budget": "1000", "strategy": "reference",
+            serde_json::json!({"scenario": "s", "budget": "abs-1000", "strategy": "reference",
                 "check": "within-budget", "passed": false, "failure": "2 of 12 batches over budget"})
         );
         let tolerances = json["tolerances"].as_array().unwrap();

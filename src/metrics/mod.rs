@@ -6,6 +6,8 @@ mod aggregate;
 mod bound;
 mod key;
 mod metric;
+pub mod ranking;
+pub mod resample;
 mod retention;
 mod summary;
 mod surrogates;

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::aggregate::TurnCost;
+use super::resample::Resamples;
 use super::{BatchMetrics, NeedleCount};
 use crate::generate::NeedleKind;
 
@@ -224,6 +225,8 @@ pub struct RowSummary {
     pub recoverable_fields: u64,
     /// Integrity counts: broken surrogates, reordered, dropped, media, reminders, non-budgeted, records differ.
     pub integrity: [u64; 7],
+    /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking.
+    pub resamples: Resamples,
 }
 
 /// The times of a row's turns as histograms, kept apart from its [`RowSummary`] (in the row's `cost`) because
@@ -330,6 +333,7 @@ impl RowSummary {
         for (total, c) in self.integrity.iter_mut().zip(counts) {
             *total += c;
         }
+        self.resamples.add(m);
     }
 
     /// Adds every turn of `other`.
@@ -377,6 +381,7 @@ impl RowSummary {
         for (a, b) in self.integrity.iter_mut().zip(other.integrity) {
             *a += b;
         }
+        self.resamples.merge(&other.resamples);
     }
 
     /// Mean kept share per field; `None` without fields.

@@ -580,13 +580,14 @@ impl RowSummaries {
                     tally.tokens,
                 )
             })
-            .collect();
+            .collect::<Vec<_>>();
         RunResults {
             schema_version: SCHEMA_VERSION,
             crate_version: env!("CARGO_PKG_VERSION").into(),
             seed: inputs.scenarios.first().map_or(0, |s| s.seed),
             inputs,
             sha256: None,
+            ranking: crate::metrics::ranking::rank(&rows),
             rows,
         }
     }

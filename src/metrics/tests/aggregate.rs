@@ -3,7 +3,7 @@
 use super::*;
 
 /// A batch of `fields` fields, all kept, within budget, nothing planted, written or broken.
-fn quiet(batch: usize, fields: u64) -> BatchMetrics {
+pub(in crate::metrics) fn quiet(batch: usize, fields: u64) -> BatchMetrics {
     BatchMetrics {
         batch,
         budget: Some(100),

@@ -613,4 +613,4 @@ fn an_entry_repeated_in_place_is_no_reordering() {
     assert_eq!(reordered(&record), (2, 0));
 }
 
-mod aggregate;
+pub(super) mod aggregate;

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::metrics::ranking::BudgetRanking;
 use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TokenSettings, TurnCost};
 use crate::scenario::{BudgetLabel, ScenarioBudget};
 use crate::workload::Mode;
@@ -26,7 +27,8 @@ pub(crate) mod validate;
 /// the figures with nothing to measure null (`retention.budgetUsed`, `firstLine`, `lastLine`, `pathVisibility`,
 /// `persistence.recoverable`). Version 4 made a turn's kept shares and fairness null without a field. Version 5
 /// keeps the times in `cost.summary` in coarser buckets (1/32 of their value: [`crate::metrics::TimeHistogram`]).
-pub const SCHEMA_VERSION: u32 = 5;
+/// Version 6 adds each row's bootstrap `summary.resamples` and the `ranking` of every scenario and budget.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The name of the per-batch records file of a report folder.
 pub const BATCHES_JSONL: &str = "batches.jsonl";
@@ -122,6 +124,9 @@ pub struct RunResults {
     pub sha256: Option<BatchFilesSha256>,
     /// One row per (scenario, budget, strategy), in run order.
     pub rows: Vec<Aggregate>,
+    /// For each scenario and budget, the strategies that kept the budget ranked, then those that broke it
+    /// ([`crate::metrics::ranking`]); made again from the rows when the file is read.
+    pub ranking: Vec<BudgetRanking>,
 }
 
 /// The sha256 (lowercase hex) of the per-batch files of a report folder, as written.
@@ -257,7 +262,7 @@ impl RunResults {
             None => return Err(bad("not a budgetlab results.json (no schemaVersion)".into())),
         }
         let mut de = serde_json::Deserializer::from_slice(bytes);
-        let results: RunResults = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let mut results: RunResults = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let value: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
             bad(format!(
@@ -268,6 +273,8 @@ impl RunResults {
             ))
         })?;
         results.validate().map_err(bad)?;
+        // The ranking is what the rows give: made again from them, whatever the file says.
+        results.ranking = crate::metrics::ranking::rank(&results.rows);
         Ok(results)
     }
 

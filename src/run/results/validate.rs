@@ -429,6 +429,9 @@ fn validate_summary(row: &Aggregate) -> std::result::Result<(), String> {
     ] {
         at_most(field, part, "the fields it counts", whole)?;
     }
+    s.resamples
+        .check()
+        .map_err(|m| format!("summary.resamples: {m}"))?;
     Ok(())
 }
 

@@ -321,7 +321,10 @@ mod tests {
         }
         let mean: f64 = (0..21).map(|k| k as f64 * share(k)).sum();
         let var: f64 = (0..21).map(|k| (k as f64 - mean).powi(2) * share(k)).sum();
-        assert!((mean - 1.0).abs() < 0.01 && (var - 1.0).abs() < 0.02, "{mean} {var}");
+        assert!(
+            (mean - 1.0).abs() < 0.01 && (var - 1.0).abs() < 0.02,
+            "{mean} {var}"
+        );
     }
 
     #[test]

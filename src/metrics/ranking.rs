@@ -270,13 +270,21 @@ mod tests {
     fn a_strategy_over_budget_is_never_ranked_above_one_that_kept_it() {
         let rows = [
             row("keeps-all-breaks-budget", |_| 4, |_| 1.0, |i| i % 5 == 0),
-            row("reference", |i| 3 + u64::from(i % 2 == 0), |_| 0.8, |_| false),
+            row(
+                "reference",
+                |i| 3 + u64::from(i % 2 == 0),
+                |_| 0.8,
+                |_| false,
+            ),
             row("worse", |_| 2, |_| 0.8, |_| false),
         ];
         let ranking = rank(&rows);
         assert_eq!(ranking.len(), 1);
         let r = &ranking[0];
-        assert_eq!((r.scenario.as_str(), r.units, r.by), ("s", Some(1000), RankedBy::Needles));
+        assert_eq!(
+            (r.scenario.as_str(), r.units, r.by),
+            ("s", Some(1000), RankedBy::Needles)
+        );
         let names: Vec<&str> = r.kept.iter().map(|k| k.strategy.as_str()).collect();
         assert_eq!(names, ["reference", "worse"]);
         assert_eq!(r.broke.len(), 1);
@@ -289,7 +297,10 @@ mod tests {
         assert_eq!(lead.figure, LeadFigure::Needles);
         assert_eq!(lead.difference, 0.375);
         let [lo, hi] = lead.interval.unwrap();
-        assert!(lo > 0.3 && hi < 0.45 && lo <= 0.375 && 0.375 <= hi, "{lo} {hi}");
+        assert!(
+            lo > 0.3 && hi < 0.45 && lo <= 0.375 && 0.375 <= hi,
+            "{lo} {hi}"
+        );
         assert!(lead.real);
         assert_eq!((r.kept[0].rank, r.kept[1].rank), (1, 2));
         assert_eq!(r.kept[1].lead, None);

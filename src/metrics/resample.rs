@@ -169,7 +169,8 @@ impl Serialize for Resamples {
             ));
         }
         text.push(']');
-        let raw = serde_json::value::RawValue::from_string(text).map_err(serde::ser::Error::custom)?;
+        let raw =
+            serde_json::value::RawValue::from_string(text).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
     }
 }
@@ -181,12 +182,17 @@ impl<'de> Deserialize<'de> for Resamples {
             type Value = Resamples;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{RESAMPLES} resamples, each [survived, planted, kept, fields]")
+                write!(
+                    f,
+                    "{RESAMPLES} resamples, each [survived, planted, kept, fields]"
+                )
             }
 
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Resamples, A::Error> {
                 let mut out = Vec::with_capacity(RESAMPLES);
-                while let Some([survived, planted, kept, fields]) = seq.next_element::<[u64; 4]>()? {
+                while let Some([survived, planted, kept, fields]) =
+                    seq.next_element::<[u64; 4]>()?
+                {
                     if out.len() == RESAMPLES {
                         return Err(de::Error::invalid_length(RESAMPLES + 1, &self));
                     }
@@ -288,7 +294,9 @@ mod tests {
         assert!(text.starts_with('['));
         assert_eq!(serde_json::from_str::<Resamples>(&text).unwrap(), r);
         let short = "[[0,0,0,0]]";
-        let err = serde_json::from_str::<Resamples>(short).unwrap_err().to_string();
+        let err = serde_json::from_str::<Resamples>(short)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("invalid length 1"), "{err}");
         let mut bad = r.clone();
         bad.0[5].survived = bad.0[5].planted + 1;

@@ -32,6 +32,11 @@ td.text, th.text { text-align: left; }
 td.wrap { white-space: normal; min-width: 260px; max-width: 460px; }
 td.digest code { font-size: 11px; word-break: break-all; white-space: normal; }
 td.bad { color: #a50026; font-weight: 600; }
+td.best { font-weight: 600; }
+table.answer { font-size: 13px; }
+table.answer td, table.answer th { white-space: normal; }
+table.answer { width: 100%; }
+table.answer td.over { font-size: 12px; color: #555; }
 tr.baseline td { font-weight: 600; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
 figure { margin: 28px 0 36px; padding: 16px; border: 1px solid #e3e3e3; border-radius: 6px; }
@@ -120,14 +125,17 @@ fn contents(out: &mut String, sections: &[(&str, &str)], charts: &[Rendered]) {
     for (id, name) in sections {
         let _ = write!(out, "<a href=\"#{id}\">{}</a> ", escape(name));
     }
-    out.push_str("<br>Charts: ");
-    for c in charts {
-        let _ = write!(
-            out,
-            "<a href=\"#chart-{}\">{}</a> ",
-            escape(&c.spec.stem),
-            escape(&c.spec.title)
-        );
+    if !charts.is_empty() {
+        out.push_str("<details><summary>Charts</summary>");
+        for c in charts {
+            let _ = write!(
+                out,
+                "<a href=\"#chart-{}\">{}</a> ",
+                escape(&c.spec.stem),
+                escape(&c.spec.title)
+            );
+        }
+        out.push_str("</details>");
     }
     out.push_str("</nav>\n");
 }
@@ -230,18 +238,66 @@ fn row_class(strategy: &StrategyKey) -> &'static str {
     }
 }
 
+/// The answer, first on the page: for each scenario and budget, the best strategy that kept the budget, its lead
+/// over the next with the interval, and the strategies over budget.
+fn answer_table(out: &mut String, results: &RunResults) {
+    let lines = super::answer::lines(results);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<h2 id=\"answer\">Which strategy for each budget</h2>\n");
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"answer\">\n<tr><th>scenario</th><th class=\"text\">budget (units)</th>\
+<th class=\"text\">best that kept the budget</th><th class=\"text\">lead over the next (95% interval)</th>\
+<th>needles kept</th><th>kept per field</th><th>cost / floor</th>\
+<th class=\"text\">over budget (share of turns)</th></tr>\n",
+    );
+    let mut last_scenario = None;
+    for l in &lines {
+        let scenario = if last_scenario == Some(&l.scenario) {
+            String::new()
+        } else {
+            escape(&l.scenario)
+        };
+        last_scenario = Some(&l.scenario);
+        let _ = writeln!(
+            out,
+            "<tr><td>{scenario}</td><td class=\"text\">{}</td><td class=\"text best\"{}>{}</td>\
+<td class=\"text\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text over\">{}</td></tr>",
+            escape(&l.budget),
+            bad(l.nobody),
+            escape(&l.best),
+            escape(&l.lead),
+            escape(&l.needles),
+            escape(&l.retention),
+            escape(&l.cost),
+            escape(&l.broke),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "</table></div>\n<p class=\"note\">{}</p>",
+        escape(super::answer::NOTE)
+    );
+}
+
 /// The page of a run.
 pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> String {
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, "budgetlab report");
     out.push_str("<h1>budgetlab report</h1>\n");
     let scenarios = &results.inputs.scenarios;
+    let seeds: std::collections::BTreeSet<u64> = scenarios.iter().map(|s| s.seed).collect();
+    let seed = match seeds.len() {
+        1 => format!("seed {}", results.seed),
+        _ => "each scenario's own seed (Inputs)".to_string(),
+    };
     let _ = writeln!(
         out,
-        "<p class=\"meta\">budgetlab {} · results schema {} · seed {} · {} scenario{} · {} strateg{}{}</p>",
+        "<p class=\"meta\">budgetlab {} · results schema {} · {} · {} scenario{} · {} strateg{}{}</p>",
         escape(&results.crate_version),
         results.schema_version,
-        results.seed,
+        seed,
         scenarios.len(),
         if scenarios.len() == 1 { "" } else { "s" },
         results.inputs.strategies.len(),
@@ -254,6 +310,7 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
     contents(
         &mut out,
         &[
+            ("answer", "Which strategy"),
             ("inputs", "Inputs"),
             ("overview", "Overview"),
             ("charts", "Charts"),
@@ -261,6 +318,8 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
         ],
         charts,
     );
+
+    answer_table(&mut out, results);
 
     out.push_str("<h2 id=\"inputs\">Inputs</h2>\n");
     scenario_table(&mut out, scenarios);
@@ -343,20 +402,22 @@ see its tables.</p>\n");
             }
             let _ = writeln!(
                 out,
-                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>strategy</th>{ROW_COLUMNS}{}</tr>",
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"text\">strategy</th>{ROW_COLUMNS}{}<th class=\"text\">lead over the next</th></tr>",
                 escape(&s.name),
                 escape(&b.label.to_string()),
                 b.units,
                 token_columns(results.inputs.tokens.is_some())
             );
-            for r in rows {
+            for p in super::answer::placed(results, &s.name, &b.label) {
                 let _ = writeln!(
                     out,
-                    "<tr{}><td>{}</td>{}{}</tr>",
-                    row_class(&r.strategy),
-                    escape(&r.strategy),
-                    row_cells(r),
-                    token_cells(r)
+                    "<tr{}><td>{}</td><td class=\"text\">{}</td>{}{}<td class=\"text\">{}</td></tr>",
+                    row_class(&p.row.strategy),
+                    p.rank.map_or("over budget".to_string(), |r| r.to_string()),
+                    escape(&p.row.strategy),
+                    row_cells(p.row),
+                    token_cells(p.row),
+                    escape(&p.lead.map_or("–".to_string(), super::answer::lead_text))
                 );
             }
             out.push_str("</table></div>\n");

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod export;
 pub mod html;
 
+pub(crate) mod answer;
 mod batches;
 
 use std::path::Path;

@@ -93,6 +93,27 @@ pub fn floor_ratio(r: &Aggregate) -> String {
         .map_or_else(|| "–".to_string(), |x| format!("{x:.2}x"))
 }
 
+/// The answer first: for each scenario and budget, the best strategy that kept the budget and its lead.
+fn answer(out: &mut String, results: &RunResults) {
+    let lines = crate::report::answer::lines(results);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("## Which strategy for each budget\n\n");
+    out.push_str(
+        "| scenario | budget (units) | best that kept the budget | lead over the next (95% interval) | needles kept | kept per field | cost / floor | over budget (share of turns) |\n\
+|---|---|---|---|---:|---:|---:|---|\n",
+    );
+    for l in &lines {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.scenario, l.budget, l.best, l.lead, l.needles, l.retention, l.cost, l.broke
+        );
+    }
+    let _ = writeln!(out, "\n{}\n", crate::report::answer::NOTE);
+}
+
 /// The whole summary of `results`.
 pub(super) fn render(results: &RunResults) -> String {
     let tokens = results.inputs.tokens.as_ref();
@@ -113,6 +134,7 @@ pub(super) fn render(results: &RunResults) -> String {
             shard.index, shard.count
         );
     }
+    answer(&mut out, results);
     for scenario in &results.inputs.scenarios {
         for budget in &scenario.budgets {
             let rows = crate::report::rows_at(results, &scenario.name, &budget.label);
@@ -132,18 +154,26 @@ pub(super) fn render(results: &RunResults) -> String {
                 &scenario.digest[..scenario.digest.len().min(16)],
             );
             out.push_str(
-                "| strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost | cost / floor |",
+                "| rank | strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost | cost / floor |",
             );
             if tokens.is_some() {
                 out.push_str(" units per token | within token budget |");
             }
-            out.push_str("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            out.push_str(" lead over the next |");
+            out.push_str("\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             if tokens.is_some() {
                 out.push_str("---:|---:|");
             }
-            out.push('\n');
-            for r in rows {
-                out.push_str(&row(r, tokens.is_some()));
+            out.push_str("---|\n");
+            for p in crate::report::answer::placed(results, &scenario.name, &budget.label) {
+                let _ = write!(
+                    out,
+                    "| {} {} {} |",
+                    p.rank.map_or("over budget".to_string(), |r| r.to_string()),
+                    row(p.row, tokens.is_some()),
+                    p.lead
+                        .map_or("–".to_string(), crate::report::answer::lead_text)
+                );
                 out.push('\n');
             }
             out.push('\n');
@@ -280,6 +310,8 @@ mod tests {
     fn the_summary_has_a_table_a_budget_with_a_row_a_strategy() {
         let mut results = one_batch().results;
         results.rows = vec![known_row()];
+        results.rows[0].compliance.violations = results.rows[0].batches;
+        results.ranking = crate::metrics::ranking::rank(&results.rows);
         let text = render(&results);
         let budget = &results.inputs.scenarios[0].budgets[0];
         assert!(text.starts_with("# budgetlab results\n"), "{text}");
@@ -290,15 +322,30 @@ mod tests {
             )),
             "{text}"
         );
-        assert!(text.contains(&format!("{}\n", row(&results.rows[0], false))));
+        // Over budget: not ranked, and listed so in the answer and the table.
+        assert!(
+            text.contains(&format!(
+                "| over budget {} – |\n",
+                row(&results.rows[0], false)
+            )),
+            "{text}"
+        );
+        assert!(text.contains("| none kept the budget |"), "{text}");
+        assert!(text.contains("| reference 100% |\n"), "{text}");
         assert!(!text.contains("units per token"), "{text}");
         results.inputs.tokens = Some(TokenSettings {
             tokenizer: "o200k_base".into(),
             token_budget: None,
         });
         let text = render(&results);
-        assert!(text.contains("| within token budget |\n"), "{text}");
-        assert!(text.contains(&format!("{}\n", row(&results.rows[0], true))));
+        assert!(
+            text.contains("| within token budget | lead over the next |\n"),
+            "{text}"
+        );
+        assert!(text.contains(&format!(
+            "| over budget {} – |\n",
+            row(&results.rows[0], true)
+        )));
         assert!(text.contains("Tokens counted with o200k_base."), "{text}");
     }
 }

@@ -204,7 +204,8 @@ fn duration(ns: u64) -> String {
     }
 }
 
-const SUMMARY_COLUMNS: [&str; 12] = [
+const SUMMARY_COLUMNS: [&str; 14] = [
+    "rank",
     "strategy",
     "within budget",
     "max overshoot",
@@ -217,6 +218,7 @@ const SUMMARY_COLUMNS: [&str; 12] = [
     "integrity issues",
     "median cost",
     "cost / floor",
+    "lead over the next",
 ];
 
 fn cells(line: &str) -> Vec<String> {
@@ -235,13 +237,26 @@ fn summary_tables_hold_what_the_records_add_up_to() {
     // Sections: the heading names scenario and budget; the table's rows follow.
     let mut tables: BTreeMap<(String, String), Vec<Vec<String>>> = BTreeMap::new();
     let mut current: Option<(String, String)> = None;
-    for line in text.lines() {
+    // The answer table comes first, under its own heading; the per-budget sections follow it.
+    let (answer, sections) = text
+        .split_once("\n## Which strategy for each budget\n")
+        .map(|(_, rest)| rest.split_once("\n## ").unwrap())
+        .expect("summary.md opens with the answer");
+    assert_eq!(
+        answer
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| scenario |"))
+            .count(),
+        2 * 3,
+        "{answer}"
+    );
+    for line in format!("## {sections}").lines() {
         if let Some(heading) = line.strip_prefix("## ") {
             let parts: Vec<&str> = heading.split(" · ").collect();
             let label = parts[1].split(' ').next().unwrap();
             current = Some((parts[0].to_string(), label.to_string()));
             assert_eq!(parts[3], "5 batches", "{line}");
-        } else if line.starts_with("| strategy |") {
+        } else if line.starts_with("| rank |") {
             assert_eq!(cells(line), SUMMARY_COLUMNS);
         } else if line.starts_with("| ") {
             let key = current.clone().expect("a table under a heading");
@@ -253,29 +268,49 @@ fn summary_tables_hold_what_the_records_add_up_to() {
     for info in &results.inputs.scenarios {
         for budget in &info.budgets {
             let table = &tables[&(info.name.clone(), budget.label.to_string())];
-            let strategies: Vec<&str> = table.iter().map(|r| r[0].as_str()).collect();
-            assert_eq!(
-                strategies,
-                results
-                    .inputs
-                    .strategies
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-            );
+            // Rows in ranking order: those that kept the budget with their rank, then those over it.
+            let ranking = results
+                .ranking
+                .iter()
+                .find(|r| r.scenario == info.name && r.budget == budget.label)
+                .expect("a ranking for each scenario and budget");
+            let placed: Vec<(String, String)> =
+                table.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+            let expected: Vec<(String, String)> = ranking
+                .kept
+                .iter()
+                .map(|k| (k.rank.to_string(), k.strategy.to_string()))
+                .chain(
+                    ranking
+                        .broke
+                        .iter()
+                        .map(|b| ("over budget".to_string(), b.strategy.to_string())),
+                )
+                .collect();
+            assert_eq!(placed, expected);
+            let mut strategies: Vec<&str> = table.iter().map(|r| r[1].as_str()).collect();
+            strategies.sort_unstable();
+            let mut all: Vec<&str> = results
+                .inputs
+                .strategies
+                .iter()
+                .map(|s| s.as_str())
+                .collect();
+            all.sort_unstable();
+            assert_eq!(strategies, all);
             for row in table {
                 let mine: Vec<&BatchRecord> = records
                     .iter()
                     .filter(|r| {
                         r.scenario == info.name
                             && r.budget_label == budget.label
-                            && r.strategy == row[0]
+                            && r.strategy == row[1]
                     })
                     .collect();
                 assert_eq!(mine.len(), 5);
                 let n = mine.len() as f64;
                 let sum = |f: &dyn Fn(&BatchRecord) -> u64| mine.iter().map(|r| f(r)).sum::<u64>();
-                let what = format!("{} {} {}", info.name, budget.label, row[0]);
+                let what = format!("{} {} {}", info.name, budget.label, row[1]);
                 let within = sum(&|r| u64::from(r.metrics.within_budget));
                 assert_eq!(
                     row[column("within budget")],

@@ -393,17 +393,26 @@ fn batches_csv_and_summary_md_gain_token_columns_that_agree_with_the_records() {
     let summary = fs::read_to_string(counted.join("summary.md")).unwrap();
     let plain_summary = fs::read_to_string(plain.join("summary.md")).unwrap();
     assert!(!plain_summary.contains("per token"));
-    assert!(summary.contains("| cost / floor | units per token | within token budget |\n"));
+    assert!(summary.contains(
+        "| cost / floor | units per token | within token budget | lead over the next |\n"
+    ));
     let mut table_rows = 0;
-    for section in summary.split("\n## ").skip(1) {
+    // The answer table's section first, then one per scenario and budget.
+    for section in summary.split("\n## ").skip(2) {
         let title = section.lines().next().unwrap();
         let (scenario, rest) = title.split_once(" · ").unwrap();
         let label = rest.split_once(' ').unwrap().0;
         for line in section
             .lines()
-            .filter(|l| l.starts_with("| reference |") || l.starts_with("| window-relative |"))
+            .filter(|l| l.contains(" | reference |") || l.contains(" | window-relative |"))
         {
-            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            // The rank, then the strategy.
+            let cells: Vec<&str> = line
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .skip(1)
+                .collect();
             let row = results["rows"]
                 .as_array()
                 .unwrap()
@@ -415,7 +424,7 @@ fn batches_csv_and_summary_md_gain_token_columns_that_agree_with_the_records() {
                 })
                 .unwrap();
             let t = &row["tokens"];
-            assert_eq!(cells.len(), 14, "{line}");
+            assert_eq!(cells.len(), 15, "{line}");
             assert_eq!(
                 cells[12],
                 format!("{:.2}", t["unitsPerToken"].as_f64().unwrap())

@@ -1,7 +1,8 @@
 //! Output files that never destroy anything. A path given for one output is resolved once, before anything is
-//! written, into a [`Destination`]: `-` is standard output; a symlink is followed to the file it names (the link
-//! stays a link); a FIFO, character device or socket is written through, never replaced; a regular file (or
-//! nothing yet) is written to a temporary file created exclusively, with an unpredictable short name, in the
+//! written, into a [`Destination`]: `-` is standard output; a FIFO, character device or socket is written
+//! through, never replaced (also when a symlink leads to one, as `/dev/stdout` does); a symlink to anything else
+//! is refused, never followed, so that no output lands where a link planted in a folder points; a regular file
+//! (or nothing yet) is written to a temporary file created exclusively, with an unpredictable short name, in the
 //! same folder, and renamed over it only when complete. The temporary file is removed on every failure path,
 //! the commit's included. [`commit_all`] puts several files in place together: if one fails, those already in
 //! place are put back as they were (on Linux, where `renameat2(RENAME_EXCHANGE)` keeps the old file until the
@@ -23,9 +24,6 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == STDOUT
 }
 
-/// How many symlinks are followed before a path is given up on (Linux's own limit).
-const MAX_LINKS: usize = 40;
-
 /// Prefix of budgetlab's temporary files: short, so that a temporary name fits wherever the final name does.
 const TEMP_PREFIX: &str = ".budgetlab-";
 
@@ -34,17 +32,17 @@ const TEMP_PREFIX: &str = ".budgetlab-";
 pub enum Destination {
     /// Standard output (the path `-`).
     Stdout,
-    /// A regular file, or nothing yet, at this path (symlinks already followed): replaced whole by a rename.
+    /// A regular file, or nothing yet, at this path (never a symlink): replaced whole by a rename.
     Replace(PathBuf),
-    /// A FIFO or character device (symlinks already followed): opened and written directly, never replaced.
+    /// A FIFO or character device, or a symlink to one: opened and written directly, never replaced.
     Through(PathBuf),
-    /// A Unix socket (symlinks already followed): connected to and written directly.
+    /// A Unix socket, or a symlink to one: connected to and written directly.
     Socket(PathBuf),
 }
 
 impl Destination {
     /// Resolves the output path `path`. Refused: a path that names a folder (an existing one, or one ending in
-    /// `/`), a block device, and a chain of more than 40 symlinks.
+    /// `/`), a block device, and a symlink that does not lead to a FIFO, character device or socket.
     pub fn resolve(path: &Path) -> Result<Destination> {
         if is_stdout(path) {
             return Ok(Destination::Stdout);
@@ -53,38 +51,36 @@ impl Destination {
         if names_a_folder(path) {
             return Err(folder());
         }
-        let resolved = follow_links(path)?;
-        if names_a_folder(&resolved) {
-            return Err(folder());
-        }
-        let meta = match fs::symlink_metadata(&resolved) {
+        let meta = match fs::symlink_metadata(path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(Destination::Replace(resolved))
+                return Ok(Destination::Replace(path.to_path_buf()))
             }
             Err(e) => return Err(Error::io(path, e)),
         };
         let kind = meta.file_type();
+        if kind.is_symlink() {
+            // Only a link to a stream is written through: what it leads to cannot be replaced, only fed.
+            return match fs::metadata(path) {
+                Ok(target) if is_stream(&target.file_type()) => {
+                    Ok(stream(path, &target.file_type()))
+                }
+                _ => Err(refused_link(path)),
+            };
+        }
         if kind.is_file() {
-            return Ok(Destination::Replace(resolved));
+            return Ok(Destination::Replace(path.to_path_buf()));
         }
         if kind.is_dir() {
             return Err(folder());
         }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if kind.is_socket() {
-                return Ok(Destination::Socket(resolved));
-            }
-            if kind.is_block_device() {
-                return Err(Error::report(
-                    path.display().to_string(),
-                    "is a block device; budgetlab does not write to one",
-                ));
-            }
+        if is_stream(&kind) {
+            return Ok(stream(path, &kind));
         }
-        Ok(Destination::Through(resolved))
+        Err(Error::report(
+            path.display().to_string(),
+            "is a block device; budgetlab does not write to one",
+        ))
     }
 
     /// Whether two destinations are the same place: both standard output, the same file once `..` and the
@@ -122,26 +118,40 @@ fn names_a_folder(path: &Path) -> bool {
         || text.ends_with("/.")
 }
 
-/// `path` with every symlink at its end followed (links in its folders are left to the system).
-pub(crate) fn follow_links(path: &Path) -> Result<PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        match fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let target = fs::read_link(&current).map_err(|e| Error::io(&current, e))?;
-                current = if target.is_absolute() {
-                    target
-                } else {
-                    parent_of(&current).join(target)
-                };
-            }
-            _ => return Ok(current),
+/// The refusal of an output path that is a symbolic link: budgetlab writes no output through one.
+pub(crate) fn refused_link(path: &Path) -> Error {
+    Error::report(
+        path.display().to_string(),
+        "is a symbolic link; budgetlab does not write through links (name what it points to instead)",
+    )
+}
+
+/// Whether an output of this kind is written through rather than replaced: a FIFO, a character device or a
+/// socket (everything else but a file, a folder, a link and a block device).
+fn is_stream(kind: &fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        kind.is_fifo() || kind.is_char_device() || kind.is_socket()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
+    }
+}
+
+/// The destination of a stream of this kind at `path`.
+fn stream(path: &Path, kind: &fs::FileType) -> Destination {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_socket() {
+            return Destination::Socket(path.to_path_buf());
         }
     }
-    Err(Error::report(
-        path.display().to_string(),
-        format!("more than {MAX_LINKS} symbolic links to follow"),
-    ))
+    let _ = kind;
+    Destination::Through(path.to_path_buf())
 }
 
 /// The folder holding `path` (`.` for a bare name).

@@ -88,18 +88,18 @@ impl Progress {
     pub(crate) fn inc(&self, n: u64) {
         self.bar.inc(n);
         let Some(lines) = &self.lines else { return };
-        let done = lines.done.fetch_add(n, Ordering::Relaxed) + n;
+        lines.done.fetch_add(n, Ordering::Relaxed);
         let now = Instant::now();
         let mut last = lines.last.lock().unwrap_or_else(|e| e.into_inner());
         if now.duration_since(*last) < lines.every {
             return;
         }
         *last = now;
-        let percent = if lines.len == 0 {
-            100
-        } else {
-            done.min(lines.len) * 100 / lines.len
-        };
+        // Read under the lock, so that the lines threads print one after another only grow.
+        let done = lines.done.load(Ordering::Relaxed);
+        let percent = (done.min(lines.len) * 100)
+            .checked_div(lines.len)
+            .unwrap_or(100);
         let secs = now.duration_since(lines.start).as_secs();
         // A progress line that cannot be written is no reason to stop the work.
         let _ = writeln!(

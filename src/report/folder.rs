@@ -14,7 +14,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use crate::atomic::{exchange, follow_links, is_unsupported, parent_of, without_temp_path};
+use crate::atomic::{exchange, is_unsupported, parent_of, refused_link, without_temp_path};
 use crate::error::{Error, Result};
 
 /// The marker file of a budgetlab report folder.
@@ -65,8 +65,9 @@ pub fn check_folder(dir: &Path) -> Result<()> {
     existing(dir, &target).map(|_| ())
 }
 
-/// The path a report for `dir` is written to: `dir` with the symlinks at its end followed. Refused: standard
-/// output, and a path whose last component is not a name (`.`, `..`, the root), which no folder can replace.
+/// The path a report for `dir` is written to: `dir` itself. Refused: standard output, a path whose last
+/// component is not a name (`.`, `..`, the root), which no folder can replace, and a symbolic link, which
+/// budgetlab does not write through.
 fn target_of(dir: &Path) -> Result<PathBuf> {
     if crate::atomic::is_stdout(dir) {
         return Err(Error::refused(
@@ -90,11 +91,10 @@ fn target_of(dir: &Path) -> Result<PathBuf> {
     if !named(dir) {
         return Err(cannot());
     }
-    let target = follow_links(dir)?;
-    if !named(&target) {
-        return Err(cannot());
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refused_link(dir));
     }
-    Ok(target)
+    Ok(dir.to_path_buf())
 }
 
 /// What is at `target` (resolved from `dir`), or the refusal.
@@ -126,7 +126,7 @@ pub(crate) fn existing(dir: &Path, target: &Path) -> Result<Existing> {
 
 /// Writes `files` (name, bytes; a name may hold `/` for a subfolder) and the marker as the complete content of
 /// the report folder `dir`, replacing it in one step (see the module's description). `dir` must hold nothing,
-/// an empty folder or a budgetlab report folder; a symlink at `dir` is followed.
+/// an empty folder or a budgetlab report folder; a symlink at `dir` is refused.
 pub fn write_folder<N: AsRef<str>>(dir: &Path, files: &[(N, Vec<u8>)]) -> Result<()> {
     let target = target_of(dir)?;
     let parent = parent_of(&target);

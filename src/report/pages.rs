@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::chart::{self, data::TurnTallies, PlottersBackend, Rendered, CHART_DIR};
 use super::{folder, html, write_folder};
-use crate::atomic::AtomicFile;
+use crate::atomic::{AtomicFile, Destination};
 use crate::error::{Error, Result};
 use crate::run::RunResults;
 use crate::sweep::SweepResults;
@@ -136,6 +136,9 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
     let charts_dir = dir.join(CHART_DIR);
     let before = folder::existing(&charts_dir, &charts_dir)?;
     let ours = before == folder::Existing::Report || folder::is_report_folder(dir);
+    // Every page file is checked before anything is written: none replaces what is not budgetlab's, and none
+    // is written through a link (a report folder from elsewhere may carry one).
+    let mut destinations = Vec::with_capacity(page.len());
     for (name, _) in &page {
         let path = dir.join(name);
         if !ours && std::fs::symlink_metadata(&path).is_ok() {
@@ -144,10 +147,11 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
                 "exists and is not in a budgetlab report folder: move it away first",
             ));
         }
+        destinations.push(Destination::resolve(&path)?);
     }
     folder::write_staged(&charts_dir, &charts_dir, before, true, &charts)?;
-    for (name, bytes) in page {
-        let mut file = AtomicFile::create(&dir.join(&name))?;
+    for ((name, bytes), destination) in page.into_iter().zip(destinations) {
+        let mut file = AtomicFile::open(&dir.join(&name), destination)?;
         file.write_all(&bytes)
             .map_err(|e| Error::io(dir.join(&name), e))?;
         file.commit()?;

@@ -1,5 +1,5 @@
 //! Outputs never destroy anything (issue 10, points 1 to 6), through the real binary: `-` is standard output; a
-//! FIFO, device or socket is written through and a symlink followed, never replaced; temporary files have
+//! FIFO, device or socket is written through, never replaced, and a symlink to anything else refused; temporary files have
 //! unpredictable names that fit and never outlive a failure; `generate` writes its two files or neither; a
 //! report folder replaces only a folder budgetlab made, in one step; and `finalize --backend fs` writes only
 //! inside the artifact folder it resolved at the start and says so.
@@ -14,6 +14,7 @@ use serde_json::Value;
 
 mod artifacts;
 mod folders;
+mod links;
 
 fn budgetlab() -> Command {
     Command::cargo_bin("budgetlab").unwrap()
@@ -179,58 +180,6 @@ fn a_socket_is_written_through() {
     );
     assert_eq!(reader.join().unwrap(), generated());
     assert_eq!(names(dir.path()), ["sock"]);
-}
-
-#[cfg(unix)]
-#[test]
-fn a_symlink_is_followed_and_stays_a_link() {
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("target.jsonl");
-    fs::write(&target, "old").unwrap();
-    let link = dir.path().join("link.jsonl");
-    std::os::unix::fs::symlink("target.jsonl", &link).unwrap();
-    assert_success(&generate_to(&link));
-    assert_eq!(fs::read_link(&link).unwrap(), PathBuf::from("target.jsonl"));
-    assert_eq!(fs::read(&target).unwrap(), generated());
-    assert_eq!(names(dir.path()), ["link.jsonl", "target.jsonl"]);
-
-    // A link to a file not there yet: the file is made where the link points, in another folder.
-    let sub = dir.path().join("sub");
-    fs::create_dir(&sub).unwrap();
-    let dangling = dir.path().join("dangling.jsonl");
-    std::os::unix::fs::symlink("sub/new.jsonl", &dangling).unwrap();
-    assert_success(&generate_to(&dangling));
-    assert!(fs::symlink_metadata(&dangling)
-        .unwrap()
-        .file_type()
-        .is_symlink());
-    assert_eq!(fs::read(sub.join("new.jsonl")).unwrap(), generated());
-    assert_eq!(names(&sub), ["new.jsonl"]);
-
-    // A file's permissions survive its replacement.
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
-    assert_success(&generate_to(&link));
-    assert_eq!(
-        fs::metadata(&target).unwrap().permissions().mode() & 0o777,
-        0o640
-    );
-}
-
-#[cfg(unix)]
-#[test]
-fn a_symlink_to_dev_null_is_written_through() {
-    use std::os::unix::fs::FileTypeExt;
-    let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("null");
-    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
-    assert_success(&generate_to(&link));
-    assert_eq!(fs::read_link(&link).unwrap(), PathBuf::from("/dev/null"));
-    assert!(fs::symlink_metadata("/dev/null")
-        .unwrap()
-        .file_type()
-        .is_char_device());
-    assert_eq!(names(dir.path()), ["null"]);
 }
 
 // ---- 4. temporary files ----
@@ -409,7 +358,7 @@ fn the_same_file_for_batches_and_needles_is_refused() {
             .arg(&link)
             .output()
             .unwrap();
-        assert_refused(&out, "same file");
+        assert_refused(&out, "is a symbolic link");
         fs::remove_file(&link).unwrap();
     }
     let out = budgetlab()

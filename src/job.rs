@@ -16,6 +16,10 @@ use crate::model::{parse_batch, Batch};
 use crate::persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore};
 use crate::tokens::{RequestTokens, TokenCheck};
 
+/// The most runs `finalize --time N` takes: a million runs of one batch measure any batch well, and keeping
+/// their times stays a few megabytes.
+pub const MAX_TIMED_RUNS: u32 = 1_000_000;
+
 /// Where a job's artifacts go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
@@ -164,8 +168,15 @@ impl FinalizeJob {
 
     /// Finalizes `batch` `runs` times in-process, each time on a fresh copy and with a fresh backend, and
     /// reports the wall-clock time of the finalization alone (copying and backend set-up are not timed; an
-    /// external strategy's child is started before the first run).
+    /// external strategy's child is started before the first run). `runs` is 1 to [`MAX_TIMED_RUNS`].
     pub fn time(&self, batch: &Batch, runs: usize) -> Result<Timing> {
+        if !(1..=MAX_TIMED_RUNS as usize).contains(&runs) {
+            return Err(Error::invalid(
+                "--time",
+                runs.to_string(),
+                format!("must be between 1 and {MAX_TIMED_RUNS}"),
+            ));
+        }
         match &self.strategy {
             JobStrategy::Builtin(name) => {
                 Ok(self.time_with(name.build_with(&self.config).as_ref(), batch, runs))

@@ -103,7 +103,7 @@ pub use external::{
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
 pub use floor::{floor, FloorWork};
 pub use generate::{BenchShape, GenerateJob, GeneratedBatch, Generator, Needle, NeedleKind, Shard};
-pub use job::{Backend, FinalizeJob, FinalizeReport, JobStrategy, Timing};
+pub use job::{Backend, FinalizeJob, FinalizeReport, JobStrategy, Timing, MAX_TIMED_RUNS};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
 pub use rng::Seed;

@@ -262,8 +262,27 @@ impl Serialize for Entry {
 /// index and the field.
 pub fn parse_batch(bytes: &[u8], source_name: &str) -> Result<Batch> {
     let bytes = without_bom(bytes);
+    check_parse_memory(bytes.len(), source_name)?;
     let value: Value = serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
     batch_from_value(value, source_name)
+}
+
+/// Below this many bytes a batch is parsed without first asking for its memory: what it needs is no matter.
+const PARSE_MEMORY_CHECKED_FROM: usize = 1 << 20;
+
+/// Refuses, as an error naming `source_name`, a batch of `len` bytes whose parsed text could not be held: the
+/// memory it needs (its text, at most `len` bytes beside the input) is reserved fallibly and released before the
+/// parser, whose allocations cannot fail gracefully, takes it. Without this a batch too large for the memory
+/// left (under a `ulimit -v`, say) aborts the process.
+fn check_parse_memory(len: usize, source_name: &str) -> Result<()> {
+    if len < PARSE_MEMORY_CHECKED_FROM {
+        return Ok(());
+    }
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(len).map_err(|_| Error::Batch {
+        source_name: source_name.to_string(),
+        message: format!("out of memory: its {len} bytes cannot be parsed in the memory left"),
+    })
 }
 
 /// The UTF-8 byte order mark some editors put at the start of a file.

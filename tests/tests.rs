@@ -16,6 +16,7 @@ mod gate;
 mod gate_output;
 mod gate_rules;
 mod generate;
+mod hostile;
 mod import;
 mod mutants_summary;
 mod needles;

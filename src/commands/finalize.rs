@@ -56,8 +56,9 @@ pub(crate) struct FinalizeArgs {
     /// Read the batch from this file instead of standard input.
     #[arg(long, value_name = "FILE")]
     pub(crate) input: Option<PathBuf>,
-    /// Also finalize the parsed batch N times in-process and print the median time to stderr.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    /// Also finalize the parsed batch N times in-process (1 to 1,000,000) and print the median time to stderr.
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(budgetlab::MAX_TIMED_RUNS)))]
     pub(crate) time: Option<u32>,
     /// Pretty-print the JSON.
     #[arg(long)]

@@ -9,7 +9,7 @@ use crate::external::ExternalRegistry;
 use crate::finalize::StrategyName;
 use crate::generate::Shard;
 use crate::metrics::TokenSettings;
-use crate::scenario::{check_batches, Scenario, MAX_BUDGET_UNITS};
+use crate::scenario::{check_batches, Scenario, MAX_BUDGETS, MAX_BUDGET_UNITS};
 use crate::simulate::SimConfig;
 pub use crate::tokens::TokenRequest;
 use crate::workload::Mode;
@@ -193,6 +193,16 @@ impl PlanRequest {
         } else {
             &recorded.budgets
         };
+        if budgets.len() > MAX_BUDGETS {
+            return Err(Error::invalid(
+                "--budgets",
+                format!("{},...", budgets[0]),
+                format!(
+                    "at most {MAX_BUDGETS} budgets (as in a scenario), got {}",
+                    budgets.len()
+                ),
+            ));
+        }
         if let Some(bad) = budgets
             .iter()
             .find(|&&b| !(1..=MAX_BUDGET_UNITS).contains(&b))

@@ -1,0 +1,131 @@
+//! Hostile users, round three (issue 29, points 4, 6, 7 and 8), through the real binary: counts bounded and
+//! memory asked for before it is taken, so that what cannot run is exit 2 and one line, never an abort; no
+//! report that budgetlab itself would refuse; nonsense in results files refused; a closed stdout is an error;
+//! and every message names its flag.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+
+fn budgetlab() -> Command {
+    Command::cargo_bin("budgetlab").unwrap()
+}
+
+/// The path of the binary under test, for running it through `sh`.
+fn binary() -> String {
+    env!("CARGO_BIN_EXE_budgetlab").to_string()
+}
+
+/// Runs `script` with `sh -c`, the binary's path as `$0`.
+fn sh(script: &str, args: &[&str]) -> Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(binary())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Asserts exit 2, nothing on stdout and exactly one line on stderr, and returns that line.
+fn refusal(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.ends_with('\n'), "{err:?}");
+    err.trim_end().to_string()
+}
+
+/// One small batch, as `finalize` reads it.
+const BATCH: &str = r#"[{"callId":"c1","toolName":"shell","responseParts":[{"functionResponse":{"id":"c1","name":"shell","response":{"output":"0123456789"}}}]}]"#;
+
+// Point 4: an allocation that cannot be had is exit 2 and one line, never an abort.
+
+#[test]
+fn finalize_time_is_bounded_to_what_can_run() {
+    // Under a 2 GB address-space limit, so that a binary without the bound cannot take the machine's memory.
+    let out = sh(
+        "ulimit -v 2000000; printf '%s' \"$1\" | exec \"$0\" finalize --budget 10 --time 4000000000",
+        &[BATCH],
+    );
+    assert_eq!(
+        refusal(&out),
+        "budgetlab: invalid value '4000000000' for '--time <N>': 4000000000 is not in 1..=1000000 (see --help)"
+    );
+    let out = budgetlab()
+        .args(["finalize", "--budget", "10", "--time", "1000000"])
+        .write_stdin("[]")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, b"{\"entries\":[],\"persisted\":[]}\n");
+}
+
+/// A batch file of one entry whose output is `len` bytes of `x`.
+fn large_batch(path: &Path, len: usize) {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    file.write_all(br#"[{"callId":"c1","toolName":"shell","responseParts":[{"functionResponse":{"id":"c1","name":"shell","response":{"output":""#).unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..len >> 20 {
+        file.write_all(&chunk).unwrap();
+    }
+    file.write_all(br#""}}}]}]"#).unwrap();
+    file.flush().unwrap();
+}
+
+#[test]
+fn a_batch_too_large_for_the_memory_left_is_refused_not_aborted() {
+    // 200 MB of input under a 400 MB address-space limit: the file can be read (the binary itself maps under
+    // 100 MB), but not parsed beside it, which needs as much again.
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("big.json");
+    large_batch(&batch, 200 << 20);
+    let lines = dir.path().join("big.jsonl");
+    std::fs::copy(&batch, &lines).unwrap();
+    let (batch, lines) = (batch.to_str().unwrap(), lines.to_str().unwrap());
+    let out = sh(
+        "ulimit -v 400000; exec \"$0\" finalize --budget 1000 --input \"$1\"",
+        &[batch],
+    );
+    let line = refusal(&out);
+    assert!(
+        line.starts_with(&format!("budgetlab: {batch}: out of memory")),
+        "{line}"
+    );
+    let out = sh("ulimit -v 400000; exec \"$0\" profile \"$1\"", &[lines]);
+    let line = refusal(&out);
+    assert!(
+        line.starts_with(&format!("budgetlab: {lines}:1: out of memory")),
+        "{line}"
+    );
+}
+
+#[test]
+fn recorded_batches_run_at_most_as_many_budgets_as_a_scenario_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = dir.path().join("b.jsonl");
+    std::fs::write(&batches, format!("{BATCH}\n")).unwrap();
+    let budgets: Vec<String> = (1..=65).map(|i| (i * 1000).to_string()).collect();
+    let out = budgetlab()
+        .arg("run")
+        .arg("--batches-file")
+        .arg(&batches)
+        .arg("--budgets")
+        .arg(budgets.join(","))
+        .arg("--out")
+        .arg(dir.path().join("report"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        refusal(&out),
+        "budgetlab: invalid --budgets \"1000,...\": at most 64 budgets (as in a scenario), got 65"
+    );
+    assert!(!dir.path().join("report").exists());
+}

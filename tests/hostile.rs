@@ -129,3 +129,80 @@ fn recorded_batches_run_at_most_as_many_budgets_as_a_scenario_holds() {
     );
     assert!(!dir.path().join("report").exists());
 }
+
+// Point 6: no report that budgetlab itself would then refuse.
+
+/// Runs budgetlab with `args` and `--out DIR/report`, and asserts the refusal `line` with no report written.
+fn refused_before_running(args: &[&str], line: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budgetlab()
+        .args(args)
+        .arg("--out")
+        .arg(dir.path().join("report"))
+        .output()
+        .unwrap();
+    assert_eq!(refusal(&out), line, "{args:?}");
+    assert!(!dir.path().join("report").exists(), "{args:?}");
+}
+
+#[test]
+fn a_strategy_named_twice_is_refused_before_the_run() {
+    let run = ["run", "--scenarios", "many-small", "--batches", "1"];
+    for (list, named) in [
+        ("reference,reference", "reference"),
+        ("head-tail-0.5,head-tail-1/2", "head-tail-0.5"),
+        ("uniform,greedy,uniform", "uniform"),
+    ] {
+        let mut args = run.to_vec();
+        args.extend(["--strategies", list]);
+        refused_before_running(
+            &args,
+            &format!("budgetlab: invalid --strategies {list:?}: {named} is named twice"),
+        );
+        let sweep = [
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--batches",
+            "1",
+            "--budgets",
+            "1000..2000",
+            "--steps",
+            "2",
+            "--strategies",
+            list,
+        ];
+        refused_before_running(
+            &sweep,
+            &format!("budgetlab: invalid --strategies {list:?}: {named} is named twice"),
+        );
+    }
+    let mut args = run.to_vec();
+    args.extend([
+        "--external",
+        "mine=true",
+        "--strategies",
+        "mine,reference,mine",
+    ]);
+    refused_before_running(
+        &args,
+        "budgetlab: invalid --strategies \"mine,reference,mine\": mine is named twice",
+    );
+}
+
+#[test]
+fn a_budget_given_twice_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = dir.path().join("b.jsonl");
+    std::fs::write(&batches, format!("{BATCH}\n")).unwrap();
+    refused_before_running(
+        &[
+            "run",
+            "--batches-file",
+            batches.to_str().unwrap(),
+            "--budgets",
+            "5000,7000,5000",
+        ],
+        "budgetlab: invalid --budgets \"5000\": the budget is given twice",
+    );
+}

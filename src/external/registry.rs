@@ -166,7 +166,25 @@ impl ExternalRegistry {
 
     /// Resolves every name of `names` (see [`ExternalRegistry::resolve`]).
     pub fn resolve_all<S: AsRef<str>>(&self, names: &[S]) -> Result<Vec<StrategyName>, Error> {
-        names.iter().map(|n| self.resolve(n.as_ref())).collect()
+        let resolved = names
+            .iter()
+            .map(|n| self.resolve(n.as_ref()))
+            .collect::<Result<Vec<_>, Error>>()?;
+        // A strategy run twice would double its rows' batches, and the report would be one budgetlab refuses:
+        // names are compared as resolved, so `head-tail-1/2` is `head-tail-0.5`.
+        if let Some(twice) = resolved
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| resolved[..i].contains(s).then_some(s))
+        {
+            let list: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+            return Err(Error::invalid(
+                "--strategies",
+                list.join(","),
+                format!("{twice} is named twice"),
+            ));
+        }
+        Ok(resolved)
     }
 
     /// The command line that registers `name` again, for a command that replays it (`--external NAME=COMMAND`);

@@ -213,6 +213,17 @@ impl PlanRequest {
                 format!("budgets must be between 1 and {MAX_BUDGET_UNITS}"),
             ));
         }
+        if let Some(twice) = budgets
+            .iter()
+            .enumerate()
+            .find_map(|(i, b)| budgets[..i].contains(b).then_some(b))
+        {
+            return Err(Error::invalid(
+                "--budgets",
+                twice.to_string(),
+                "the budget is given twice",
+            ));
+        }
         let mut workload = Workload::from_recorded(&name, &bytes, budgets, sim)?;
         if workload.info.batches == 0 {
             return Err(Error::invalid(

@@ -16,6 +16,10 @@ use tempfile::{NamedTempFile, TempPath};
 
 use crate::error::{Error, Result};
 
+mod own_input;
+
+pub use own_input::{refuse_inside, refuse_same_file, Named};
+
 /// The path that means standard output.
 pub const STDOUT: &str = "-";
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::atomic::{is_stdout, Destination};
+use budgetlab::atomic::{is_stdout, refuse_same_file, Destination, Named};
 use budgetlab::calibrate::{calibrate, read_corpus};
 
 use super::output::{emit, progress, write_file};
@@ -33,6 +33,10 @@ pub(crate) struct CalibrateArgs {
 pub(crate) fn execute(args: CalibrateArgs) -> anyhow::Result<Status> {
     // An output path no file can be written to is refused before the fit, not after it.
     Destination::resolve(&args.out).context("--out")?;
+    refuse_same_file(
+        Named::new("--out", &args.out),
+        &[Named::new("FILE.jsonl", &args.input)],
+    )?;
     let name = match args.name {
         Some(name) => name,
         None if is_stdout(&args.out) => "calibrated".into(),

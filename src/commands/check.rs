@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use budgetlab::atomic::{refuse_same_file, Named};
 use budgetlab::gate::{
-    CheckJob, JUnitXml, Tolerances, VerdictExporter, VerdictJson, VerdictMarkdown,
+    results_file, CheckJob, JUnitXml, Tolerances, VerdictExporter, VerdictJson, VerdictMarkdown,
 };
 
 use super::output::{emit, junit_on_stdout, write_file};
@@ -45,6 +46,15 @@ pub(crate) fn execute(args: CheckArgs) -> anyhow::Result<Status> {
             "-",
             "standard output already carries the --json verdict; give --junit a file"
         ));
+    }
+    if let Some(junit) = &args.junit {
+        refuse_same_file(
+            Named::new("--junit", junit),
+            &[
+                Named::new("--baseline", &results_file(&args.baseline)),
+                Named::new("--current", &results_file(&args.current)),
+            ],
+        )?;
     }
     let job = CheckJob {
         baseline: args.baseline,

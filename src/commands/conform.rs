@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use budgetlab::atomic::Named;
 use budgetlab::conform;
 
 use super::flags::{ExternalArgs, ReportFolder};
@@ -59,6 +60,7 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
     budgetlab::report::check_folders(&args.out.dir, used, logs).context("--out")?;
     if let Some(path) = &args.junit {
         budgetlab::atomic::Destination::resolve(path).context("--junit")?;
+        args.out.refuse_holding(&[Named::new("--junit", path)])?;
     }
     let seed = budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED));
     let bar = progress(conform::CaseSet::new(seed, cases).len(), "cases");

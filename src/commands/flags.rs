@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Arg, Args};
 
+use budgetlab::atomic::{refuse_inside, Named};
+
 /// Sets a shared flag's help text for one command: `#[command(mut_arg("seed", help("...")))]`.
 pub(crate) fn help(text: &'static str) -> impl FnOnce(Arg) -> Arg {
     move |arg| arg.help(text)
@@ -80,6 +82,18 @@ impl ReportFolder {
     pub(crate) fn check(&self) -> anyhow::Result<()> {
         budgetlab::report::check_folder(&self.dir).context("--out")
     }
+
+    /// Refuses, before any work, a folder that is or holds a path the command reads (or another output).
+    pub(crate) fn refuse_holding(&self, inside: &[Named<'_>]) -> anyhow::Result<()> {
+        Ok(refuse_inside(Named::new("--out", &self.dir), inside)?)
+    }
+}
+
+/// The argument `value` of `flag` as a path the command reads, when it names something on disk (a scenario
+/// argument that does not is a shipped scenario's name).
+pub(crate) fn existing_path<'a>(flag: &'a str, value: &'a str) -> Option<Named<'a>> {
+    let path = std::path::Path::new(value);
+    path.exists().then(|| Named::new(flag, path))
 }
 
 /// `--threads N`: the size of the worker pool (`run`, `sweep`).

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use budgetlab::atomic::{refuse_same_file, Named};
 use budgetlab::generate::GenerateRequest;
 
-use super::flags::{help, BatchesFlag, ScenarioFlag, SeedFlag, ShardFlag};
+use super::flags::{existing_path, help, BatchesFlag, ScenarioFlag, SeedFlag, ShardFlag};
 use super::output::scenario_notes;
 use super::Status;
 
@@ -52,6 +53,14 @@ impl GenerateArgs {
 
 /// Writes the batches and the needles.
 pub(crate) fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
+    let scenario: Vec<Named> = existing_path("--scenario", &args.scenario.value)
+        .into_iter()
+        .collect();
+    for (flag, out) in [("--out", &args.out), ("--needles", &args.needles)] {
+        if let Some(out) = out {
+            refuse_same_file(Named::new(flag, out), &scenario)?;
+        }
+    }
     let job = args.request().job()?;
     scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     job.write_outputs(args.out.as_deref(), args.needles.as_deref())?;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use budgetlab::atomic::{refuse_same_file, Named};
 use budgetlab::import::ImportJob;
 
 use super::Status;
@@ -32,6 +33,10 @@ pub(crate) struct ImportArgs {
 
 /// Imports the logs and writes the batches.
 pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
+    if let Some(out) = &args.out {
+        let paths: Vec<Named> = args.paths.iter().map(|p| Named::new("PATH", p)).collect();
+        refuse_same_file(Named::new("--out", out), &paths)?;
+    }
     let job = ImportJob {
         format: args.format.parse()?,
         paths: args.paths,

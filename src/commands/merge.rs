@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use budgetlab::atomic::Named;
+
 use super::flags::{help, ReportFolder};
 use super::Status;
 
@@ -22,6 +24,8 @@ pub(crate) struct MergeArgs {
 /// Loads the shards, merges them and writes the report.
 pub(crate) fn execute(args: MergeArgs) -> anyhow::Result<Status> {
     args.out.check()?;
+    let shards: Vec<Named> = args.dirs.iter().map(|d| Named::new("DIR", d)).collect();
+    args.out.refuse_holding(&shards)?;
     let shards = args
         .dirs
         .iter()

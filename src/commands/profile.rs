@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use budgetlab::atomic::{refuse_inside, Named};
 use budgetlab::profile::{markdown, write_report, ProfileJob};
 
+use super::flags::existing_path;
 use super::output::emit;
 use super::Status;
 
@@ -33,6 +35,12 @@ pub(crate) struct ProfileArgs {
 pub(crate) fn execute(args: ProfileArgs) -> anyhow::Result<Status> {
     if let Some(out) = &args.out {
         budgetlab::report::check_folder(out).context("--out")?;
+        let sources = args.sources.iter().map(|s| ("SOURCE", s));
+        let inputs: Vec<Named> = sources
+            .chain(args.compare.iter().map(|s| ("--compare", s)))
+            .filter_map(|(flag, s)| existing_path(flag, s))
+            .collect();
+        refuse_inside(Named::new("--out", out), &inputs)?;
     }
     let report = ProfileJob {
         sources: args.sources,

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use budgetlab::atomic::Named;
 use budgetlab::report::{check_folders, stream_run, streamed_files, write_with_externals};
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
-use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
+use super::flags::{existing_path, help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
 use super::output::{progress, scenario_notes};
 use super::Status;
 
@@ -102,6 +103,17 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
     check_folders(&out.dir, &plan.strategies, logs).context("--out")?;
+    let mut inputs: Vec<Named> = args
+        .scenarios
+        .iter()
+        .filter_map(|s| existing_path("--scenarios", s))
+        .collect();
+    inputs.extend(
+        args.batches_file
+            .as_deref()
+            .map(|f| Named::new("--batches-file", f)),
+    );
+    out.refuse_holding(&inputs)?;
     if args.batches_file.is_none() {
         scenario_notes("--scenarios", &args.scenarios);
     }

@@ -6,7 +6,7 @@ use clap::Args;
 
 use budgetlab::sweep::{SweepParameter, SweepRequest};
 
-use super::flags::{help, RunFlags, ScenarioFlag, ThreadsFlag, TokenFlags};
+use super::flags::{existing_path, help, RunFlags, ScenarioFlag, ThreadsFlag, TokenFlags};
 use super::output::{progress, scenario_notes};
 use super::Status;
 
@@ -76,6 +76,10 @@ pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
     budgetlab::report::check_folders(&out.dir, &plan.run.strategies, logs).context("--out")?;
+    let scenario: Vec<_> = existing_path("--scenario", &args.scenario.value)
+        .into_iter()
+        .collect();
+    out.refuse_holding(&scenario)?;
     scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");

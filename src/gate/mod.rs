@@ -31,14 +31,19 @@ pub trait VerdictExporter {
     fn serialize(&self, verdict: &Verdict) -> Vec<u8>;
 }
 
-/// Reads the results of a run: a `results.json` file, or a report folder holding one. Returns them with the
-/// path they were read from.
-pub fn load_results(path: &Path) -> Result<(RunResults, String)> {
-    let file: PathBuf = if path.is_dir() {
+/// The file the results of a run are read from: `path` itself, or the `results.json` in it when it is a folder.
+pub fn results_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
         path.join("results.json")
     } else {
         path.to_path_buf()
-    };
+    }
+}
+
+/// Reads the results of a run: a `results.json` file, or a report folder holding one. Returns them with the
+/// path they were read from.
+pub fn load_results(path: &Path) -> Result<(RunResults, String)> {
+    let file = results_file(path);
     let results = RunResults::load(&file)?;
     Ok((results, file.display().to_string()))
 }

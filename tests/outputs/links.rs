@@ -9,7 +9,7 @@ const LINKED: &str = "is a symbolic link; budgetlab does not write through links
 
 /// A folder holding `victim.txt`, `victims/` (with `keep.txt`), `corpus.jsonl` and a small run's `base/`
 /// report: what a command could damage, and the inputs the commands below read.
-fn playground() -> tempfile::TempDir {
+pub(super) fn playground() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     fs::write(d.join("victim.txt"), "keep").unwrap();
@@ -32,7 +32,7 @@ fn playground() -> tempfile::TempDir {
     dir
 }
 
-const SMALL_RUN: [&str; 9] = [
+pub(super) const SMALL_RUN: [&str; 9] = [
     "run",
     "--scenarios",
     "many-small",
@@ -45,7 +45,7 @@ const SMALL_RUN: [&str; 9] = [
 ];
 
 /// Every name under `dir`, with each regular file's bytes: what must not change.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+pub(super) fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
     let mut all = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(folder) = stack.pop() {

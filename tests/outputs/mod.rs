@@ -15,6 +15,7 @@ use serde_json::Value;
 mod artifacts;
 mod folders;
 mod links;
+mod own_input;
 
 fn budgetlab() -> Command {
     Command::cargo_bin("budgetlab").unwrap()

@@ -37,7 +37,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match dispatch(cli.command) {
+    let outcome = dispatch(cli.command);
+    for warning in budgetlab::report::take_warnings() {
+        eprintln!("budgetlab: warning: {warning}");
+    }
+    match outcome {
         Ok(Status::Done) => ExitCode::SUCCESS,
         Ok(Status::ChecksFailed) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -8,11 +8,13 @@
 //! cannot exchange two paths, the old folder is renamed aside first and the new one renamed in: between the two
 //! renames the path is absent (the old report is kept aside until the new one is in). A run killed midway
 //! leaves its staging folder; the next write into the same parent folder removes every staging folder that
-//! carries the marker and whose marker no running budgetlab holds locked.
+//! carries the marker and whose marker no running budgetlab holds locked. An old report that cannot be removed
+//! (a file in it belongs to another user) stays at its staging name, and [`take_warnings`] says so.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::atomic::{exchange, is_unsupported, parent_of, refused_link, without_temp_path};
 use crate::error::{Error, Result};
@@ -30,6 +32,37 @@ const NOTE: &str = "# Written by budgetlab. `budgetlab run`, `sweep`, `merge` an
 
 /// Name prefix of staging folders (kept short so that it fits wherever the report's name does).
 const STAGING_PREFIX: &str = ".budgetlab-staging-";
+
+/// What the report writers of this process could not do and the user should know: the old reports left behind.
+static WARNINGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The warnings gathered since the last call, each one line, for the binary to print.
+pub fn take_warnings() -> Vec<String> {
+    std::mem::take(&mut *WARNINGS.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Removes the replaced report at `path`; if that fails, it stays there and a warning names it.
+fn remove_replaced(path: &Path) {
+    if let Err(e) = fs::remove_dir_all(path) {
+        WARNINGS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!(
+            "the replaced report could not be removed ({}) and is left at {}; remove it by hand",
+            io_reason(&e),
+            path.display()
+        ));
+    }
+}
+
+/// An I/O error's description without the "(os error N)" suffix.
+fn io_reason(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
 
 /// What is at a report folder's path now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -401,6 +434,9 @@ impl Staging {
                         "changed while the report was written and is no longer a budgetlab report folder",
                     ));
                 }
+                // The old report is at the staging path now.
+                self.armed = false;
+                remove_replaced(&self.path);
                 Ok(())
             }
             Err(e) if is_unsupported(&e) => self.swap_by_renames(dir, target),
@@ -422,6 +458,8 @@ impl Staging {
             return Err(Error::io(dir, e));
         }
         self.placed();
+        aside.armed = false;
+        remove_replaced(&aside.path);
         Ok(())
     }
 }

@@ -20,7 +20,7 @@ pub use externals::{
     check_folders, write_with_externals, ExternalLogs, EXTERNAL_DIR, FAILED_SUFFIX, FAULT_FILE,
 };
 pub use folder::{
-    check_aside, check_folder, is_report_folder, write_folder, PendingFolder, MARKER,
+    check_aside, check_folder, is_report_folder, take_warnings, write_folder, PendingFolder, MARKER,
 };
 pub use pages::{redraw, sweep_folder_files, write_sweep, Redrawn, INDEX as INDEX_HTML};
 

@@ -314,3 +314,71 @@ fn report_redraws_only_inside_a_budgetlab_folder() {
         .iter()
         .any(|n| n.starts_with(".budgetlab-staging")));
 }
+
+/// Point 9 of issue 29: an old report that cannot be removed (a file in it belongs to another user) is replaced,
+/// left at its staging name, and one warning line names it. As root, budgetlab runs as `nobody` over a report
+/// root made; otherwise a folder of the old report is made read-only.
+#[cfg(unix)]
+#[test]
+fn an_old_report_that_cannot_be_removed_is_named_in_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).unwrap();
+    let out = d.join("report");
+    assert_success(&run_to(&out));
+    let locked = out.join("kept");
+    fs::create_dir(&locked).unwrap();
+    fs::write(locked.join("theirs.txt"), "theirs").unwrap();
+    let root = effective_uid() == 0;
+    let mut again = if root {
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_budgetlab"));
+        cmd
+    } else {
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+        budgetlab()
+    };
+    let result = again
+        .args(SMALL_RUN)
+        .args(["--seed", "7", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_success(&result);
+    let err = String::from_utf8_lossy(&result.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    let staged: Vec<String> = names(d)
+        .into_iter()
+        .filter(|n| n.starts_with(".budgetlab-staging-"))
+        .collect();
+    assert_eq!(staged.len(), 1, "{staged:?}");
+    let left = d.join(&staged[0]);
+    // So that the temporary folder can be removed.
+    fs::set_permissions(left.join("kept"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        warnings,
+        [format!(
+            "budgetlab: warning: the replaced report could not be removed (Permission denied) and is left at {}; \
+             remove it by hand",
+            left.display()
+        )]
+    );
+    // The new report is in place; the old one's file is where the warning says.
+    assert!(fs::read_to_string(out.join("results.json"))
+        .unwrap()
+        .contains("\"seed\": 7,"));
+    assert_eq!(fs::read(left.join("kept/theirs.txt")).unwrap(), b"theirs");
+}
+
+/// The effective user id of this test process, read from /proc (no libc call needed).
+fn effective_uid() -> u32 {
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(1))
+        .and_then(|id| id.parse().ok())
+        .unwrap_or(u32::MAX)
+}

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::cases::Case;
+use super::case::Case;
 use super::vectors;
 use crate::budget::{Budget, PlanReminders, PLAN_MODE_TOOL};
 use crate::model::{Batch, Entry, Part};

@@ -9,6 +9,7 @@
 //! (`report`) becomes Markdown, `conform.json` and JUnit XML (`export`). The same seed gives the same cases and
 //! the same bytes, whatever the thread count.
 
+mod case;
 mod cases;
 mod checks;
 mod edge_cases;
@@ -21,7 +22,8 @@ mod vectors;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{Case, CaseCounts, CaseSet, DEFAULT_ARTIFACT_DIR, MAX_GENERATED};
+pub use case::{Case, DEFAULT_ARTIFACT_DIR};
+pub use cases::{CaseCounts, CaseSet, MAX_GENERATED};
 pub use checks::{Check, Run, Trial, Verdict};
 pub use edge_cases::edge_cases;
 pub use export::{folder_files, json, junit, markdown};

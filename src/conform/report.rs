@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::cases::{Case, CaseCounts, DEFAULT_ARTIFACT_DIR};
+use super::case::{Case, DEFAULT_ARTIFACT_DIR};
+use super::cases::CaseCounts;
 use super::shrink::CaseSize;
 use super::vectors::REMINDER_FILES;
 use crate::budget::PlanReminders;

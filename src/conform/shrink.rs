@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::cases::Case;
+use super::case::Case;
 use crate::budget::Budget;
 use crate::model::Field;
 

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::cases::Case;
+use super::case::Case;
 use crate::budget::{Budget, PlanReminders};
 use crate::model::batch_from_value;
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::key::{RowKey, StrategyKey};
-use super::summary::{CostTally, RowSummary, RATIO_SCALE};
+use super::summary::{CostTally, RowSummary, TurnCost, RATIO_SCALE};
 use super::tokens::{TokenSummary, TokenTally};
 use super::BatchMetrics;
 use crate::scenario::BudgetLabel;
@@ -129,17 +129,6 @@ impl IntegritySummary {
             + self.non_budgeted_changed
             + self.records_differ
     }
-}
-
-/// What one turn cost, in nanoseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TurnCost {
-    /// The whole simulated turn (every boundary, the send guard included), without the floor's measurements.
-    pub turn_ns: u64,
-    /// The strategy's own finalizations in the turn.
-    pub strategy_ns: u64,
-    /// The floor on the input of each of those finalizations, each timed just before it.
-    pub floor_ns: u64,
 }
 
 /// Time per batch, measured in-process (the only figures that differ between runs).

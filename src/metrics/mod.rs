@@ -15,13 +15,13 @@ pub mod tokens;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
-    NeedleSummary, PersistenceSummary, RetentionSummary, TurnCost,
+    NeedleSummary, PersistenceSummary, RetentionSummary,
 };
 pub use bound::needle_upper_bound;
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
-pub use summary::{CostTally, LogHistogram, RowSummary, TimeHistogram, FIXED_ONE};
+pub use summary::{CostTally, LogHistogram, RowSummary, TimeHistogram, TurnCost, FIXED_ONE};
 pub use surrogates::broken_surrogates;
 pub use tokens::{TokenBudget, TokenSettings, TokenSummary, TokenTally, TurnTokens};
 

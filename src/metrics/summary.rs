@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::TurnCost;
 use super::resample::Resamples;
 use super::{BatchMetrics, NeedleCount};
 use crate::generate::NeedleKind;
@@ -227,6 +226,17 @@ pub struct RowSummary {
     pub integrity: [u64; 7],
     /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking.
     pub resamples: Resamples,
+}
+
+/// What one turn cost, in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnCost {
+    /// The whole simulated turn (every boundary, the send guard included), without the floor's measurements.
+    pub turn_ns: u64,
+    /// The strategy's own finalizations in the turn.
+    pub strategy_ns: u64,
+    /// The floor on the input of each of those finalizations, each timed just before it.
+    pub floor_ns: u64,
 }
 
 /// The times of a row's turns as histograms, kept apart from its [`RowSummary`] (in the row's `cost`) because

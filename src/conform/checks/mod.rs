@@ -7,7 +7,7 @@
 
 use std::cell::OnceCell;
 
-use super::cases::Case;
+use super::case::Case;
 use super::invariants::*;
 use crate::finalize::{Finalizer, Outcome, Reference, SlotScope};
 use crate::model::Batch;

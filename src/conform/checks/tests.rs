@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use super::super::cases::Case;
+use super::super::case::Case;
 use super::*;
 use crate::budget::{Budget, BudgetContext, PlanReminders, PLAN_MODE_TOOL};
 use crate::finalize::{PersistAttempt, StrategyName};

@@ -31,11 +31,13 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
     // A Chinese share makes some outputs an application's log with Chinese messages, of any size (no draw at all
     // when the share is zero).
     let exit = if cjk::chosen(&mut c.rng, c.knobs.cjk_share / 2.0) {
-        cjk::app_log(&mut c.rng, &mut b, target)
+        cjk::app_log(&mut c.rng, &mut b, target);
+        Exit(0, None)
     } else if target < SMALL {
         small::command(&mut c.rng, &mut b, target)
     } else if cjk::chosen(&mut c.rng, c.knobs.cjk_share) {
-        cjk::app_log(&mut c.rng, &mut b, target)
+        cjk::app_log(&mut c.rng, &mut b, target);
+        Exit(0, None)
     } else {
         match c.rng.weighted(&[3.0, 3.0, 1.5, 1.0, 2.0, 1.2, 1.0, 1.0]) {
             0 => cargo::build(&mut c.rng, &mut b, target, color),

@@ -37,7 +37,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match dispatch(cli.command) {
+    if let Err(e) = budgetlab::interrupt::install() {
+        eprintln!("budgetlab: cannot handle signals: {e}");
+        return ExitCode::from(2);
+    }
+    let outcome = dispatch(cli.command);
+    // An interrupted command ends with the signal's status, from the thread that handles it.
+    budgetlab::interrupt::settle();
+    match outcome {
         Ok(Status::Done) => ExitCode::SUCCESS,
         Ok(Status::ChecksFailed) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

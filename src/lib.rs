@@ -79,6 +79,7 @@ mod floor;
 pub mod gate;
 pub mod generate;
 pub mod import;
+pub mod interrupt;
 mod job;
 pub mod metrics;
 mod model;

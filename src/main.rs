@@ -37,7 +37,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = budgetlab::interrupt::install() {
+        eprintln!("budgetlab: cannot handle signals: {e}");
+        return ExitCode::from(2);
+    }
     let outcome = dispatch(cli.command);
+    // An interrupted command ends with the signal's status, from the thread that handles it.
+    budgetlab::interrupt::settle();
     for warning in budgetlab::report::take_warnings() {
         eprintln!("budgetlab: warning: {warning}");
     }

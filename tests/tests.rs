@@ -18,6 +18,7 @@ mod gate_rules;
 mod generate;
 mod hostile;
 mod import;
+mod interrupted;
 mod mutants_summary;
 mod needles;
 mod outputs;

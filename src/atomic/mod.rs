@@ -4,7 +4,8 @@
 //! is refused, never followed, so that no output lands where a link planted in a folder points; a regular file
 //! (or nothing yet) is written to a temporary file created exclusively, with an unpredictable short name, in the
 //! same folder, and renamed over it only when complete. The temporary file is removed on every failure path,
-//! the commit's included. [`commit_all`] puts several files in place together: if one fails, those already in
+//! the commit's included, and on a signal; one a killed budgetlab left is removed by the next write beside it
+//! ([`temp`]). [`commit_all`] puts several files in place together: if one fails, those already in
 //! place are put back as they were (on Linux, where `renameat2(RENAME_EXCHANGE)` keeps the old file until the
 //! end).
 
@@ -12,9 +13,14 @@ use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 
-use tempfile::{NamedTempFile, TempPath};
+use tempfile::TempPath;
 
 use crate::error::{Error, Result};
+use crate::interrupt::{self, Registered};
+
+mod temp;
+
+pub(crate) use temp::{temp_file_in, TempFile};
 
 mod own_input;
 
@@ -190,7 +196,7 @@ fn same_inode(_: &Path, _: &Path) -> bool {
 /// Where an [`AtomicFile`]'s bytes are going.
 enum Sink {
     Stdout(io::StdoutLock<'static>),
-    Temp(NamedTempFile),
+    Temp(TempFile),
     Through(File),
     #[cfg(unix)]
     Socket(std::os::unix::net::UnixStream),
@@ -200,7 +206,7 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::Stdout(w) => w.write(buf),
-            Sink::Temp(w) => w.write(buf),
+            Sink::Temp(w) => w.file.write(buf),
             Sink::Through(w) => w.write(buf),
             #[cfg(unix)]
             Sink::Socket(w) => w.write(buf),
@@ -210,7 +216,7 @@ impl Write for Sink {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sink::Stdout(w) => w.flush(),
-            Sink::Temp(w) => w.flush(),
+            Sink::Temp(w) => w.file.flush(),
             Sink::Through(w) => w.flush(),
             #[cfg(unix)]
             Sink::Socket(w) => w.flush(),
@@ -252,17 +258,8 @@ impl AtomicFile {
             Destination::Stdout => Sink::Stdout(io::stdout().lock()),
             Destination::Replace(dest) => {
                 permissions = fs::metadata(dest).ok().map(|m| m.permissions());
-                let mut builder = tempfile::Builder::new();
-                builder.prefix(TEMP_PREFIX).suffix(".tmp").rand_bytes(10);
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    // What `File::create` would give a new file: 0666 less the umask.
-                    builder.permissions(Permissions::from_mode(0o666));
-                }
-                let tmp = builder
-                    .tempfile_in(parent_of(dest))
-                    .map_err(|e| Error::io(given, without_temp_path(e)))?;
+                // What `File::create` would give a new file: 0666 less the umask.
+                let tmp = temp_file_in(parent_of(dest), 0o666).map_err(|e| Error::io(given, e))?;
                 Sink::Temp(tmp)
             }
             Destination::Through(dest) => Sink::Through(
@@ -314,7 +311,10 @@ impl AtomicFile {
             .into_inner()
             .map_err(|e| Error::io(&given, e.into_error()))?;
         match sink {
-            Sink::Temp(tmp) => {
+            Sink::Temp(TempFile {
+                file: tmp,
+                registered,
+            }) => {
                 if let Some(permissions) = self.permissions {
                     tmp.as_file()
                         .set_permissions(permissions)
@@ -324,10 +324,13 @@ impl AtomicFile {
                 let Destination::Replace(dest) = self.destination else {
                     unreachable!("a temporary file is made only to replace a file")
                 };
+                let (lock, temp) = tmp.into_parts();
                 Ok(Some(Staged {
                     given,
                     dest,
-                    temp: tmp.into_temp_path(),
+                    temp,
+                    _lock: lock,
+                    registered: Some(registered),
                 }))
             }
             Sink::Stdout(mut w) => w.flush().map(|()| None).map_err(|e| Error::io(&given, e)),
@@ -353,6 +356,10 @@ struct Staged {
     given: PathBuf,
     dest: PathBuf,
     temp: TempPath,
+    /// The temporary file, open and locked until it is in place, so that no budgetlab takes it for stale.
+    _lock: File,
+    /// The temporary path as registered with [`interrupt`], until nothing of ours is left there.
+    registered: Option<Registered>,
 }
 
 /// How a staged file went into place, and so how to take it back.
@@ -377,6 +384,8 @@ pub fn commit_all(files: Vec<AtomicFile>) -> Result<()> {
         }
     }
     let last = staged.len().saturating_sub(1);
+    // No interrupt acts while the files go into place (or back): they all arrive, or none does.
+    let _hold = interrupt::hold();
     let mut placed: Vec<Placed> = Vec::with_capacity(staged.len());
     for (i, file) in staged.into_iter().enumerate() {
         // The last file needs no way back: a plain rename is enough.
@@ -411,7 +420,11 @@ fn place(file: Staged) -> Result<Placed> {
                 let given = file.given.display().to_string();
                 if exchange(&file.temp, &file.dest).is_err() {
                     // What the temporary path holds now is not ours: leave it be.
-                    let _ = file.temp.keep();
+                    let Staged {
+                        temp, registered, ..
+                    } = file;
+                    let _ = temp.keep();
+                    drop(registered);
                 }
                 return Err(Error::report(given, "changed while it was being written"));
             }
@@ -430,11 +443,19 @@ fn place(file: Staged) -> Result<Placed> {
 fn place_by_rename(file: Staged) -> Result<Placed> {
     let existed = fs::symlink_metadata(&file.dest).is_ok();
     fs::rename(&file.temp, &file.dest).map_err(|e| Error::io(&file.given, e))?;
-    let _ = file.temp.keep(); // the temporary path is free now: nothing to remove there
+    // The temporary path is free now: nothing to remove there.
+    let Staged {
+        temp,
+        registered,
+        dest,
+        ..
+    } = file;
+    let _ = temp.keep();
+    drop(registered);
     Ok(if existed {
         Placed::Replaced
     } else {
-        Placed::Created(file.dest)
+        Placed::Created(dest)
     })
 }
 

@@ -16,6 +16,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::log::{LogState, StderrLog};
+use crate::interrupt::{self, Registered, Registration};
 
 /// How long a child gets to exit after the end of its input before its group is killed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
@@ -86,6 +87,8 @@ pub(super) struct ChildProcess {
     events: mpsc::Receiver<Event>,
     log: StderrLog,
     reaped: bool,
+    /// The child's process group as registered with [`interrupt`], until the child is reaped.
+    group: Option<Registered>,
 }
 
 impl ChildProcess {
@@ -114,9 +117,13 @@ impl ChildProcess {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
+        // Started and registered under one hold, so that an interrupt ends it whenever it comes.
+        let hold = interrupt::hold();
         let mut child = command
             .spawn()
             .map_err(|e| ChannelError::Start(format!("{program}: {e}")))?;
+        let group = hold.register(Registration::ChildGroup(child.id()));
+        drop(hold);
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -131,6 +138,7 @@ impl ChildProcess {
             events,
             log,
             reaped: false,
+            group: Some(group),
         };
         let writer_events = events_tx.clone();
         let writer = thread::Builder::new()
@@ -240,6 +248,8 @@ impl ChildProcess {
             return None;
         }
         self.kill_group();
+        // Unregistered before the reap: once reaped, the group's id may be given to another process.
+        self.group = None;
         let status = self.child.wait().ok();
         self.reaped = true;
         // The stdout and stderr pipes close once every process of the group is dead.

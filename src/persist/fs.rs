@@ -3,17 +3,16 @@
 //! Each artifact is written to a fresh temporary file (created exclusively with an unpredictable short name,
 //! mode 0600, so an existing file or symlink is never followed, and the name fits wherever `<id>.txt` does) and
 //! renamed over `<dir>/<id>.txt`; a rename replaces a symlink rather than writing through it, and a failed write
-//! removes its temporary file. Ids are checked again here, so no call id can reach outside the directory.
+//! removes its temporary file (one of budgetlab's temporary files: removed on SIGINT, SIGTERM or SIGHUP, and by
+//! the next write into the folder if a killed run left it). Ids are checked again here, so no call id can reach outside the directory.
 
 use std::fs;
 use std::io::Write;
+use std::path::Path;
 
-use crate::atomic::without_temp_path;
+use crate::atomic::{temp_file_in, without_temp_path, TempFile};
 
 use super::{artifact_path, ArtifactStore, Content, PersistError, PersistStats};
-
-/// Prefix of the temporary files (short: a temporary name fits wherever an artifact's name does).
-const TEMP_PREFIX: &str = ".budgetlab-";
 
 /// Writes artifacts as files under a directory.
 #[derive(Debug)]
@@ -35,19 +34,16 @@ impl FsStore {
     fn write_atomically(&mut self, id: &str, content: &str) -> Result<String, std::io::Error> {
         fs::create_dir_all(&self.dir)?;
         let target = artifact_path(&self.dir, id);
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(TEMP_PREFIX).suffix(".tmp").rand_bytes(10);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(fs::Permissions::from_mode(0o600));
-        }
         // On any error the temporary file is dropped, which removes it; the message names the artifact.
-        let mut temp = builder.tempfile_in(&self.dir).map_err(without_temp_path)?;
+        let TempFile {
+            file: mut temp,
+            registered,
+        } = temp_file_in(Path::new(&self.dir), 0o600)?;
         temp.write_all(content.as_bytes())?;
         temp.as_file().sync_data()?;
         temp.persist(&target)
             .map_err(|e| without_temp_path(e.error))?;
+        drop(registered);
         Ok(target)
     }
 }

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 
 use crate::atomic::{exchange, is_unsupported, parent_of, refused_link, without_temp_path};
 use crate::error::{Error, Result};
+use crate::interrupt::{self, Registered, Registration};
 
 /// The marker file of a budgetlab report folder.
 pub const MARKER: &str = ".budgetlab-report";
@@ -259,6 +260,7 @@ impl PendingFolder {
             path: PathBuf::new(),
             lock: None,
             armed: false,
+            registered: None,
         };
         std::mem::replace(&mut self.staging, placeholder)
     }
@@ -348,19 +350,26 @@ struct Staging {
     lock: Option<File>,
     /// Whether `path` still holds something to remove.
     armed: bool,
+    /// The folder as registered with [`interrupt`] while it is armed.
+    registered: Option<Registered>,
 }
 
 impl Staging {
     fn create(parent: &Path) -> Result<Staging> {
+        // Made and registered under one hold, so that an interrupt removes it whenever it comes.
+        let hold = interrupt::hold();
         let dir = tempfile::Builder::new()
             .prefix(STAGING_PREFIX)
             .rand_bytes(10)
             .tempdir_in(parent)
             .map_err(|e| Error::io(parent, without_temp_path(e)))?;
+        let path = dir.keep();
+        let registered = hold.register(Registration::StagingFolder(path.clone()));
         Ok(Staging {
-            path: dir.keep(),
+            path,
             lock: None,
             armed: true,
+            registered: Some(registered),
         })
     }
 
@@ -403,6 +412,8 @@ impl Staging {
 
     /// Puts the folder at `target` (named `dir` in messages), found as `before` says.
     fn place(mut self, dir: &Path, target: &Path, before: Existing) -> Result<()> {
+        // No interrupt acts between a rename and what it changes about what is to be removed.
+        let _hold = interrupt::hold();
         match before {
             // A rename replaces nothing, or an empty folder, in one step.
             Existing::Absent | Existing::Empty => {
@@ -414,9 +425,10 @@ impl Staging {
         }
     }
 
-    /// The staging folder is now the report: nothing to remove.
+    /// The staging folder is now the report (or holds what is not ours): nothing to remove.
     fn placed(&mut self) {
         self.armed = false;
+        self.registered = None;
     }
 
     /// Replaces the budgetlab report folder `target` with this one.
@@ -427,7 +439,7 @@ impl Staging {
                 // is not a budgetlab folder (it changed since it was checked), it goes back instead.
                 if !is_report_folder(&self.path) {
                     if exchange(&self.path, target).is_err() {
-                        self.armed = false;
+                        self.placed();
                     }
                     return Err(Error::refused(
                         dir,
@@ -453,7 +465,7 @@ impl Staging {
         fs::rename(target, &aside.path).map_err(|e| Error::io(dir, e))?;
         if let Err(e) = fs::rename(&self.path, target) {
             if fs::rename(&aside.path, target).is_err() {
-                aside.armed = false; // the old report stays aside, not removed
+                aside.placed(); // the old report stays aside, not removed
             }
             return Err(Error::io(dir, e));
         }

@@ -4,7 +4,7 @@
 //! closest to its own by shape: the share of its outputs that are whole JSON, the share that carry an exit line,
 //! the median size and the units per line, each on a 0..1 scale.
 
-use crate::workload::Kind;
+use crate::workload::{kind_of_tool, Kind};
 
 /// How a tool was mapped.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,80 +86,9 @@ pub(super) const SHAPE_KINDS: [Kind; 7] = [
     Kind::ShortSuccess,
 ];
 
-/// Tool names the agents use, and the kind of their outputs.
-const NAMES: &[(&str, Kind)] = &[
-    // Shell commands.
-    ("bash", Kind::Shell),
-    ("Bash", Kind::Shell),
-    ("BashOutput", Kind::Shell),
-    ("shell", Kind::Shell),
-    ("local_shell", Kind::Shell),
-    ("exec_command", Kind::Shell),
-    ("run_shell_command", Kind::Shell),
-    ("execute_bash", Kind::Shell),
-    ("execute_command", Kind::Shell),
-    ("run_command", Kind::Shell),
-    ("terminal", Kind::Shell),
-    ("execute_ipython_cell", Kind::Shell),
-    // File reads and views.
-    ("read_file", Kind::FileRead),
-    ("Read", Kind::FileRead),
-    ("read_many_files", Kind::FileRead),
-    ("NotebookRead", Kind::FileRead),
-    ("view", Kind::FileRead),
-    ("view_file", Kind::FileRead),
-    ("open", Kind::FileRead),
-    ("goto", Kind::FileRead),
-    ("scroll_up", Kind::FileRead),
-    ("scroll_down", Kind::FileRead),
-    // Edits that show the edited region.
-    ("edit", Kind::Edit),
-    ("Edit", Kind::Edit),
-    ("MultiEdit", Kind::Edit),
-    ("NotebookEdit", Kind::Edit),
-    ("edit_file", Kind::Edit),
-    ("str_replace_editor", Kind::Edit),
-    ("str_replace_based_edit_tool", Kind::Edit),
-    ("apply_patch", Kind::Edit),
-    // Searches.
-    ("grep", Kind::Search),
-    ("Grep", Kind::Search),
-    ("search_file_content", Kind::Search),
-    ("search_dir", Kind::Search),
-    ("search_file", Kind::Search),
-    ("rg", Kind::Search),
-    // File names.
-    ("ls", Kind::Listing),
-    ("LS", Kind::Listing),
-    ("list_directory", Kind::Listing),
-    ("list_dir", Kind::Listing),
-    ("glob", Kind::Listing),
-    ("Glob", Kind::Listing),
-    ("find_file", Kind::Listing),
-    // Short confirmations.
-    ("write_file", Kind::ShortSuccess),
-    ("Write", Kind::ShortSuccess),
-    ("replace", Kind::ShortSuccess),
-    ("create", Kind::ShortSuccess),
-    ("create_file", Kind::ShortSuccess),
-    ("create_directory", Kind::ShortSuccess),
-    ("write_todos", Kind::ShortSuccess),
-    ("TodoWrite", Kind::ShortSuccess),
-    ("update_plan", Kind::ShortSuccess),
-    ("save_memory", Kind::ShortSuccess),
-    ("think", Kind::ShortSuccess),
-    ("submit", Kind::ShortSuccess),
-    ("finish", Kind::ShortSuccess),
-    // The plan-mode lifecycle.
-    ("enter_plan_mode", Kind::PlanMode),
-];
-
-/// The kind a tool name stands for, when the name is known.
+/// The kind a tool name stands for, when the name is known (the crate's one table of tool names).
 pub(super) fn by_name(tool: &str) -> Option<Kind> {
-    if tool.starts_with("mcp__") {
-        return Some(Kind::Mcp);
-    }
-    NAMES.iter().find(|(n, _)| *n == tool).map(|(_, k)| *k)
+    kind_of_tool(tool)
 }
 
 /// The kind among `references` (each kind's features) closest to `features`, and the distance; ties go to the

@@ -11,6 +11,7 @@ use super::{Body, Draft};
 use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::text;
+use crate::workload::MCP_PREFIX;
 
 /// Replaces a large shell or MCP output by its producer preview, when the scenario turns previews on.
 pub(crate) fn apply(rng: &mut Stream, scenario: &Scenario, call_id: &str, draft: &mut Draft) {
@@ -19,7 +20,7 @@ pub(crate) fn apply(rng: &mut Stream, scenario: &Scenario, call_id: &str, draft:
         return;
     }
     let is_shell = draft.tool == shell::TOOL;
-    let is_mcp = draft.tool.starts_with("mcp__");
+    let is_mcp = draft.tool.starts_with(MCP_PREFIX);
     let Some(Body::Text(w)) = &mut draft.output else {
         return;
     };

@@ -6,8 +6,9 @@
 //! batch, since a recorded batch does not say which generator wrote it ([`TextKind::of`]): empty texts are
 //! `empty`, entries the runtime answered for (a `status` of cancelled, skipped, synthetic or duplicate) are
 //! `cancelled`, text parts are `hook_text`, `enter_plan_mode` responses `plan_mode`, other error fields
-//! `error_trace`, and outputs take the kind of their tool's name (`run_shell_command` and the other shell tools:
-//! `shell`; `mcp__*`: `mcp`; `read_file`: `file_read`; ...), or `other` for a tool the generator never names.
+//! `error_trace`, and outputs take the kind of their tool's name by the crate's one table of tool names
+//! ([`crate::workload::TOOL_KINDS`]: `run_shell_command`, `Bash` and the other shell tools are `shell`, `mcp__*`
+//! is `mcp`, `read_file` is `file_read`, `Edit` is `edit`, ...), or `other` for a tool the table does not name.
 //! The generator's `surrogate` and `media` outputs come from tools of other kinds and are counted under those.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,10 +22,9 @@ use serde_json::Value;
 use super::Tokenizer;
 use crate::budget::PLAN_MODE_TOOL;
 use crate::error::{Error, Result};
-use crate::finalize::DEFAULT_SHELL_TOOLS;
 use crate::model::{batch_from_value, Batch, Entry, Field};
 use crate::text::utf16_len;
-use crate::workload::Kind;
+use crate::workload::{kind_of_tool, Kind};
 
 /// The kind of one text field, as far as the batch tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -36,30 +36,6 @@ pub enum TextKind {
     /// The output of a tool none of the generator's kinds is named after.
     Other,
 }
-
-/// Tool names whose output is of each kind (besides the shell tools and `mcp__*`).
-const TOOL_KINDS: &[(&str, Kind)] = &[
-    ("read_file", Kind::FileRead),
-    ("read_many_files", Kind::FileRead),
-    ("Read", Kind::FileRead),
-    ("search_file_content", Kind::Search),
-    ("grep", Kind::Search),
-    ("Grep", Kind::Search),
-    ("glob", Kind::Search),
-    ("Glob", Kind::Search),
-    ("list_directory", Kind::Listing),
-    ("ls", Kind::Listing),
-    ("LS", Kind::Listing),
-    ("write_file", Kind::ShortSuccess),
-    ("Write", Kind::ShortSuccess),
-    ("replace", Kind::ShortSuccess),
-    ("edit", Kind::ShortSuccess),
-    ("Edit", Kind::ShortSuccess),
-    ("write_todos", Kind::ShortSuccess),
-    ("TodoWrite", Kind::ShortSuccess),
-    ("save_memory", Kind::ShortSuccess),
-    ("create_directory", Kind::ShortSuccess),
-];
 
 /// The `status` values of entries the runtime answered for rather than the tool.
 const RUNTIME_STATUSES: &[&str] = &["cancelled", "skipped", "synthetic", "duplicate"];
@@ -88,15 +64,8 @@ impl TextKind {
             TextKind::Kind(Kind::PlanMode)
         } else if field == Field::Error {
             TextKind::Kind(Kind::ErrorTrace)
-        } else if DEFAULT_SHELL_TOOLS.contains(&tool) {
-            TextKind::Kind(Kind::Shell)
-        } else if tool.starts_with("mcp__") {
-            TextKind::Kind(Kind::Mcp)
         } else {
-            TOOL_KINDS
-                .iter()
-                .find(|(name, _)| *name == tool)
-                .map_or(TextKind::Other, |(_, k)| TextKind::Kind(*k))
+            kind_of_tool(tool).map_or(TextKind::Other, TextKind::Kind)
         }
     }
 }

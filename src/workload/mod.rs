@@ -10,8 +10,10 @@ mod hook;
 mod kind;
 mod mode;
 mod size;
+mod tools;
 
 pub use hook::HookConfig;
 pub use kind::{Kind, SizeKey};
 pub use mode::Mode;
 pub use size::{SizeModel, SizeOverride, DEFAULT_MAX, MAX_QUANTILES, MAX_SIZE};
+pub use tools::{kind_of_tool, MCP_PREFIX, TOOL_KINDS};

@@ -86,6 +86,35 @@ mod tests {
     }
 
     #[test]
+    fn every_tool_the_generator_names_is_in_the_tool_table_under_its_kind() {
+        use crate::workload::kind_of_tool;
+        let mut c = test_ctx(5);
+        let media = SizeModel::body(2_000.0, 0.5);
+        for kind in Kind::ALL {
+            for _ in 0..40 {
+                let d = write(&mut c, kind, 2_000, &media);
+                let known = kind_of_tool(&d.tool);
+                match kind {
+                    // These borrow the tools of other kinds (a file read of an emoji-dense file, an error of a
+                    // shell command, a cancelled edit), which the table knows.
+                    Kind::Surrogate
+                    | Kind::Media
+                    | Kind::Empty
+                    | Kind::ErrorTrace
+                    | Kind::Cancelled => {
+                        assert!(
+                            known.is_some() || d.output.is_none(),
+                            "{kind:?}: {}",
+                            d.tool
+                        )
+                    }
+                    _ => assert_eq!(known, Some(kind), "{}", d.tool),
+                }
+            }
+        }
+    }
+
+    #[test]
     fn each_kind_has_its_own_file_and_nothing_else_is_here() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/generate/kinds");
         let mut found: Vec<String> = std::fs::read_dir(&dir)

@@ -206,3 +206,88 @@ fn a_budget_given_twice_is_refused_before_the_run() {
         "budgetlab: invalid --budgets \"5000\": the budget is given twice",
     );
 }
+
+// Point 7: nonsense refused.
+
+#[test]
+fn a_swept_budget_or_window_is_bounded_as_every_other() {
+    for (flag, bound) in [("--budgets", "budgets"), ("--windows", "windows")] {
+        refused_before_running(
+            &[
+                "sweep",
+                "--scenario",
+                "many-small",
+                flag,
+                "1..18446744073709551615",
+            ],
+            &format!(
+                "budgetlab: invalid {flag} \"1..18446744073709551615\": TO must be at most 1000000000000 ({bound} are bounded as in a scenario)"
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_closed_stdout_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("b.json");
+    std::fs::write(&batch, BATCH).unwrap();
+    let batch = batch.to_str().unwrap();
+    for script in [
+        "exec \"$0\" generate --scenario many-small --batches 1 >&-",
+        "exec \"$0\" finalize --budget 5 --input \"$1\" >&-",
+        "exec \"$0\" strategies >&-",
+        "exec \"$0\" simulate --scenario many-small --batches 1 >&-",
+    ] {
+        let out = sh(script, &[batch]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{script}: {err}");
+        assert_eq!(err.lines().count(), 1, "{script}: {err}");
+        assert!(
+            err.starts_with("budgetlab: <stdout>: Bad file descriptor"),
+            "{script}: {err}"
+        );
+    }
+    // With --out, generate writes nothing to stdout, so its state is no matter.
+    let out = sh(
+        "exec \"$0\" generate --scenario many-small --batches 1 --out \"$1\" >&-",
+        &[dir.path().join("g.jsonl").to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+// Point 8: a value starting with `-` is judged by the flag's own parser, which names the flag.
+
+#[test]
+fn values_starting_with_a_hyphen_are_judged_by_their_flag() {
+    let out = budgetlab()
+        .args([
+            "finalize",
+            "--budget",
+            "5",
+            "--tokenizer",
+            "o200k_base",
+            "--token-budget",
+            "-1",
+        ])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --token-budget \"-1\": "));
+    let out = budgetlab()
+        .args([
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--head-shares",
+            "-1..1",
+        ])
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --head-shares \"-1..1\""));
+    let out = budgetlab()
+        .args(["import", "--format", "auto", "--anonymize", "-1", "x.json"])
+        .output()
+        .unwrap();
+    assert!(refusal(&out).contains("'--anonymize <SEED>'"));
+}

@@ -8,7 +8,7 @@ use clap::Args;
 use budgetlab::generate::GenerateRequest;
 
 use super::flags::{help, BatchesFlag, ScenarioFlag, SeedFlag, ShardFlag};
-use super::output::scenario_notes;
+use super::output::{check_stdout_open, scenario_notes};
 use super::Status;
 
 /// Flags of `budgetlab generate`.
@@ -52,6 +52,10 @@ impl GenerateArgs {
 
 /// Writes the batches and the needles.
 pub(crate) fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
+    let to_stdout = |path: Option<&std::path::Path>| path.is_some_and(budgetlab::atomic::is_stdout);
+    if args.out.is_none() || to_stdout(args.out.as_deref()) || to_stdout(args.needles.as_deref()) {
+        check_stdout_open()?;
+    }
     let job = args.request().job()?;
     scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     job.write_outputs(args.out.as_deref(), args.needles.as_deref())?;

@@ -23,7 +23,7 @@ pub(crate) struct ImportArgs {
     #[arg(long, value_name = "FILE.jsonl|-")]
     pub(crate) out: Option<PathBuf>,
     /// Replace every letter and digit of the results, deterministically per SEED, keeping lengths and shape.
-    #[arg(long, value_name = "SEED")]
+    #[arg(long, value_name = "SEED", allow_negative_numbers = true)]
     pub(crate) anonymize: Option<u64>,
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
@@ -32,6 +32,9 @@ pub(crate) struct ImportArgs {
 
 /// Imports the logs and writes the batches.
 pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
+    if args.out.as_deref().is_none_or(budgetlab::atomic::is_stdout) {
+        super::output::check_stdout_open()?;
+    }
     let job = ImportJob {
         format: args.format.parse()?,
         paths: args.paths,

@@ -456,7 +456,9 @@ impl SweepPlan {
 }
 
 impl SweepResults {
-    /// Parses a `sweep.json`, refusing other schema versions. `source_name` is named in errors.
+    /// Parses a `sweep.json`, refusing other schema versions and a row that breaks the promises of a row of
+    /// `results.json` (shares within 0..1, counts within what they count, figures null exactly when nothing
+    /// measures them). `source_name` is named in errors, with the point, the row and the field.
     pub fn parse(bytes: &[u8], source_name: &str) -> Result<SweepResults> {
         let sweep: SweepResults =
             serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
@@ -468,6 +470,23 @@ impl SweepResults {
                     sweep.schema_version
                 ),
             });
+        }
+        for (i, point) in sweep.points.iter().enumerate() {
+            for (j, row) in point.rows.iter().enumerate() {
+                crate::run::validate_row(row).map_err(|m| {
+                    Error::report(
+                        source_name,
+                        format!(
+                            "point {} ({}), row {} (budget {}, strategy {}): {m}",
+                            i + 1,
+                            point.label,
+                            j + 1,
+                            row.budget_label,
+                            row.strategy
+                        ),
+                    )
+                })?;
+            }
         }
         Ok(sweep)
     }

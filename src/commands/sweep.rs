@@ -32,13 +32,7 @@ pub(crate) struct SweepArgs {
     #[arg(long, value_name = "FROM..TO", allow_hyphen_values = true)]
     pub(crate) windows: Option<String>,
     /// Sweep the head share of each preview (strategies head-tail-<share>) over FROM..TO (default 0..1).
-    #[arg(
-        long,
-        value_name = "FROM..TO",
-        num_args = 0..=1,
-        default_missing_value = "0..1",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "FROM..TO", num_args = 0..=1, default_missing_value = "0..1")]
     pub(crate) head_shares: Option<String>,
     /// Number of points (default 12; 11 for head shares).
     #[arg(long, value_name = "K", allow_negative_numbers = true)]

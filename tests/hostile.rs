@@ -427,3 +427,88 @@ fn values_starting_with_a_hyphen_are_judged_by_their_flag() {
         .unwrap();
     assert!(refusal(&out).contains("'--anonymize <SEED>'"));
 }
+
+#[test]
+fn an_external_spec_starting_with_a_hyphen_is_judged_as_one() {
+    let out = budgetlab()
+        .args(["finalize", "--budget", "5", "--external", "-x=cat"])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --external \"-x=cat\": NAME must be"));
+}
+
+#[test]
+fn a_newline_between_the_words_of_an_external_command_is_refused() {
+    // sh would run `cat` and then `rm x`: two commands, not the words cat, rm and x.
+    let out = budgetlab()
+        .args(["finalize", "--budget", "5", "--strategy", "mine"])
+        .args(["--external", "mine=cat\nrm x"])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert_eq!(
+        refusal(&out),
+        "budgetlab: invalid --external \"mine=cat\\nrm x\": COMMAND: unquoted newline at character 4 is a shell \
+         command separator; no shell runs the command, so quote it, or run a shell explicitly (sh -c '...')"
+    );
+}
+
+#[test]
+fn tokens_skips_a_byte_order_mark_as_every_reader_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.jsonl");
+    let marked = dir.path().join("marked.jsonl");
+    std::fs::write(&plain, format!("{BATCH}\n{BATCH}\n")).unwrap();
+    std::fs::write(&marked, format!("\u{feff}{BATCH}\n{BATCH}\n")).unwrap();
+    let tally = |path: &Path| {
+        let out = budgetlab()
+            .arg("tokens")
+            .arg("--json")
+            .arg(path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json.as_object_mut().unwrap().remove("source");
+        json
+    };
+    assert_eq!(tally(&marked), tally(&plain));
+}
+
+#[test]
+fn a_scenario_name_with_a_control_character_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/many-small.toml"),
+    )
+    .unwrap();
+    assert!(shipped.contains("\nname = \"many-small\"\n"));
+    let evil = dir.path().join("evil.toml");
+    std::fs::write(
+        &evil,
+        shipped.replace(
+            "\nname = \"many-small\"\n",
+            "\nname = \"evil\\u001b[31mred\"\n",
+        ),
+    )
+    .unwrap();
+    let out = budgetlab()
+        .args(["generate", "--batches", "1", "--scenario"])
+        .arg(&evil)
+        .output()
+        .unwrap();
+    assert_eq!(
+        refusal(&out),
+        format!(
+            "budgetlab: {}:3: field `name`: must not hold control characters (it is printed to the terminal), got \
+             \"evil\\u{{1b}}[31mred\"",
+            evil.display()
+        )
+    );
+}

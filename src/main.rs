@@ -7,7 +7,8 @@ mod commands;
 use std::io;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, Parser};
 
 use commands::{Cli, Command, Status};
 
@@ -17,7 +18,7 @@ use commands::{Cli, Command, Status};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             // A bare `budgetlab`: the usage and the commands, on stderr, as for any call that asks for nothing.
@@ -56,6 +57,56 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Parses the arguments. clap takes a word starting with one `-` after a flag whose value is optional
+/// (`--head-shares -1..1`) for unknown short flags; such a word is given to the flag as its value
+/// (`--head-shares=-1..1`) and the arguments parsed again, so that the flag's own parser judges it and names the
+/// flag, as for every flag whose value is required.
+fn parse() -> Result<Cli, clap::Error> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let first = Cli::try_parse_from(&args);
+    let Err(e) = &first else { return first };
+    let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidArg) else {
+        return first;
+    };
+    if e.kind() != ErrorKind::UnknownArgument || !word.starts_with('-') || word.starts_with("--") {
+        return first;
+    }
+    // clap names the first letter of a word it took for short flags: `-1` of `-1..1`.
+    let subcommand = args.get(1).and_then(|a| a.to_str()).unwrap_or_default();
+    let flag = (2..args.len()).find(|&i| {
+        args[i]
+            .to_str()
+            .is_some_and(|a| a.starts_with(word.as_str()))
+            && args[i - 1]
+                .to_str()
+                .is_some_and(|flag| takes_an_optional_value(subcommand, flag))
+    });
+    let Some(i) = flag else { return first };
+    let mut again = args.clone();
+    let value = again.remove(i);
+    again[i - 1] = format!(
+        "{}={}",
+        again[i - 1].to_string_lossy(),
+        value.to_string_lossy()
+    )
+    .into();
+    Cli::try_parse_from(again)
+}
+
+/// Whether `flag` (`--name`) of `subcommand` takes a value that may be left out.
+fn takes_an_optional_value(subcommand: &str, flag: &str) -> bool {
+    let Some(long) = flag.strip_prefix("--") else {
+        return false;
+    };
+    let mut cli = Cli::command();
+    cli.build();
+    cli.find_subcommand(subcommand).is_some_and(|command| {
+        command.get_arguments().any(|arg| {
+            arg.get_long() == Some(long) && arg.get_num_args().is_some_and(|n| n.min_values() == 0)
+        })
+    })
 }
 
 /// Runs `command`.

@@ -13,7 +13,9 @@ use crate::finalize::{HeadShare, StrategyName};
 use crate::generate::Shard;
 use crate::metrics::{Aggregate, StrategyKey, TokenBudget, TokenSettings};
 use crate::run::{token_counting, RunPlan, Workload, WorkloadInfo};
-use crate::scenario::{check_batches, BudgetLabel, Scenario, ScenarioBudget};
+use crate::scenario::{
+    check_batches, BudgetLabel, Scenario, ScenarioBudget, MAX_BUDGET_UNITS, MAX_WINDOW_TOKENS,
+};
 use crate::tokens::TokenRequest;
 
 /// The version of the `sweep.json` schema.
@@ -214,6 +216,18 @@ pub fn parse_range(flag: &str, s: &str, unit: &str) -> Result<(u64, u64)> {
     Ok((from, to))
 }
 
+/// Refuses a range of `flag` whose end `to` is over `max`, the bound a scenario's `what` have.
+fn within(flag: &str, range: &str, to: u64, max: u64, what: &str) -> Result<()> {
+    if to > max {
+        return Err(Error::invalid(
+            flag,
+            range,
+            format!("TO must be at most {max} ({what} are bounded as in a scenario)"),
+        ));
+    }
+    Ok(())
+}
+
 /// `k` values from `from` to `to`, evenly spaced on a log scale and rounded, without repeats.
 pub fn log_spaced(from: u64, to: u64, k: usize) -> Vec<u64> {
     let (lo, hi) = ((from as f64).ln(), (to as f64).ln());
@@ -303,6 +317,7 @@ impl SweepRequest {
         let (axis, strategies, points) = match &self.parameter {
             SweepParameter::Budgets(range) => {
                 let (from, to) = parse_range("--budgets", range, "UTF-16 units")?;
+                within("--budgets", range, to, MAX_BUDGET_UNITS, "budgets")?;
                 let budgets: Vec<ScenarioBudget> = log_spaced(from, to, steps)
                     .into_iter()
                     .map(ScenarioBudget::absolute)
@@ -324,6 +339,7 @@ impl SweepRequest {
             }
             SweepParameter::Windows(range) => {
                 let (from, to) = parse_range("--windows", range, "tokens")?;
+                within("--windows", range, to, MAX_WINDOW_TOKENS, "windows")?;
                 let configured = scenario.budgets.configured;
                 let budgets: Vec<ScenarioBudget> = log_spaced(from, to, steps)
                     .into_iter()
@@ -440,7 +456,9 @@ impl SweepPlan {
 }
 
 impl SweepResults {
-    /// Parses a `sweep.json`, refusing other schema versions. `source_name` is named in errors.
+    /// Parses a `sweep.json`, refusing other schema versions and a row that breaks the promises of a row of
+    /// `results.json` (shares within 0..1, counts within what they count, figures null exactly when nothing
+    /// measures them). `source_name` is named in errors, with the point, the row and the field.
     pub fn parse(bytes: &[u8], source_name: &str) -> Result<SweepResults> {
         let sweep: SweepResults =
             serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
@@ -452,6 +470,23 @@ impl SweepResults {
                     sweep.schema_version
                 ),
             });
+        }
+        for (i, point) in sweep.points.iter().enumerate() {
+            for (j, row) in point.rows.iter().enumerate() {
+                crate::run::validate_row(row).map_err(|m| {
+                    Error::report(
+                        source_name,
+                        format!(
+                            "point {} ({}), row {} (budget {}, strategy {}): {m}",
+                            i + 1,
+                            point.label,
+                            j + 1,
+                            row.budget_label,
+                            row.strategy
+                        ),
+                    )
+                })?;
+            }
         }
         Ok(sweep)
     }

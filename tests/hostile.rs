@@ -206,3 +206,309 @@ fn a_budget_given_twice_is_refused_before_the_run() {
         "budgetlab: invalid --budgets \"5000\": the budget is given twice",
     );
 }
+
+// Point 7: nonsense refused.
+
+#[test]
+fn a_swept_budget_or_window_is_bounded_as_every_other() {
+    for (flag, bound) in [("--budgets", "budgets"), ("--windows", "windows")] {
+        refused_before_running(
+            &[
+                "sweep",
+                "--scenario",
+                "many-small",
+                flag,
+                "1..18446744073709551615",
+            ],
+            &format!(
+                "budgetlab: invalid {flag} \"1..18446744073709551615\": TO must be at most 1000000000000 ({bound} are bounded as in a scenario)"
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_closed_stdout_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("b.json");
+    std::fs::write(&batch, BATCH).unwrap();
+    let batch = batch.to_str().unwrap();
+    for script in [
+        "exec \"$0\" generate --scenario many-small --batches 1 >&-",
+        "exec \"$0\" finalize --budget 5 --input \"$1\" >&-",
+        "exec \"$0\" strategies >&-",
+        "exec \"$0\" simulate --scenario many-small --batches 1 >&-",
+    ] {
+        let out = sh(script, &[batch]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{script}: {err}");
+        assert_eq!(err.lines().count(), 1, "{script}: {err}");
+        assert!(
+            err.starts_with("budgetlab: <stdout>: Bad file descriptor"),
+            "{script}: {err}"
+        );
+    }
+    // With --out, generate writes nothing to stdout, so its state is no matter.
+    let out = sh(
+        "exec \"$0\" generate --scenario many-small --batches 1 --out \"$1\" >&-",
+        &[dir.path().join("g.jsonl").to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// An edit of a JSON file.
+type Edit = dyn Fn(&mut serde_json::Value);
+
+/// Writes `file` of the report folder `dir` again with `edit` applied to its JSON.
+fn edit_json(dir: &Path, file: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join(file);
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut value);
+    std::fs::write(&path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+}
+
+#[test]
+fn a_results_file_with_nonsense_is_refused_by_every_reader_naming_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("good");
+    budgetlab()
+        .args(["run", "--scenarios", "many-small", "--batches", "3"])
+        .args(["--strategies", "reference", "--out"])
+        .arg(&good)
+        .assert()
+        .success();
+    let row = "row 1 (scenario many-small, budget abs-4000, strategy reference)";
+    const MAX: u64 = u64::MAX;
+    let max = MAX;
+    let cases: [(Box<Edit>, String); 4] = [
+        (
+            // A count of 2^64 - 1, in the figure and in the summary it comes from alike.
+            Box::new(|r| {
+                r["rows"][0]["persistence"]["writes"] = MAX.into();
+                r["rows"][0]["summary"]["writes"] = MAX.into();
+            }),
+            format!("{row}: persistence.writes is {max}, over 9007199254740992 (2^53), the most a count read back may be"),
+        ),
+        (
+            // Buckets whose counts wrap around to the row's 3 batches.
+            Box::new(|r| r["rows"][0]["summary"]["overshoot"] = serde_json::json!([[0, MAX], [1, 4]])),
+            format!("{row}: summary.overshoot: bucket 0 counts {max} values; a histogram holds at most 9007199254740992 (2^53) in all at line "),
+        ),
+        (
+            Box::new(|r| r["inputs"]["scenarios"][0]["batches"] = MAX.into()),
+            format!("inputs.scenarios (many-small): batches is {max}; a run has 1 to 1000000"),
+        ),
+        (
+            // A null ratio beside a filled histogram of the turns' ratios.
+            Box::new(|r| r["rows"][0]["cost"]["floorRatio"] = serde_json::Value::Null),
+            format!("{row}: cost.floorRatio is null, but cost.summary.floorRatio counts 3: null exactly when it counts none"),
+        ),
+    ];
+    for (edit, expected) in cases {
+        let bad = tmp.path().join("bad");
+        let _ = std::fs::remove_dir_all(&bad);
+        let copied = std::process::Command::new("cp")
+            .arg("-R")
+            .arg(&good)
+            .arg(&bad)
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        edit_json(&bad, "results.json", |r| edit(r));
+        let results = bad.join("results.json");
+        let named = format!("budgetlab: {}: {expected}", results.display());
+        let reads: [Vec<std::ffi::OsString>; 3] = [
+            vec!["report".into(), bad.clone().into()],
+            vec![
+                "check".into(),
+                "--baseline".into(),
+                good.join("results.json").into(),
+                "--current".into(),
+                results.clone().into(),
+            ],
+            vec![
+                "compare".into(),
+                good.join("results.json").into(),
+                results.clone().into(),
+            ],
+        ];
+        for args in reads {
+            let out = budgetlab().args(&args).output().unwrap();
+            let line = refusal(&out);
+            assert!(line.starts_with(&named), "{args:?}\n{line}\nlacks\n{named}");
+        }
+    }
+}
+
+#[test]
+fn a_sweep_file_with_nonsense_is_refused_naming_the_point_and_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sweep");
+    budgetlab()
+        .args([
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--budgets",
+            "1000..4000",
+        ])
+        .args([
+            "--steps",
+            "2",
+            "--batches",
+            "2",
+            "--strategies",
+            "reference",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    edit_json(&dir, "sweep.json", |s| {
+        s["points"][0]["rows"][0]["retention"]["mean"] = (-0.5).into()
+    });
+    let out = budgetlab().arg("report").arg(&dir).output().unwrap();
+    assert_eq!(
+        refusal(&out),
+        format!(
+            "budgetlab: {}: point 1 (1000), row 1 (budget abs-1000, strategy reference): retention.mean is -0.5, \
+             outside 0..1",
+            dir.join("sweep.json").display()
+        )
+    );
+}
+
+// Point 8: a value starting with `-` is judged by the flag's own parser, which names the flag.
+
+#[test]
+fn values_starting_with_a_hyphen_are_judged_by_their_flag() {
+    let out = budgetlab()
+        .args([
+            "finalize",
+            "--budget",
+            "5",
+            "--tokenizer",
+            "o200k_base",
+            "--token-budget",
+            "-1",
+        ])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --token-budget \"-1\": "));
+    let out = budgetlab()
+        .args([
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--head-shares",
+            "-1..1",
+        ])
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --head-shares \"-1..1\""));
+    // Its value may be left out: a flag after it is still a flag.
+    let out = budgetlab()
+        .args([
+            "sweep",
+            "--scenario",
+            "many-small",
+            "--head-shares",
+            "--steps",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --steps \"0\""));
+    let out = budgetlab()
+        .args(["import", "--format", "auto", "--anonymize", "-1", "x.json"])
+        .output()
+        .unwrap();
+    assert!(refusal(&out).contains("'--anonymize <SEED>'"));
+}
+
+#[test]
+fn an_external_spec_starting_with_a_hyphen_is_judged_as_one() {
+    let out = budgetlab()
+        .args(["finalize", "--budget", "5", "--external", "-x=cat"])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert!(refusal(&out).starts_with("budgetlab: invalid --external \"-x=cat\": NAME must be"));
+}
+
+#[test]
+fn a_newline_between_the_words_of_an_external_command_is_refused() {
+    // sh would run `cat` and then `rm x`: two commands, not the words cat, rm and x.
+    let out = budgetlab()
+        .args(["finalize", "--budget", "5", "--strategy", "mine"])
+        .args(["--external", "mine=cat\nrm x"])
+        .write_stdin(BATCH)
+        .output()
+        .unwrap();
+    assert_eq!(
+        refusal(&out),
+        "budgetlab: invalid --external \"mine=cat\\nrm x\": COMMAND: unquoted newline at character 4 is a shell \
+         command separator; no shell runs the command, so quote it, or run a shell explicitly (sh -c '...')"
+    );
+}
+
+#[test]
+fn tokens_skips_a_byte_order_mark_as_every_reader_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.jsonl");
+    let marked = dir.path().join("marked.jsonl");
+    std::fs::write(&plain, format!("{BATCH}\n{BATCH}\n")).unwrap();
+    std::fs::write(&marked, format!("\u{feff}{BATCH}\n{BATCH}\n")).unwrap();
+    let tally = |path: &Path| {
+        let out = budgetlab()
+            .arg("tokens")
+            .arg("--json")
+            .arg(path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json.as_object_mut().unwrap().remove("source");
+        json
+    };
+    assert_eq!(tally(&marked), tally(&plain));
+}
+
+#[test]
+fn a_scenario_name_with_a_control_character_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/many-small.toml"),
+    )
+    .unwrap();
+    assert!(shipped.contains("\nname = \"many-small\"\n"));
+    let evil = dir.path().join("evil.toml");
+    std::fs::write(
+        &evil,
+        shipped.replace(
+            "\nname = \"many-small\"\n",
+            "\nname = \"evil\\u001b[31mred\"\n",
+        ),
+    )
+    .unwrap();
+    let out = budgetlab()
+        .args(["generate", "--batches", "1", "--scenario"])
+        .arg(&evil)
+        .output()
+        .unwrap();
+    assert_eq!(
+        refusal(&out),
+        format!(
+            "budgetlab: {}:3: field `name`: must not hold control characters (it is printed to the terminal), got \
+             \"evil\\u{{1b}}[31mred\"",
+            evil.display()
+        )
+    );
+}

@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use budgetlab::{Backend, BudgetContext, FinalizeJob, JobStrategy, PlanReminders, StrategyName};
 
 use super::flags::{ExternalArgs, TokenFlags};
-use super::output::{stdout_error, stdout_json_error};
+use super::output::{check_stdout_open, stdout_error, stdout_json_error};
 use super::Status;
 
 /// Flags of `budgetlab finalize`.
@@ -126,6 +126,7 @@ impl FinalizeArgs {
 
 /// Finalizes the batch and prints the report, or serves the protocol with `--serve`.
 pub(crate) fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
+    check_stdout_open()?;
     if args.serve {
         return serve(&args);
     }

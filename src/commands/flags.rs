@@ -211,7 +211,12 @@ pub(crate) struct TokenFlags {
     #[arg(long, value_name = "o200k|cl100k", requires = "tokenizer")]
     pub tokenizer_pattern: Option<String>,
     /// A token budget to check compliance with: N tokens, or P% of the context window of a window budget.
-    #[arg(long, value_name = "N|P%", requires = "tokenizer")]
+    #[arg(
+        long,
+        value_name = "N|P%",
+        requires = "tokenizer",
+        allow_hyphen_values = true
+    )]
     pub token_budget: Option<String>,
 }
 

@@ -9,7 +9,7 @@ use budgetlab::atomic::{refuse_same_file, Named};
 use budgetlab::generate::GenerateRequest;
 
 use super::flags::{existing_path, help, BatchesFlag, ScenarioFlag, SeedFlag, ShardFlag};
-use super::output::scenario_notes;
+use super::output::{check_stdout_open, scenario_notes};
 use super::Status;
 
 /// Flags of `budgetlab generate`.
@@ -53,6 +53,10 @@ impl GenerateArgs {
 
 /// Writes the batches and the needles.
 pub(crate) fn execute(args: GenerateArgs) -> anyhow::Result<Status> {
+    let to_stdout = |path: Option<&std::path::Path>| path.is_some_and(budgetlab::atomic::is_stdout);
+    if args.out.is_none() || to_stdout(args.out.as_deref()) || to_stdout(args.needles.as_deref()) {
+        check_stdout_open()?;
+    }
     let scenario: Vec<Named> = existing_path("--scenario", &args.scenario.value)
         .into_iter()
         .collect();

@@ -24,7 +24,7 @@ pub(crate) struct ImportArgs {
     #[arg(long, value_name = "FILE.jsonl|-")]
     pub(crate) out: Option<PathBuf>,
     /// Replace every letter and digit of the results, deterministically per SEED, keeping lengths and shape.
-    #[arg(long, value_name = "SEED")]
+    #[arg(long, value_name = "SEED", allow_negative_numbers = true)]
     pub(crate) anonymize: Option<u64>,
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
@@ -33,6 +33,9 @@ pub(crate) struct ImportArgs {
 
 /// Imports the logs and writes the batches.
 pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
+    if args.out.as_deref().is_none_or(budgetlab::atomic::is_stdout) {
+        super::output::check_stdout_open()?;
+    }
     if let Some(out) = &args.out {
         let paths: Vec<Named> = args.paths.iter().map(|p| Named::new("PATH", p)).collect();
         refuse_same_file(Named::new("--out", out), &paths)?;

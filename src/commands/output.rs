@@ -20,8 +20,50 @@ pub(crate) fn stdout_json_error(e: serde_json::Error) -> budgetlab::Error {
     stdout_error(e.into())
 }
 
+/// Refuses a standard output that was closed when budgetlab started (`>&-`), naming `<stdout>`. The standard
+/// library reopens a closed descriptor 0, 1 or 2 on `/dev/null` before `main`, so writes to it would succeed and
+/// the output be lost with exit status 0; the descriptor's state is therefore taken before that, by
+/// [`stdout_at_start`].
+pub(crate) fn check_stdout_open() -> anyhow::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let errno = stdout_at_start::ERRNO.load(std::sync::atomic::Ordering::Relaxed);
+        if errno != 0 {
+            return Err(stdout_error(io::Error::from_raw_os_error(errno)).into());
+        }
+    }
+    Ok(())
+}
+
+/// The state of descriptor 1 as the process was started, taken by a constructor the C runtime calls before the
+/// standard library's start-up code replaces a closed descriptor with `/dev/null`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod stdout_at_start {
+    use std::os::fd::BorrowedFd;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// The error `fcntl(1, F_GETFD)` gave at start (`EBADF` for a closed stdout), or 0 when it was open.
+    pub(super) static ERRNO: AtomicI32 = AtomicI32::new(0);
+
+    /// Asks whether descriptor 1 is open and notes the answer in [`ERRNO`].
+    extern "C" fn note() {
+        // SAFETY: the borrowed descriptor is only asked for its flags, never read, written or closed, and the
+        // borrow ends with this call; asking about a closed descriptor is what this is for (EBADF).
+        let fd = unsafe { BorrowedFd::borrow_raw(1) };
+        if let Err(e) = rustix::io::fcntl_getfd(fd) {
+            ERRNO.store(e.raw_os_error(), Ordering::Relaxed);
+        }
+    }
+
+    /// Registers [`note`] with the C runtime's constructors, which run before `main`.
+    #[used]
+    #[link_section = ".init_array"]
+    static NOTE: extern "C" fn() = note;
+}
+
 /// Writes a complete output to stdout in one go, so an error never leaves half of it behind.
 pub(crate) fn emit(bytes: &[u8]) -> anyhow::Result<()> {
+    check_stdout_open()?;
     let mut stdout = io::stdout().lock();
     stdout.write_all(bytes).map_err(stdout_error)?;
     stdout.flush().map_err(stdout_error)?;

@@ -8,7 +8,7 @@ use clap::Args;
 use budgetlab::simulate::SimulateRequest;
 
 use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag, TokenFlags};
-use super::output::{scenario_notes, stdout_error, stdout_json_error};
+use super::output::{check_stdout_open, scenario_notes, stdout_error, stdout_json_error};
 use super::Status;
 
 /// Flags of `budgetlab simulate`.
@@ -75,6 +75,7 @@ impl SimulateArgs {
 
 /// Simulates the turns and prints each as it is done.
 pub(crate) fn execute(args: SimulateArgs) -> anyhow::Result<Status> {
+    check_stdout_open()?;
     let externals = args.externals.registry("budgetlab-external")?;
     let job = args.request(&externals).job()?;
     scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));

@@ -1,7 +1,8 @@
 //! Command-line splitting: the COMMAND of `--external NAME=COMMAND` cut into a program and its arguments as a
 //! POSIX shell would cut it, without running a shell.
 //!
-//! Words are separated by unquoted blanks (space, tab, newline). Single quotes keep everything up to the next
+//! Words are separated by unquoted blanks (space, tab, and a newline before the first word or after the last: a
+//! newline between two words ends a shell's command, so it is refused). Single quotes keep everything up to the next
 //! single quote literally; double quotes keep everything but `\\`, `\"`, `\$`, `` \` `` and a backslash-newline,
 //! which they unescape; outside quotes a backslash keeps the next character literally (a backslash-newline
 //! disappears). Quotes join with what touches them (`a'b c'd` is one word), and `''` is an empty word.
@@ -22,6 +23,13 @@ pub fn split_command(command: &str) -> Result<Vec<String>, String> {
     while let Some((i, c)) = chars.next() {
         let at = i + 1;
         match c {
+            '\n' if (started || !words.is_empty())
+                && chars
+                    .clone()
+                    .any(|(_, ch)| !matches!(ch, ' ' | '\t' | '\n')) =>
+            {
+                return Err(refused(at, c, "a shell command separator"));
+            }
             ' ' | '\t' | '\n' => {
                 if started {
                     words.push(std::mem::take(&mut word));
@@ -111,6 +119,8 @@ fn refused(at: usize, c: char, what: &str) -> String {
     };
     let shown = if c == '`' {
         "`` ` ``".to_string()
+    } else if c == '\n' {
+        "newline".to_string()
     } else {
         format!("`{c}`")
     };
@@ -179,6 +189,11 @@ mod tests {
         assert!(err("a $HOME").contains("`$` at character 3 is a shell expansion"));
         assert!(err("ls *.txt").contains("`*` at character 4 is a shell glob"));
         assert!(err("a #c").contains("`#` at character 3 is a shell comment"));
+        assert!(err("a\nb")
+            .starts_with("unquoted newline at character 2 is a shell command separator; "));
+        assert!(err("a 'x'\n\tb").contains("newline at character 6 is a shell command separator"));
+        assert_eq!(words("\n a b \n\t"), ["a", "b"]);
+        assert_eq!(words("a 'x\ny'"), ["a", "x\ny"]);
         assert!(err("~/bin/f").contains("`~` at character 1 is a home-folder expansion"));
         assert!(err("echo \"$HOME\"")
             .contains("`$` at character 7 is a shell expansion, even inside double quotes"));

@@ -21,7 +21,9 @@ pub use bound::needle_upper_bound;
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
-pub use summary::{CostTally, LogHistogram, RowSummary, TimeHistogram, TurnCost, FIXED_ONE};
+pub use summary::{
+    CostTally, LogHistogram, RowSummary, TimeHistogram, TurnCost, FIXED_ONE, MAX_COUNT,
+};
 pub use surrogates::broken_surrogates;
 pub use tokens::{TokenBudget, TokenSettings, TokenSummary, TokenTally, TurnTokens};
 

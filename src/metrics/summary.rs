@@ -27,6 +27,10 @@ const TIME_SUB_BITS: u32 = 5;
 /// 1 in the fixed point shares are summed in (2^48).
 pub const FIXED_ONE: u128 = 1 << 48;
 
+/// The most a count or a sum of sizes read back from a file may be: 2^53, the largest whole number every JSON
+/// reader holds exactly, and far over what a run reaches (at most 10^6 batches of at most 2^30 UTF-16 units).
+pub const MAX_COUNT: u64 = 1 << 53;
+
 /// A share (0..1, or a little more for the budget used) in fixed point.
 fn fixed(x: f64) -> u128 {
     if x.is_finite() && x > 0.0 {
@@ -128,11 +132,18 @@ impl<const SUB: u32> Histogram<SUB> {
     }
 
     /// A histogram of `pairs`, refused (with the reason) unless each bucket is the lowest value of a bucket, the
-    /// buckets ascend and no count is 0.
+    /// buckets ascend, no count is 0 and they hold at most [`MAX_COUNT`] values in all.
     pub fn from_buckets(pairs: &[(u64, u64)]) -> Result<Self, String> {
         let mut counts = BTreeMap::new();
         let mut last = None;
+        let mut total = 0u64;
         for &(v, n) in pairs {
+            total = total.saturating_add(n);
+            if total > MAX_COUNT {
+                return Err(format!(
+                    "bucket {v} counts {n} values; a histogram holds at most {MAX_COUNT} (2^53) in all"
+                ));
+            }
             if Self::bucket(v) != v {
                 return Err(format!("{v} is not the lowest value of a bucket"));
             }

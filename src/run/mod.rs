@@ -28,6 +28,7 @@ pub use plan::{
     QUICK_BATCHES, THREADS_PER_CORE,
 };
 pub use records::{for_each_record, sha256_of_file, RecordReader, MAX_RECORD_LINE};
+pub(crate) use results::validate::validate_row;
 pub use results::{
     sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
     WorkloadInfo, WorkloadSource, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,

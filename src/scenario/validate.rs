@@ -97,6 +97,15 @@ impl Scenario {
         if self.name.trim().is_empty() {
             return err(&["name"], "must not be empty".into());
         }
+        if self.name.chars().any(char::is_control) {
+            return err(
+                &["name"],
+                format!(
+                    "must not hold control characters (it is printed to the terminal), got {:?}",
+                    self.name
+                ),
+            );
+        }
         if !(1..=MAX_BATCHES).contains(&self.batches) {
             return err(
                 &["batches"],

@@ -295,8 +295,10 @@ impl TallyJob {
 
 /// Reads a file of batches: JSON Lines with one batch (a JSON array of entries) a line, as `generate` writes
 /// them, or one batch over any number of lines, as `finalize` reads it; any sequence of batches separated by
-/// whitespace. Errors name the line: of the malformed JSON, or of the batch whose shape is wrong.
+/// whitespace, after a UTF-8 byte order mark as every reader skips. Errors name the line: of the malformed JSON,
+/// or of the batch whose shape is wrong.
 pub fn read_batches(bytes: &[u8], source_name: &str) -> Result<Vec<Batch>> {
+    let bytes = crate::model::without_bom(bytes);
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     let mut batches = Vec::new();
     let (mut line, mut counted) = (1usize, 0usize);

@@ -3,7 +3,8 @@
 //! of the inputs. Each check's message names the field (and the row), for the error that refuses the file.
 
 use super::{RunResults, ShardInfo};
-use crate::metrics::{Aggregate, StrategyKey};
+use crate::metrics::{Aggregate, StrategyKey, MAX_COUNT};
+use crate::scenario::MAX_BATCHES;
 
 impl RunResults {
     /// Whether the schema's promises hold; the message names the first that does not, with its field and row.
@@ -34,8 +35,11 @@ impl RunResults {
         }
         for info in &inputs.scenarios {
             let at = |m: String| format!("inputs.scenarios ({}): {m}", info.name);
-            if info.batches == 0 {
-                return Err(at("batches is 0; a run has at least 1".into()));
+            if info.batches == 0 || info.batches > MAX_BATCHES {
+                return Err(at(format!(
+                    "batches is {}; a run has 1 to {MAX_BATCHES}",
+                    info.batches
+                )));
             }
             if info.budgets.is_empty() {
                 return Err(at("budgets: no budget".into()));
@@ -175,6 +179,127 @@ fn non_negative(field: &str, value: f64) -> std::result::Result<(), String> {
     }
 }
 
+/// `Err` unless each count is at most [`MAX_COUNT`], and so are their sums where a figure adds them up.
+fn counts(counts: impl IntoIterator<Item = (String, u64)>) -> std::result::Result<(), String> {
+    for (field, value) in counts {
+        if value > MAX_COUNT {
+            return Err(format!(
+                "{field} is {value}, over {MAX_COUNT} (2^53), the most a count read back may be"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `Err` unless the sum of `values` (each at most [`MAX_COUNT`]) is at most [`MAX_COUNT`]; the sum otherwise.
+fn total(field: &str, values: impl IntoIterator<Item = u64>) -> std::result::Result<u64, String> {
+    let sum = values.into_iter().try_fold(0u64, |sum, v| {
+        sum.checked_add(v).filter(|&s| s <= MAX_COUNT)
+    });
+    sum.ok_or_else(|| {
+        format!("{field} add up to over {MAX_COUNT} (2^53), the most a count read back may be")
+    })
+}
+
+/// The counts and sizes of a row, figures and summary, each bounded by [`MAX_COUNT`] (and so are the sums the
+/// checks after take), so that no figure read back is nonsense such as 2^64 - 1 or wraps when added up.
+fn bounded(row: &Aggregate) -> std::result::Result<(), String> {
+    let named = |prefix: &str, pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs
+            .iter()
+            .map(|&(field, value)| (format!("{prefix}{field}"), value))
+            .collect()
+    };
+    let c = &row.compliance;
+    let n = &row.needles;
+    let p = &row.persistence;
+    let i = &row.integrity;
+    let cost = &row.cost;
+    let s = &row.summary;
+    let mut all = named(
+        "",
+        &[
+            ("compliance.violations", c.violations),
+            ("compliance.maxOvershoot", c.max_overshoot),
+            ("compliance.p99Overshoot", c.p99_overshoot),
+            ("persistence.writes", p.writes),
+            ("persistence.bytes", p.bytes),
+            ("persistence.duplicateWrites", p.duplicate_writes),
+            ("persistence.reusedPaths", p.reused_paths),
+            ("persistence.failedWrites", p.failed_writes),
+            ("integrity.brokenSurrogates", i.broken_surrogates),
+            ("integrity.reordered", i.reordered),
+            ("integrity.dropped", i.dropped),
+            ("integrity.mediaChanged", i.media_changed),
+            ("integrity.remindersChanged", i.reminders_changed),
+            ("integrity.nonBudgetedChanged", i.non_budgeted_changed),
+            ("integrity.recordsDiffer", i.records_differ),
+            ("cost.medianNs", cost.median_ns),
+            ("cost.p99Ns", cost.p99_ns),
+            ("cost.strategyMedianNs", cost.strategy_median_ns),
+            ("cost.floorMedianNs", cost.floor_median_ns),
+        ],
+    );
+    all.extend(named(
+        "summary.",
+        &[
+            ("violations", s.violations),
+            ("maxOvershoot", s.max_overshoot),
+            ("fields", s.fields),
+            ("originalUnits", s.original_units),
+            ("keptUnits", s.kept_units),
+            ("fairnessTurns", s.fairness_turns),
+            ("budgetUsedTurns", s.budget_used_turns),
+            ("firstLine", s.first_line.1),
+            ("lastLine", s.last_line.1),
+            ("pathVisible", s.path_visible.1),
+            ("needleUpperBound", s.needle_upper_bound),
+            ("writes", s.writes),
+            ("bytes", s.bytes),
+            ("duplicateWrites", s.duplicate_writes),
+            ("reusedPaths", s.reused_paths),
+            ("failedWrites", s.failed_writes),
+            ("shortenedFields", s.shortened_fields),
+            ("recoverableFields", s.recoverable_fields),
+        ],
+    ));
+    all.extend(
+        s.integrity
+            .iter()
+            .map(|&v| ("summary.integrity".to_string(), v)),
+    );
+    all.extend(
+        c.violation_boundaries
+            .iter()
+            .map(|(b, &v)| (format!("compliance.violationBoundaries.{b}"), v)),
+    );
+    all.extend(
+        s.violation_boundaries
+            .iter()
+            .map(|(b, &v)| (format!("summary.violationBoundaries.{b}"), v)),
+    );
+    for (kind, k) in &s.needles {
+        let kind = serde_json::to_value(kind).unwrap_or_default();
+        let kind = kind.as_str().unwrap_or_default();
+        all.push((format!("summary.needles.{kind}.planted"), k.planted));
+        all.push((format!("summary.needles.{kind}.survived"), k.survived));
+    }
+    for (kind, k) in &n.by_kind {
+        all.push((format!("needles.byKind.{kind}.planted"), k.planted));
+        all.push((format!("needles.byKind.{kind}.survived"), k.survived));
+    }
+    counts(all)?;
+    total(
+        "compliance.violationBoundaries",
+        c.violation_boundaries.values().copied(),
+    )?;
+    total(
+        "needles.byKind's planted",
+        n.by_kind.values().map(|k| k.planted),
+    )?;
+    Ok(())
+}
+
 /// `Err` unless `part <= whole`.
 fn at_most(field: &str, part: u64, other: &str, whole: u64) -> std::result::Result<(), String> {
     if part <= whole {
@@ -205,7 +330,8 @@ fn rate_of(
 }
 
 /// The promises of one row of `results.json`; the message names the field.
-fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
+pub(crate) fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
+    bounded(row)?;
     let c = &row.compliance;
     at_most(
         "compliance.violations",
@@ -361,6 +487,52 @@ fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
 
     let cost = &row.cost;
     at_most("cost.medianNs", cost.median_ns, "cost.p99Ns", cost.p99_ns)?;
+    let s = &row.summary;
+    for (field, value, by, count) in [
+        (
+            "retention.budgetUsed",
+            r.budget_used,
+            "summary.budgetUsedTurns",
+            s.budget_used_turns,
+        ),
+        (
+            "retention.firstLine",
+            r.first_line,
+            "summary.firstLine",
+            s.first_line.1,
+        ),
+        (
+            "retention.lastLine",
+            r.last_line,
+            "summary.lastLine",
+            s.last_line.1,
+        ),
+        (
+            "retention.pathVisibility",
+            r.path_visibility,
+            "summary.pathVisible",
+            s.path_visible.1,
+        ),
+        (
+            "persistence.recoverable",
+            p.recoverable,
+            "summary.shortenedFields",
+            s.shortened_fields,
+        ),
+        (
+            "cost.floorRatio",
+            cost.floor_ratio,
+            "cost.summary.floorRatio",
+            cost.summary.floor_ratio.count(),
+        ),
+    ] {
+        if value.is_some() != (count > 0) {
+            return Err(format!(
+                "{field} is {}, but {by} counts {count}: null exactly when it counts none",
+                value.map_or("null".to_string(), |v| v.to_string()),
+            ));
+        }
+    }
     if let Some(ratio) = cost.floor_ratio {
         non_negative("cost.floorRatio", ratio)?;
     }

@@ -1,8 +1,6 @@
 //! Tests of the conformance suite as a whole: every built-in strategy through it, failing exactly the checks its
-//! policy gives up (the table README.md shows), and a deliberately wrong finalizer caught by the right checks
+//! policy gives up (its spec's `gives_up`, which README.md's table shows), and a deliberately wrong finalizer caught by the right checks
 //! with small counterexamples.
-
-use std::collections::BTreeMap;
 
 use super::*;
 use crate::budget::BudgetContext;
@@ -42,49 +40,16 @@ fn result<'r>(report: &'r ConformReport, check: &str) -> &'r CheckResult {
     report.checks.iter().find(|c| c.check == check).unwrap()
 }
 
-/// The README's table of the checks each built-in strategy fails: strategy name -> failing checks.
-fn readme_table() -> BTreeMap<String, Vec<String>> {
-    let readme = include_str!("../../README.md");
-    let start = readme
-        .find("| strategy | checks it fails |")
-        .expect("the README has the conform table");
-    readme[start..]
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .flat_map(|line| {
-            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            let failing: Vec<String> = match cells[2] {
-                "none" => Vec::new(),
-                list => list
-                    .split(", ")
-                    .map(|c| c.trim_matches('`').to_string())
-                    .collect(),
-            };
-            cells[1]
-                .split(", ")
-                .map(|s| (s.trim_matches('`').to_string(), failing.clone()))
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
 #[test]
 fn every_builtin_strategy_fails_exactly_what_its_policy_gives_up() {
-    let table = readme_table();
     let mut names = StrategyName::all();
     names.push("head-tail-1/3".parse().unwrap());
     for name in names {
-        let key = match &name {
-            StrategyName::HeadTail(_) => "head-tail-<ratio>".to_string(),
-            n => n.to_string(),
-        };
-        let expected = table
-            .get(&key)
-            .unwrap_or_else(|| panic!("{key} is missing from the README table"));
+        // What the strategy's spec says its policy gives up, and nothing else.
+        let expected = name.gives_up().unwrap();
         let finalizer = name.build();
         let report = conform(finalizer.as_ref(), &name.to_string(), 30, false);
-        assert_eq!(failing(&report), *expected, "{name}");
+        assert_eq!(failing(&report), expected, "{name}");
         assert_eq!(report.passed, expected.is_empty(), "{name}");
         // Every check judged something, and every counterexample was shrunk to a single entry.
         for check in &report.checks {
@@ -97,12 +62,9 @@ fn every_builtin_strategy_fails_exactly_what_its_policy_gives_up() {
     // The strategies that promise to cap the batch keep every other invariant; `largest-first` is the one that
     // shortens fields it never persisted (its last no-I/O pass).
     for name in StrategyName::all().iter().filter(|n| n.caps_batch()) {
-        let expected = &table[&match name {
-            StrategyName::HeadTail(_) => "head-tail-<ratio>".to_string(),
-            n => n.to_string(),
-        }];
+        let expected = name.gives_up().unwrap();
         if name.as_str() == "largest-first" {
-            assert_eq!(*expected, ["names-artifact"]);
+            assert_eq!(expected, ["names-artifact"]);
         } else {
             assert!(expected.is_empty(), "{name}");
         }

@@ -29,6 +29,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "Claude Code: shell over 30,000 cut in the middle; 200,000 per message, largest results saved first",
     family: Family::Policy,
     caps: None,
+    gives_up: &["budget-fits", "disabled-budget-noop", "names-artifact", "idempotent"],
     build: Build::One(|config| Box::new(ClaudeCode::from_config(config))),
 };
 

@@ -21,6 +21,12 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "Codex CLI: 10,000 UTF-8 bytes per result, half head half tail; nothing saved",
     family: Family::Policy,
     caps: None,
+    gives_up: &[
+        "budget-fits",
+        "disabled-budget-noop",
+        "names-artifact",
+        "idempotent",
+    ],
     build: Build::One(|_| Box::new(PerResult(Codex))),
 };
 

@@ -23,6 +23,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "Gemini CLI: over min(4 x free window tokens, 40,000) chars, 1/5 head 4/5 tail; full output saved",
     family: Family::Policy,
     caps: None,
+    gives_up: &["budget-fits", "disabled-budget-noop", "idempotent"],
     build: Build::One(|config| {
         Box::new(PerResult(GeminiCli {
             config: config.gemini_cli,

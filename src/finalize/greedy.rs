@@ -14,6 +14,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
         "fields in order take what they need; later fields get what is left, maybe nothing",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::One(|config| {
         Box::new(Greedy {
             head_share: config.head_share,

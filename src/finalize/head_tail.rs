@@ -21,6 +21,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
         "reference with this head share of each preview (the reference keeps 0.2 head, 0.8 tail)",
     family: Family::HeadShare,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::PerHeadShare {
         listed: &[
             HeadShare { num: 0, den: 1 },

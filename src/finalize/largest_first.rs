@@ -30,6 +30,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
         "persists whole fields largest first and replaces them by a path stub until the batch fits",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &["names-artifact"],
     build: Build::One(|config| {
         Box::new(LargestFirst {
             head_share: config.head_share,

@@ -34,6 +34,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "replaced behaviour: producer previews (shell 30,000, others 2,000); the scheduler skips marked results",
     family: Family::Policy,
     caps: None,
+    gives_up: &["budget-fits", "disabled-budget-noop"],
     build: Build::One(|config| Box::new(LegacyLayers::from_config(config))),
 };
 

@@ -21,6 +21,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "reference allocation; previews cut at line boundaries, keeping the last non-empty line when it fits",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::One(|config| {
         Box::new(LineAware {
             head_share: config.head_share,

@@ -21,6 +21,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "opencode: head only, 2,000 lines or 50 KiB of whole lines; full output saved",
     family: Family::Policy,
     caps: None,
+    gives_up: &["budget-fits", "disabled-budget-noop", "idempotent"],
     build: Build::One(|_| Box::new(PerResult(OpenCode))),
 };
 

@@ -20,6 +20,12 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "OpenHands: 30,000 characters per result, half head half tail; nothing saved",
     family: Family::Policy,
     caps: None,
+    gives_up: &[
+        "budget-fits",
+        "disabled-budget-noop",
+        "names-artifact",
+        "idempotent",
+    ],
     build: Build::One(|_| Box::new(PerResult(OpenHands))),
 };
 

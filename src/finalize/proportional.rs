@@ -16,6 +16,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "shares proportional to length; small fields are cut as hard as large ones",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::One(|config| {
         Box::new(Proportional {
             head_share: config.head_share,

@@ -18,6 +18,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "production water-fill over output, error and text; persists each entry at most once, reuses paths",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::One(|_| Box::new(Reference::default())),
 };
 

@@ -16,6 +16,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "last-chance guard: the same water-fill over output and error only, no I/O",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::TOOL_FIELDS),
+    gives_up: &["budget-fits", "names-artifact"],
     build: Build::One(|_| Box::new(SendGuard::default())),
 };
 

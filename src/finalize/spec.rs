@@ -24,6 +24,9 @@ pub struct StrategySpec {
     /// The fields whose total the strategy promises to fit a finite budget; `None` for a strategy without a
     /// batch-level cap (the per-result and per-message policies).
     pub caps: Option<SlotScope>,
+    /// The checks of `budgetlab conform` the strategy fails by design, each a promise its policy does not make
+    /// (no batch cap, no saved output, a note that grows a cut result); in the order `conform` lists its checks.
+    pub gives_up: &'static [&'static str],
     /// How the strategy is built.
     pub build: Build,
 }
@@ -34,6 +37,7 @@ impl fmt::Debug for StrategySpec {
             .field("name", &self.name)
             .field("family", &self.family)
             .field("caps", &self.caps)
+            .field("gives_up", &self.gives_up)
             .finish_non_exhaustive()
     }
 }

@@ -20,6 +20,12 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "SWE-agent: head only, the first 100,000 characters and an elision note",
     family: Family::Policy,
     caps: None,
+    gives_up: &[
+        "budget-fits",
+        "disabled-budget-noop",
+        "names-artifact",
+        "idempotent",
+    ],
     build: Build::One(|_| Box::new(PerResult(SweAgent))),
 };
 

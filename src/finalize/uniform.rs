@@ -14,6 +14,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "budget / n for every field; the share a short field leaves is not redistributed",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::One(|config| {
         Box::new(Uniform {
             head_share: config.head_share,

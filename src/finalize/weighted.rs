@@ -15,6 +15,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "water-fill weighted by field kind (errors and hook text 2, outputs 1 by default)",
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
+    gives_up: &[],
     build: Build::One(|config| {
         Box::new(Weighted {
             weights: config.weights,

@@ -24,6 +24,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     description: "per result: trim over min(configured chars, 10% of the window x 3), floored at 2,000; no batch cap",
     family: Family::Policy,
     caps: None,
+    gives_up: &["budget-fits", "disabled-budget-noop"],
     build: Build::One(|config| {
         Box::new(PerResult(WindowRelative {
             config: config.window_relative,

@@ -13,9 +13,8 @@ use super::Status;
 /// Flags of `budgetlab import`.
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The logs' format: claude-code, codex, gemini-cli, qwen-code, swe-agent, mini-swe-agent, openhands, or
-    /// auto (detected per file).
-    #[arg(long, value_name = "FORMAT")]
+    /// The logs' format (one of the registered formats, or auto: detected per file).
+    #[arg(long, value_name = "FORMAT", help = format_help())]
     pub(crate) format: String,
     /// Session files, or folders to walk (recursively, in sorted order).
     #[arg(required = true, value_name = "PATH")]
@@ -29,6 +28,14 @@ pub(crate) struct ImportArgs {
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
     pub(crate) skip_bad: bool,
+}
+
+/// The help of `--format`, listing the registered formats.
+fn format_help() -> String {
+    format!(
+        "The logs' format: {}, or auto (detected per file)",
+        budgetlab::import::format_names()
+    )
 }
 
 /// Imports the logs and writes the batches.

@@ -62,7 +62,7 @@ pub trait SessionFormat: Sync {
 }
 
 /// Every supported format, in the order `--help` lists them.
-pub static FORMATS: [&dyn SessionFormat; 7] = [
+pub static FORMATS: &[&dyn SessionFormat] = &[
     &claude_code::ClaudeCode,
     &codex::Codex,
     &gemini_cli::GeminiCli,
@@ -71,6 +71,12 @@ pub static FORMATS: [&dyn SessionFormat; 7] = [
     &mini_swe_agent::MiniSweAgent,
     &openhands::OpenHands,
 ];
+
+/// The formats' names, in [`FORMATS`] order, joined by `, `: what `--format` takes besides `auto`.
+pub fn format_names() -> String {
+    let names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+    names.join(", ")
+}
 
 /// The format called `name`.
 pub fn format_named(name: &str) -> Option<&'static dyn SessionFormat> {
@@ -103,11 +109,10 @@ impl std::str::FromStr for FormatChoice {
             return Ok(FormatChoice::Auto);
         }
         format_named(s).map(FormatChoice::Only).ok_or_else(|| {
-            let names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
             Error::invalid(
                 "--format",
                 s,
-                format!("expected one of {}, or auto", names.join(", ")),
+                format!("expected one of {}, or auto", format_names()),
             )
         })
     }

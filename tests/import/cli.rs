@@ -155,7 +155,22 @@ fn cli_refuses_bad_flags_and_undetectable_files() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("invalid --format \"aider\": expected one of claude-code, codex, gemini-cli, qwen-code, swe-agent, mini-swe-agent, openhands, or auto"), "{err}");
+    // One name a format, each with its own fixtures folder, in the registry's order (claude-code first).
+    let listed = err
+        .split("expected one of ")
+        .nth(1)
+        .and_then(|rest| rest.trim_end().strip_suffix(", or auto"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let mut names: Vec<&str> = listed.split(", ").collect();
+    assert_eq!(names[0], "claude-code", "{err}");
+    names.sort_unstable();
+    let mut folders: Vec<String> = crate::support::names(&fixture(""));
+    folders.sort();
+    assert_eq!(names, folders, "{err}");
+    assert!(
+        err.starts_with("budgetlab: invalid --format \"aider\": "),
+        "{err}"
+    );
     let out = budgetlab()
         .args(["import", "--format", "auto"])
         .arg(fixture("openhands/sessions/7c1e9d2a/metadata.json"))

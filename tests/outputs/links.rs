@@ -243,3 +243,26 @@ fn a_link_to_a_stream_is_written_through() {
     assert_eq!(fs::read_link(&link).unwrap(), PathBuf::from("/dev/null"));
     assert_eq!(names(dir.path()), ["null"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn report_refuses_a_link_at_a_chart_of_its_own_charts_folder() {
+    let dir = playground();
+    let d = dir.path();
+    let chart = d.join("base/charts/compliance.svg");
+    fs::remove_file(&chart).unwrap();
+    std::os::unix::fs::symlink("../../victim.txt", &chart).unwrap();
+    let before = snapshot(d);
+    let out = budgetlab()
+        .arg("report")
+        .arg(d.join("base"))
+        .output()
+        .unwrap();
+    assert_refused(&out, &format!("charts/compliance.svg: {LINKED}"));
+    assert_eq!(snapshot(d), before);
+    assert_eq!(
+        fs::read_link(&chart).unwrap(),
+        PathBuf::from("../../victim.txt")
+    );
+    assert_eq!(fs::read(d.join("victim.txt")).unwrap(), b"keep");
+}

@@ -174,6 +174,9 @@ impl ExternalArgs {
         default_dir: &str,
     ) -> anyhow::Result<(budgetlab::ExternalStrategies, budgetlab::ExternalOptions)> {
         let strategies = budgetlab::ExternalStrategies::from_specs(&self.external)?;
+        if let Some(dir) = &self.external_log {
+            budgetlab::external::check_log_dir(dir)?;
+        }
         let mut options = budgetlab::ExternalOptions::new(
             self.external_log.as_deref().unwrap_or(default_dir.as_ref()),
         );

@@ -108,6 +108,20 @@ fn drain(mut stderr: impl Read, dir: &Path, stem: &str, state: &Mutex<LogState>)
     }
 }
 
+/// Refuses a log folder (`--external-log`) that exists and is not a folder, or is a link to no folder (to a
+/// file, to nothing, to a device): a log could never be made there, and the children's stderr would be lost
+/// without a word. A folder, or a link to one, is taken; one that is absent is made when a child first writes.
+pub fn check_log_dir(dir: &Path) -> Result<(), crate::Error> {
+    if fs::symlink_metadata(dir).is_ok() && !fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Err(crate::Error::invalid(
+            "--external-log",
+            dir.display().to_string(),
+            "is not a folder (nor a link to one), so no log could be made in it",
+        ));
+    }
+    Ok(())
+}
+
 /// A new log file in `dir` (made if missing): `<stem>.stderr.log`, or the first free `<stem>.<n>.stderr.log`.
 fn create_log(dir: &Path, stem: &str) -> io::Result<(File, PathBuf)> {
     fs::create_dir_all(dir)?;

@@ -27,7 +27,7 @@ pub(crate) use child::procs;
 pub use child::EXIT_GRACE;
 pub use fault::{ExternalFault, Problem, SavedRequest};
 pub use finalizer::ExternalFinalizer;
-pub use log::LOG_LIMIT;
+pub use log::{check_log_dir, LOG_LIMIT};
 pub use registry::{save_and_describe, ExternalRegistry};
 pub use serve::{serve, Served};
 pub use split::split_command;

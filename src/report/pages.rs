@@ -149,6 +149,14 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
         }
         destinations.push(Destination::resolve(&path)?);
     }
+    // A chart that is a link is refused too, though the folder it is in is replaced whole and nothing is
+    // written through it: the link came from elsewhere, and its owner is told rather than have it vanish.
+    for (name, _) in &charts {
+        let path = charts_dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(crate::atomic::refused_link(&path));
+        }
+    }
     folder::write_staged(&charts_dir, &charts_dir, before, true, &charts)?;
     for ((name, bytes), destination) in page.into_iter().zip(destinations) {
         let mut file = AtomicFile::open(&dir.join(&name), destination)?;

@@ -243,3 +243,50 @@ fn a_link_to_a_stream_is_written_through() {
     assert_eq!(fs::read_link(&link).unwrap(), PathBuf::from("/dev/null"));
     assert_eq!(names(dir.path()), ["null"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn report_refuses_a_link_at_a_chart_of_its_own_charts_folder() {
+    let dir = playground();
+    let d = dir.path();
+    let chart = d.join("base/charts/compliance.svg");
+    fs::remove_file(&chart).unwrap();
+    std::os::unix::fs::symlink("../../victim.txt", &chart).unwrap();
+    let before = snapshot(d);
+    let out = budgetlab()
+        .arg("report")
+        .arg(d.join("base"))
+        .output()
+        .unwrap();
+    assert_refused(&out, &format!("charts/compliance.svg: {LINKED}"));
+    assert_eq!(snapshot(d), before);
+    assert_eq!(
+        fs::read_link(&chart).unwrap(),
+        PathBuf::from("../../victim.txt")
+    );
+    assert_eq!(fs::read(d.join("victim.txt")).unwrap(), b"keep");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_external_log_folder_that_is_a_file_or_a_link_to_no_folder_is_refused() {
+    let dir = playground();
+    let d = dir.path();
+    std::os::unix::fs::symlink("victim.txt", d.join("to-file")).unwrap();
+    std::os::unix::fs::symlink("nowhere", d.join("to-nothing")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.join("to-null")).unwrap();
+    let before = snapshot(d);
+    for log in ["victim.txt", "to-file", "to-nothing", "to-null"] {
+        let out = budgetlab()
+            .current_dir(d)
+            .args(["simulate", "--scenario", "many-small", "--batches", "1"])
+            .args(["--external-log", log])
+            .output()
+            .unwrap();
+        assert_refused(
+            &out,
+            &format!("budgetlab: invalid --external-log \"{log}\": is not a folder"),
+        );
+        assert_eq!(snapshot(d), before, "{log}");
+    }
+}

@@ -114,7 +114,7 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
     use commands::*;
     match command {
         Command::Finalize(args) => finalize::execute(args),
-        Command::Strategies => strategies::execute(),
+        Command::Strategies(args) => strategies::execute(args),
         Command::Generate(args) => generate::execute(args),
         Command::Scenarios(args) => scenarios::execute(args),
         Command::Run(args) => run::execute(args),

@@ -284,3 +284,44 @@ fn a_local_scenario_file_that_differs_from_the_shipped_one_of_its_name_is_named_
     assert_eq!(notes.len(), 1, "{err}");
     assert!(notes[0].contains("the shipped scenario shell-heavy runs"));
 }
+
+#[test]
+fn strategies_print_json_with_what_each_promises() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = budgetlab(tmp.path()).arg("strategies").output().unwrap();
+    let out = budgetlab(tmp.path())
+        .args(["strategies", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = json.as_array().unwrap();
+    // The same strategies as the text listing, in its order.
+    let names: Vec<&str> = list.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let listed: Vec<String> = String::from_utf8(text.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(names, listed);
+    let by = |name: &str| list.iter().find(|s| s["name"] == name).unwrap();
+    assert_eq!(by("reference")["family"], "batch-allocation");
+    assert_eq!(by("reference")["caps"], "output, error and text");
+    assert_eq!(by("reference")["givesUp"], serde_json::json!([]));
+    assert_eq!(by("send-guard")["caps"], "output and error");
+    assert_eq!(by("head-tail-0.5")["family"], "head-share");
+    assert_eq!(by("codex")["family"], "policy");
+    assert_eq!(by("codex")["caps"], Value::Null);
+    assert_eq!(
+        by("codex")["givesUp"],
+        serde_json::json!([
+            "budget-fits",
+            "disabled-budget-noop",
+            "names-artifact",
+            "idempotent"
+        ])
+    );
+    assert!(list
+        .iter()
+        .all(|s| !s["description"].as_str().unwrap().is_empty()));
+}

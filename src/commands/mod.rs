@@ -40,7 +40,7 @@ pub(crate) enum Command {
     /// Finalize one batch (a JSON array of entries) and print the result as JSON.
     Finalize(finalize::FinalizeArgs),
     /// List the finalizer strategies with a one-line description each.
-    Strategies,
+    Strategies(strategies::StrategiesArgs),
     /// Generate a scenario's batches as JSON Lines (one batch per line), with the needles beside them.
     Generate(generate::GenerateArgs),
     /// List the scenarios with a one-line description each.

@@ -70,3 +70,15 @@ pub enum Family {
     /// policy it does not know. No spec declares it.
     External,
 }
+
+impl Family {
+    /// The family's stable name, as `budgetlab strategies --json` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::BatchAllocation => "batch-allocation",
+            Family::HeadShare => "head-share",
+            Family::Policy => "policy",
+            Family::External => "external",
+        }
+    }
+}

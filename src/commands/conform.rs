@@ -2,12 +2,13 @@
 //! vectors and generated batches; the report folder, the table on stdout (or JUnit XML) and the status say
 //! whether every check held.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::atomic::Named;
+use budgetlab::atomic::{AtomicFile, Destination, Named};
 use budgetlab::conform;
 
 use super::flags::{ExternalArgs, ReportFolder};
@@ -58,9 +59,15 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
     let used = std::slice::from_ref(&strategy);
     let logs = args.externals.report_logs();
     budgetlab::report::check_folders(&args.out.dir, used, logs).context("--out")?;
+    // A JUnit file to replace is begun before the run (its temporary file made beside it), so that a folder it
+    // cannot be written in is refused before the report is, not after; a stream is opened only at the end.
+    let mut junit_file = None;
     if let Some(path) = &args.junit {
-        budgetlab::atomic::Destination::resolve(path).context("--junit")?;
+        let destination = Destination::resolve(path).context("--junit")?;
         args.out.refuse_holding(&[Named::new("--junit", path)])?;
+        if matches!(destination, Destination::Replace(_)) {
+            junit_file = Some(AtomicFile::open(path, destination).context("--junit")?);
+        }
     }
     let seed = budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED));
     let bar = progress(conform::CaseSet::new(seed, cases).len(), "cases");
@@ -85,8 +92,15 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
         |report| Ok(conform::folder_files(report)),
     )?;
     bar.finish_and_clear();
-    if let Some(path) = &args.junit {
-        write_file(path, conform::junit(&report).as_bytes()).context("--junit")?;
+    let junit = conform::junit(&report);
+    match (junit_file, &args.junit) {
+        (Some(mut file), Some(path)) => file
+            .write_all(junit.as_bytes())
+            .map_err(|e| budgetlab::Error::io(path, e))
+            .and_then(|()| file.commit())
+            .context("--junit")?,
+        (None, Some(path)) => write_file(path, junit.as_bytes()).context("--junit")?,
+        _ => {}
     }
     if !junit_on_stdout(args.junit.as_deref()) {
         emit(conform::markdown(&report).as_bytes())?;

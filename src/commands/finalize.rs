@@ -124,6 +124,29 @@ impl FinalizeArgs {
     }
 }
 
+/// Refuses an input file that an artifact may replace: a `.txt` file right in the artifact directory of the `fs`
+/// backend, where artifacts go as `<id>.txt`.
+fn refuse_input_among_artifacts(job: &FinalizeJob, input: &Path) -> anyhow::Result<()> {
+    if job.backend != Backend::Fs || input.extension().is_none_or(|x| x != "txt") {
+        return Ok(());
+    }
+    let folder = match input.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => std::fs::canonicalize(parent),
+        None => std::env::current_dir(),
+    };
+    if folder.is_ok_and(|f| f == Path::new(&job.artifact_dir)) {
+        anyhow::bail!(budgetlab::Error::invalid(
+            "--artifact-dir",
+            job.artifact_dir.clone(),
+            format!(
+                "holds --input {:?}, which an artifact (<id>.txt) may replace; read the batch from elsewhere",
+                input.display().to_string()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Finalizes the batch and prints the report, or serves the protocol with `--serve`.
 pub(crate) fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
     check_stdout_open()?;
@@ -131,6 +154,9 @@ pub(crate) fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
         return serve(&args);
     }
     let job = args.job()?;
+    if let Some(input) = &args.input {
+        refuse_input_among_artifacts(&job, input)?;
+    }
     let (bytes, source) = match &args.input {
         Some(path) => (
             std::fs::read(path).map_err(|e| budgetlab::Error::io(path, e))?,

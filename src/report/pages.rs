@@ -147,6 +147,10 @@ pub fn redraw(dir: &Path) -> Result<Redrawn> {
                 "exists and is not in a budgetlab report folder: move it away first",
             ));
         }
+        // Inside a report folder no link is written through, not even one to a stream.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(crate::atomic::refused_link(&path));
+        }
         destinations.push(Destination::resolve(&path)?);
     }
     // A chart that is a link is refused too, though the folder it is in is replaced whole and nothing is

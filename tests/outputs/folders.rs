@@ -382,3 +382,33 @@ fn effective_uid() -> u32 {
         .and_then(|id| id.parse().ok())
         .unwrap_or(u32::MAX)
 }
+
+/// `conform --junit` into a folder it cannot write in is refused before the report is written, not after it.
+#[cfg(unix)]
+#[test]
+fn a_junit_file_that_cannot_be_written_is_refused_before_the_report() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).unwrap();
+    let locked = d.join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+    let mut conform = if effective_uid() == 0 {
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_budgetlab"));
+        cmd
+    } else {
+        budgetlab()
+    };
+    let out = conform
+        .current_dir(d)
+        .args(["conform", "--strategy", "reference", "--cases", "2"])
+        .args(["--out", "report", "--junit", "locked/junit.xml"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--junit");
+    assert_eq!(names(d), ["locked"]);
+    assert!(names(&locked).is_empty());
+}

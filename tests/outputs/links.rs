@@ -221,6 +221,15 @@ fn report_never_replaces_what_a_link_in_the_folder_names() {
     assert_refused(&out, &format!("index.html: {LINKED}"));
     assert_eq!(snapshot(d), before);
     assert_eq!(fs::read(d.join("victim.txt")).unwrap(), b"keep");
+    // Even a link to a stream: inside a report folder no link is written through.
+    fs::remove_file(report.join("index.html")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", report.join("index.html")).unwrap();
+    let out = budgetlab().arg("report").arg(&report).output().unwrap();
+    assert_refused(&out, &format!("index.html: {LINKED}"));
+    assert_eq!(
+        fs::read_link(report.join("index.html")).unwrap(),
+        PathBuf::from("/dev/null")
+    );
 
     // A link where the charts folder goes, to a folder outside.
     fs::remove_file(report.join("index.html")).unwrap();

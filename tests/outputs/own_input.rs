@@ -212,3 +212,31 @@ fn outputs_beside_their_inputs_are_written() {
         .unwrap();
     assert_success(&out);
 }
+
+#[test]
+fn finalize_never_persists_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("arts")).unwrap();
+    let batch = r#"[{"callId":"c1","toolName":"shell","responseParts":[{"functionResponse":{"id":"c1","name":"shell","response":{"output":"0123456789"}}}]}]"#;
+    fs::write(d.join("arts/batch.txt"), batch).unwrap();
+    fs::write(d.join("arts/batch.json"), batch).unwrap();
+    let finalize = |input: &str| {
+        budgetlab()
+            .current_dir(d)
+            .args(["finalize", "--budget", "5", "--backend", "fs"])
+            .args(["--artifact-dir", "arts", "--input", input])
+            .output()
+            .unwrap()
+    };
+    let before = snapshot(d);
+    let out = finalize("arts/batch.txt");
+    assert_refused(
+        &out,
+        "holds --input \"arts/batch.txt\", which an artifact (<id>.txt) may replace",
+    );
+    assert_eq!(snapshot(d), before);
+    // Beside the artifacts under another name, or elsewhere, the input is read.
+    assert_success(&finalize("arts/batch.json"));
+    assert_eq!(fs::read_to_string(d.join("arts/batch.txt")).unwrap(), batch);
+}

@@ -79,6 +79,12 @@ impl Destination {
             };
         }
         if kind.is_file() {
+            if sticky_and_foreign(path, &meta) {
+                return Err(Error::report(
+                    path.display().to_string(),
+                    "belongs to another user in a folder with the sticky bit, where only its owner can replace it",
+                ));
+            }
             return Ok(Destination::Replace(path.to_path_buf()));
         }
         if kind.is_dir() {
@@ -126,6 +132,26 @@ fn names_a_folder(path: &Path) -> bool {
         || text.ends_with(std::path::MAIN_SEPARATOR)
         || !matches!(path.components().next_back(), Some(Component::Normal(_)))
         || text.ends_with("/.")
+}
+
+/// Whether the file at `path` (of metadata `meta`) sits in a folder with the sticky bit and neither it nor the
+/// folder is this process's user's, nor is the user root: the system then refuses to rename anything over it, so
+/// the output is refused before any work rather than at the end.
+fn sticky_and_foreign(path: &Path, meta: &fs::Metadata) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        let Ok(folder) = fs::metadata(parent_of(path)) else {
+            return false;
+        };
+        me != 0 && folder.mode() & 0o1000 != 0 && meta.uid() != me && folder.uid() != me
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (path, meta);
+        false
+    }
 }
 
 /// The refusal of an output path that is a symbolic link: budgetlab writes no output through one.

@@ -330,12 +330,9 @@ fn an_old_report_that_cannot_be_removed_is_named_in_a_warning() {
     let locked = out.join("kept");
     fs::create_dir(&locked).unwrap();
     fs::write(locked.join("theirs.txt"), "theirs").unwrap();
-    let root = effective_uid() == 0;
-    let mut again = if root {
-        let mut cmd = Command::new("setpriv");
-        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_budgetlab"));
-        cmd
+    let bin_dir = tempfile::tempdir().unwrap();
+    let mut again = if effective_uid() == 0 {
+        as_nobody(&bin_dir)
     } else {
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
         budgetlab()
@@ -372,6 +369,21 @@ fn an_old_report_that_cannot_be_removed_is_named_in_a_warning() {
     assert_eq!(fs::read(left.join("kept/theirs.txt")).unwrap(), b"theirs");
 }
 
+/// A command running budgetlab as `nobody` (for a test run as root): a copy of the binary in `bin_dir`, which
+/// anyone can reach, since the build's own folder may not be (a checkout under /root).
+#[cfg(unix)]
+fn as_nobody(bin_dir: &tempfile::TempDir) -> Command {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = bin_dir.path().join("budgetlab");
+    fs::copy(env!("CARGO_BIN_EXE_budgetlab"), &bin).unwrap();
+    fs::set_permissions(bin_dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin);
+    cmd
+}
+
 /// The effective user id of this test process, read from /proc (no libc call needed).
 fn effective_uid() -> u32 {
     let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -394,11 +406,9 @@ fn a_junit_file_that_cannot_be_written_is_refused_before_the_report() {
     let locked = d.join("locked");
     fs::create_dir(&locked).unwrap();
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+    let bin_dir = tempfile::tempdir().unwrap();
     let mut conform = if effective_uid() == 0 {
-        let mut cmd = Command::new("setpriv");
-        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_budgetlab"));
-        cmd
+        as_nobody(&bin_dir)
     } else {
         budgetlab()
     };
@@ -411,4 +421,33 @@ fn a_junit_file_that_cannot_be_written_is_refused_before_the_report() {
     assert_refused(&out, "--junit");
     assert_eq!(names(d), ["locked"]);
     assert!(names(&locked).is_empty());
+}
+
+/// A file of another user in a sticky folder cannot be replaced: refused before any work, not after it. Only
+/// root can make such a file for a test, so elsewhere the case is skipped.
+#[cfg(unix)]
+#[test]
+fn a_foreign_file_in_a_sticky_folder_is_refused_up_front() {
+    use std::os::unix::fs::PermissionsExt;
+    if effective_uid() != 0 {
+        eprintln!("skipped: not root, so no file of another user to put in a sticky folder");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o1777)).unwrap();
+    fs::write(d.join("theirs.jsonl"), "theirs").unwrap();
+    let bin_dir = tempfile::tempdir().unwrap();
+    let out = as_nobody(&bin_dir)
+        .current_dir(d)
+        .args(["generate", "--scenario", "many-small", "--batches", "2"])
+        .args(["--out", "theirs.jsonl"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "theirs.jsonl: belongs to another user in a folder with the sticky bit, where only its owner can replace it",
+    );
+    assert_eq!(names(d), ["theirs.jsonl"]);
+    assert_eq!(fs::read(d.join("theirs.jsonl")).unwrap(), b"theirs");
 }

@@ -1,4 +1,5 @@
-//! `budgetlab compare A B`: the differences of two runs' tracked metrics, row by row, as a Markdown table.
+//! `budgetlab compare A B`: the differences of two runs' tracked metrics, row by row, as a Markdown table or,
+//! with `--json`, as JSON.
 
 use std::path::PathBuf;
 
@@ -20,9 +21,12 @@ pub(crate) struct CompareArgs {
     /// any two runs).
     #[arg(long)]
     pub(crate) cost: bool,
+    /// Print the comparison as JSON instead of Markdown.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
-/// Compares the runs and prints the table.
+/// Compares the runs and prints the table (or the JSON).
 pub(crate) fn execute(args: CompareArgs) -> anyhow::Result<Status> {
     let job = budgetlab::gate::CompareJob {
         a: args.a,
@@ -30,6 +34,10 @@ pub(crate) fn execute(args: CompareArgs) -> anyhow::Result<Status> {
         cost: args.cost,
     };
     let comparison = job.run()?;
-    emit(budgetlab::gate::compare::render(&comparison).as_bytes())?;
+    if args.json {
+        emit(&budgetlab::gate::compare::json(&comparison))?;
+    } else {
+        emit(budgetlab::gate::compare::render(&comparison).as_bytes())?;
+    }
     Ok(Status::Done)
 }

@@ -120,6 +120,43 @@ pub fn compare(
     }
 }
 
+/// The comparison as JSON (`compare --json`): A and B, the metrics compared, the scenarios whose inputs differ,
+/// the number of rows in both, every row with the metrics that differ (null where a figure is absent), and the
+/// rows only one run has.
+pub fn json(c: &Comparison) -> Vec<u8> {
+    let rows: Vec<serde_json::Value> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let changes: Vec<serde_json::Value> = r
+                .changes
+                .iter()
+                .map(|m| serde_json::json!({"metric": m.metric.field(), "a": m.a, "b": m.b}))
+                .collect();
+            serde_json::json!({
+                "scenario": r.scenario,
+                "budget": r.budget_label.to_string(),
+                "strategy": r.strategy.to_string(),
+                "changes": changes,
+            })
+        })
+        .collect();
+    let metrics: Vec<&str> = c.metrics.iter().map(|m| m.field()).collect();
+    let value = serde_json::json!({
+        "a": c.a,
+        "b": c.b,
+        "metrics": metrics,
+        "inputChanges": c.input_changes,
+        "matchedRows": c.matched_rows,
+        "rows": rows,
+        "onlyA": c.only_a,
+        "onlyB": c.only_b,
+    });
+    let mut out = serde_json::to_vec_pretty(&value).expect("a JSON value serializes");
+    out.push(b'\n');
+    out
+}
+
 /// The comparison as Markdown: a line naming A and B, the scenarios whose inputs differ, a table of the metrics
 /// that differ (or a line saying none do), and the rows only one run has.
 pub fn render(c: &Comparison) -> String {

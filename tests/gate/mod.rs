@@ -462,6 +462,36 @@ fn compare_tables_only_what_differs() {
     assert_eq!(text.matches("| surrogate-storm |").count(), 2, "{text}");
     assert!(!text.contains("cost.medianNs"), "{text}");
 
+    // The same as JSON: the one row that differs, with exactly its two changed metrics and both values.
+    let json: serde_json::Value =
+        serde_json::from_str(&compare(&base, &current, &["--json"])).unwrap();
+    assert_eq!(json["matchedRows"], 18);
+    assert_eq!(json["onlyA"], serde_json::json!([]));
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{json}");
+    assert_eq!(
+        (
+            &rows[0]["scenario"],
+            &rows[0]["budget"],
+            &rows[0]["strategy"]
+        ),
+        (
+            &serde_json::json!("surrogate-storm"),
+            &serde_json::json!("abs-20000"),
+            &serde_json::json!("greedy")
+        )
+    );
+    let changed: Vec<&str> = rows[0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["needles.survival", "persistence.writes"]);
+    let writes = &rows[0]["changes"][1];
+    assert_eq!(writes["b"], 1234.0);
+    assert_ne!(writes["a"], writes["b"]);
+
     let with_cost = compare(&base, &current, &["--cost"]);
     assert!(
         with_cost.contains("persistence.writes, cost.floorRatio, cost.medianNs\n"),

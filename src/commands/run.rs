@@ -119,7 +119,7 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     }
     if !plan.slowdown.is_empty() {
         eprintln!(
-            "budgetlab: {SLOWDOWN_VAR} (test only): {} repeat their work; the cost figures are not real",
+            "budgetlab: {SLOWDOWN_VAR} (test only): {}; the cost figures are not real",
             plan.slowdown.describe()
         );
     }

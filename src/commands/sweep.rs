@@ -4,6 +4,7 @@
 use anyhow::Context;
 use clap::Args;
 
+use budgetlab::run::{cost::SLOWDOWN_VAR, Slowdown};
 use budgetlab::sweep::{SweepParameter, SweepRequest};
 
 use super::flags::{existing_path, help, RunFlags, ScenarioFlag, ThreadsFlag, TokenFlags};
@@ -72,7 +73,14 @@ impl SweepArgs {
 /// Plans the sweep, runs it and writes its folder.
 pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     let externals = args.run.externals.registry("budgetlab-external")?;
-    let plan = args.request(&externals).plan()?;
+    let mut plan = args.request(&externals).plan()?;
+    if let Some(spec) = std::env::var_os(SLOWDOWN_VAR) {
+        plan.run.slowdown = Slowdown::parse(&spec.to_string_lossy())?;
+        eprintln!(
+            "budgetlab: {SLOWDOWN_VAR} (test only): {}; the cost figures are not real",
+            plan.run.slowdown.describe()
+        );
+    }
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
     budgetlab::report::check_folders(&out.dir, &plan.run.strategies, logs).context("--out")?;

@@ -4,7 +4,8 @@
 //! two; the absolute times are kept beside it for people to read.
 //!
 //! It also holds the one test-only knob of a run, [`Slowdown`] (`BUDGETLAB_TEST_SLOWDOWN`), which makes chosen
-//! strategies repeat their work, so that tests can show the gate catching a real slowdown.
+//! strategies repeat their work, so that tests can show the gate catching a real slowdown, or fixes the clock, so
+//! that two builds' reports can be compared byte for byte (`scripts/same-outputs`).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -13,7 +14,7 @@ use std::time::Instant;
 
 use crate::budget::BudgetContext;
 use crate::error::{Error, Result};
-use crate::finalize::{Finalizer, Outcome, StrategyName};
+use crate::finalize::{budgeted_total, Finalizer, Outcome, SlotScope, StrategyName};
 use crate::floor::floor;
 use crate::model::{Batch, Entry};
 use crate::persist::{ArtifactStore, MemoryStore};
@@ -28,14 +29,27 @@ pub const MAX_SLOWDOWN: u32 = 10;
 /// number from 1 to [`MAX_SLOWDOWN`]). A slowed strategy finalizes each input FACTOR times in a row, all but the
 /// last on a copy (made before the clock starts) with a throwaway store, so its results are unchanged and its
 /// measured time grows FACTOR times.
+///
+/// The item [`FIXED_CLOCK`] instead replaces every time measured with a figure of the input alone (see
+/// [`fixed_nanos`]): the run's every byte then follows from its scenarios and seed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Slowdown(BTreeMap<StrategyName, u32>);
+pub struct Slowdown {
+    factors: BTreeMap<StrategyName, u32>,
+    fixed_clock: bool,
+}
+
+/// The item of [`SLOWDOWN_VAR`] that fixes the clock.
+pub const FIXED_CLOCK: &str = "fixed-clock";
 
 impl Slowdown {
     /// Parses the knob's value; errors name [`SLOWDOWN_VAR`].
     pub fn parse(spec: &str) -> Result<Slowdown> {
-        let mut out = BTreeMap::new();
+        let mut out = Slowdown::default();
         for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            if item == FIXED_CLOCK {
+                out.fixed_clock = true;
+                continue;
+            }
             let bad = |reason: String| Error::invalid(SLOWDOWN_VAR, item, reason);
             let (name, factor) = item
                 .rsplit_once(':')
@@ -51,29 +65,42 @@ impl Slowdown {
                         "the factor is a whole number from 1 to {MAX_SLOWDOWN}"
                     ))
                 })?;
-            out.insert(strategy, factor);
+            out.factors.insert(strategy, factor);
         }
-        Ok(Slowdown(out))
+        Ok(out)
     }
 
     /// How many times `strategy` does its work (1 when not slowed).
     pub fn factor(&self, strategy: &StrategyName) -> u32 {
-        self.0.get(strategy).copied().unwrap_or(1)
+        self.factors.get(strategy).copied().unwrap_or(1)
     }
 
-    /// Whether no strategy is slowed.
+    /// Whether the clock is fixed.
+    pub fn fixed_clock(&self) -> bool {
+        self.fixed_clock
+    }
+
+    /// Whether no strategy is slowed and the clock runs.
     pub fn is_empty(&self) -> bool {
-        self.0.values().all(|&f| f == 1)
+        !self.fixed_clock && self.factors.values().all(|&f| f == 1)
     }
 
-    /// The slowed strategies, for a note: `reference x3, codex x2`.
+    /// What the knob does, for a note: `reference x3, codex x2 repeat their work`, `the clock is fixed`.
     pub fn describe(&self) -> String {
-        self.0
+        let slowed: Vec<String> = self
+            .factors
             .iter()
             .filter(|(_, &f)| f > 1)
             .map(|(s, f)| format!("{s} x{f}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        let mut parts = Vec::new();
+        if !slowed.is_empty() {
+            parts.push(format!("{} repeat their work", slowed.join(", ")));
+        }
+        if self.fixed_clock {
+            parts.push("the clock is fixed".to_string());
+        }
+        parts.join("; ")
     }
 }
 
@@ -92,6 +119,7 @@ pub const SAMPLES: u32 = 2;
 pub struct Measured<'a> {
     inner: &'a dyn Finalizer,
     repeat: u32,
+    fixed_clock: bool,
     samples: u32,
     strategy_ns: AtomicU64,
     floor_ns: AtomicU64,
@@ -104,6 +132,7 @@ impl<'a> Measured<'a> {
         Measured {
             inner,
             repeat: repeat.max(1),
+            fixed_clock: false,
             samples: SAMPLES,
             strategy_ns: AtomicU64::new(0),
             floor_ns: AtomicU64::new(0),
@@ -116,6 +145,12 @@ impl<'a> Measured<'a> {
     /// directory the program might write to.
     pub fn with_samples(mut self, samples: u32) -> Self {
         self.samples = samples.max(1);
+        self
+    }
+
+    /// Replaces every time measured with [`fixed_nanos`] of the input (the test-only [`FIXED_CLOCK`]).
+    pub fn with_fixed_clock(mut self, fixed: bool) -> Self {
+        self.fixed_clock = fixed;
         self
     }
 
@@ -173,6 +208,13 @@ impl Finalizer for Measured<'_> {
         ctx: &BudgetContext,
         store: &mut dyn ArtifactStore,
     ) -> Outcome {
+        if self.fixed_clock {
+            let (strategy, floor) = fixed_nanos(&batch, ctx, self.repeat);
+            self.floor_ns.fetch_add(floor, Ordering::Relaxed);
+            self.strategy_ns.fetch_add(strategy, Ordering::Relaxed);
+            self.spent_ns.fetch_add(strategy, Ordering::Relaxed);
+            return self.inner.finalize(batch, ctx, store);
+        }
         let entered = Instant::now();
         let budget = ctx.budget.limit().unwrap_or(u64::MAX);
         let (mut best_floor, mut best_strategy) = (u64::MAX, u64::MAX);
@@ -194,6 +236,14 @@ impl Finalizer for Measured<'_> {
     }
 }
 
+/// The strategy's and the floor's nanoseconds under [`FIXED_CLOCK`]: one a UTF-16 unit of the batch's budgeted
+/// text plus one for the call, times the strategy's `repeat`; half the units plus one for the floor.
+pub fn fixed_nanos(batch: &[Entry], ctx: &BudgetContext, repeat: u32) -> (u64, u64) {
+    let units = budgeted_total(batch, &ctx.reminders, SlotScope::ALL);
+    let floor = units / 2 + 1;
+    ((units + 1) * u64::from(repeat.max(1)), floor)
+}
+
 /// Times the floor of `batch` at `budget`.
 fn time_floor(batch: &[Entry], budget: u64) -> u64 {
     let start = Instant::now();
@@ -208,6 +258,26 @@ fn nanos(d: std::time::Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fixed_clock_is_an_item_of_the_knob_and_counts_the_budgeted_units() {
+        let s = Slowdown::parse("fixed-clock, reference:2").unwrap();
+        assert!(s.fixed_clock() && !s.is_empty());
+        assert_eq!(
+            s.describe(),
+            "reference x2 repeat their work; the clock is fixed"
+        );
+        assert!(!Slowdown::parse("reference:1").unwrap().fixed_clock());
+        let output = serde_json::json!("x".repeat(10));
+        let batch = vec![Entry::new(
+            "a",
+            "Bash",
+            vec![Part::function_response("a", "Bash", Some(output), None)],
+        )];
+        let ctx = BudgetContext::new(Budget::Units(5));
+        assert_eq!(fixed_nanos(&batch, &ctx, 1), (11, 6));
+        assert_eq!(fixed_nanos(&batch, &ctx, 3), (33, 6));
+    }
     use crate::budget::Budget;
     use crate::model::{Entry, Part};
 
@@ -217,7 +287,10 @@ mod tests {
         assert_eq!(s.factor(&StrategyName::REFERENCE), 3);
         assert_eq!(s.factor(&"codex".parse::<StrategyName>().unwrap()), 1);
         assert_eq!(s.factor(&"greedy".parse::<StrategyName>().unwrap()), 1);
-        assert_eq!(s.describe(), "reference x3, head-tail-0.5 x2");
+        assert_eq!(
+            s.describe(),
+            "reference x3, head-tail-0.5 x2 repeat their work"
+        );
         assert!(!s.is_empty());
         assert!(Slowdown::parse("").unwrap().is_empty());
         assert!(Slowdown::parse("codex:1").unwrap().is_empty());

@@ -250,6 +250,7 @@ impl RunPlan {
                     key: StrategyKey::of(s),
                     finalizer: s.build_with(&workload.strategy_config),
                     repeat: self.slowdown.factor(s),
+                    fixed_clock: self.slowdown.fixed_clock(),
                     // A program's every call is a request: it is timed once, not sampled (see `Measured`).
                     samples: if s.is_external() { 1 } else { cost::SAMPLES },
                 })
@@ -400,6 +401,8 @@ struct Strategy {
     finalizer: Box<dyn Finalizer>,
     /// How many times it does its work: 1 but under the test-only [`Slowdown`].
     repeat: u32,
+    /// Whether its times are [`cost::fixed_nanos`] (the test-only [`cost::FIXED_CLOCK`]).
+    fixed_clock: bool,
     /// How many times each of its finalizations is timed (see [`Measured`]).
     samples: u32,
 }
@@ -423,10 +426,14 @@ fn evaluate(
             let mut store = FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed);
             let turn = generated.batch.clone();
             let measured = Measured::new(strategy.finalizer.as_ref(), strategy.repeat)
-                .with_samples(strategy.samples);
+                .with_samples(strategy.samples)
+                .with_fixed_clock(strategy.fixed_clock);
             let start = Instant::now();
             let record = simulate_turn(turn, &measured, &ctx, &mut store, &workload.sim);
-            let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let elapsed = match strategy.fixed_clock {
+                true => measured.totals().0,
+                false => u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            };
             let (strategy_ns, floor_ns) = measured.totals();
             let cost_ns = elapsed.saturating_sub(measured.overhead_ns());
             let mut metrics = measure(

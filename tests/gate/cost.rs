@@ -1,6 +1,7 @@
 //! The cost check: a strategy made three times slower fails its rows' cost checks and nothing else.
 
 use super::*;
+use std::collections::BTreeMap;
 
 /// A run of two scenarios through three strategies, 12 batches each, with the test-only slowdown when given.
 fn cost_run(out: &Path, slowdown: Option<&str>) -> String {
@@ -109,4 +110,70 @@ fn the_cost_check_fails_a_threefold_slowdown_and_passes_an_unchanged_run() {
         "{err}"
     );
     assert!(!dir("never").exists());
+}
+
+/// Every file of a folder, by its path under the folder, with its bytes.
+fn folder_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The fixed clock (what `scripts/same-outputs` compares two builds with) makes a run's every byte follow from
+/// its input: two runs on different thread counts write the same files, cost figures and charts included, and the
+/// per-batch cost is the one the formula gives (a unit of budgeted text plus one, the floor half the units plus
+/// one).
+#[test]
+fn under_the_fixed_clock_a_run_writes_the_same_bytes_on_any_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, threads: &str| {
+        let out = tmp.path().join(name);
+        let done = budgetlab()
+            .args(["run", "--scenarios", "mixed-realistic", "--strategies"])
+            .args([
+                "reference,greedy",
+                "--batches",
+                "6",
+                "--threads",
+                threads,
+                "--out",
+            ])
+            .arg(&out)
+            .env("BUDGETLAB_TEST_SLOWDOWN", "fixed-clock")
+            .output()
+            .unwrap();
+        assert!(done.status.success());
+        assert!(String::from_utf8_lossy(&done.stderr)
+            .contains("BUDGETLAB_TEST_SLOWDOWN (test only): the clock is fixed; the cost figures are not real"));
+        out
+    };
+    let (one, two) = (run("one", "1"), run("two", "2"));
+    let files = folder_bytes(&one);
+    assert!(files.len() >= 10, "{:?}", files.keys());
+    assert!(files == folder_bytes(&two), "the two runs' files differ");
+    let csv = String::from_utf8(files[Path::new("batches.csv")].clone()).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let input: u64 = cells[col("input_total")].parse().unwrap();
+        let strategy: u64 = cells[col("strategy_ns")].parse().unwrap();
+        let floor: u64 = cells[col("floor_ns")].parse().unwrap();
+        assert!(strategy >= input + 1, "{line}");
+        assert!(floor >= input / 2 + 1, "{line}");
+        assert_eq!(cells[col("cost_ns")], cells[col("strategy_ns")], "{line}");
+    }
 }

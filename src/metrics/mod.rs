@@ -6,6 +6,7 @@ mod aggregate;
 mod bound;
 mod key;
 mod metric;
+pub mod pareto;
 pub mod ranking;
 pub mod resample;
 mod retention;

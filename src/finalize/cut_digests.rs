@@ -157,14 +157,15 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_threshold_is_the_one_the_readme_states() {
-        let readme = include_str!("../../README.md");
-        let stated = readme
-            .split("`PARALLEL_DIGEST_BYTES` (")
-            .nth(1)
-            .and_then(|rest| rest.split(" KiB)").next())
-            .expect("the README states the threshold");
-        assert_eq!(PARALLEL_DIGEST_BYTES, stated.parse::<u64>().unwrap() * 1024);
+    fn the_threshold_in_force_is_256_kib_and_decides_at_its_byte() {
+        // The threshold README's Performance section states: 256 KiB, the one in force outside a test's override.
+        assert_eq!(PARALLEL_DIGEST_BYTES, 256 * 1024);
+        assert_eq!(threshold(), PARALLEL_DIGEST_BYTES);
+        let at = usize::try_from(PARALLEL_DIGEST_BYTES).unwrap();
+        // Two fields on two threads move the smaller one off the calling thread: exactly the threshold is enough,
+        // a byte less is not.
+        assert!(worth_all_cores([at, at].into_iter(), 2, threshold()));
+        assert!(!worth_all_cores([at, at - 1].into_iter(), 2, threshold()));
     }
 
     #[test]

@@ -20,7 +20,6 @@ mod needles;
 mod producer;
 mod repeat;
 mod shapes;
-mod short;
 mod splice;
 mod texture;
 mod vocab;
@@ -52,10 +51,12 @@ pub(crate) struct Knobs {
     pub cjk_share: f64,
     /// Share of file reads and edits written as windowed file views.
     pub file_view_share: f64,
-    /// Results drawn shorter than this are written as short outputs (`short`); 0: never.
+    /// Results drawn shorter than this are written by their kind's short form, when it has one (`kinds`); 0: never.
     pub short_units: usize,
     /// The plan-mode lifecycle reminders.
     pub reminders: PlanReminders,
+    /// The model of a media part's base64 data, in bytes (the scenario's model of the media kind).
+    pub media: SizeModel,
 }
 
 /// What one kind's generator is given: the batch's stream and the scenario's switches.
@@ -192,6 +193,7 @@ impl Generator {
                 file_view_share: scenario.texture.file_view_share,
                 short_units: usize::try_from(scenario.texture.short_units).unwrap_or(usize::MAX),
                 reminders: PlanReminders::default(),
+                media: scenario.size_model(SizeKey::Kind(Kind::Media)),
             },
             exit_weights: texture::frame_weights(&scenario.texture),
             scenario: scenario.clone(),
@@ -260,12 +262,12 @@ impl Generator {
                 .as_mut()
                 .and_then(|t| texture::frame_of(t, texture, &self.exit_weights, kind));
             let framed = target + frame.map_or(0, texture::framing_allowance);
-            let short = target < self.knobs.short_units && short::has_short_form(kind);
-            let mut draft = if short {
-                short::write(&mut c, kind, framed)
-            } else {
-                kinds::write(&mut c, kind, framed, self.model(SizeKey::Kind(Kind::Media)))
+            let writers = kinds::writers(kind);
+            let write = match writers.short {
+                Some(short) if target < self.knobs.short_units => short,
+                _ => writers.long,
             };
+            let mut draft = write(&mut c, framed);
             if let Some(t) = &mut textured {
                 texture::frame(t, texture, &self.exit_weights, frame, kind, &mut draft);
             }
@@ -409,6 +411,7 @@ pub(crate) fn test_ctx(seed: u64) -> Ctx<'static> {
             file_view_share: 0.0,
             short_units: 0,
             reminders: PlanReminders::default(),
+            media: SizeModel::body(2_000.0, 0.5),
         }),
     }
 }

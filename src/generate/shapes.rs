@@ -19,6 +19,7 @@ use crate::budget::PlanReminders;
 use crate::model::{Batch, Entry, Part};
 use crate::rng::{Seed, Stream};
 use crate::text::head;
+use crate::workload::SizeModel;
 
 /// The seed every bench shape is drawn from.
 pub const SHAPE_SEED: Seed = Seed(0x6275_6467_6574_6c61);
@@ -100,6 +101,8 @@ impl BenchShape {
             file_view_share: 0.0,
             short_units: 0,
             reminders: PlanReminders::default(),
+            // Unused: the shapes write no media.
+            media: SizeModel::body(1.0, 0.0),
         };
         (0..self.entries)
             .map(|e| {

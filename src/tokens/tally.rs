@@ -7,7 +7,7 @@
 //! `empty`, entries the runtime answered for (a `status` of cancelled, skipped, synthetic or duplicate) are
 //! `cancelled`, text parts are `hook_text`, `enter_plan_mode` responses `plan_mode`, other error fields
 //! `error_trace`, and outputs take the kind of their tool's name by the crate's one table of tool names
-//! ([`crate::workload::TOOL_KINDS`]: `run_shell_command`, `Bash` and the other shell tools are `shell`, `mcp__*`
+//! ([`crate::workload::KINDS`]: `run_shell_command`, `Bash` and the other shell tools are `shell`, `mcp__*`
 //! is `mcp`, `read_file` is `file_read`, `Edit` is `edit`, ...), or `other` for a tool the table does not name.
 //! The generator's `surrogate` and `media` outputs come from tools of other kinds and are counted under those.
 

@@ -1,10 +1,17 @@
 //! Synthetic, skipped and cancelled responses: a short error text and the `status` the runtime gives them.
 
+use super::Writers;
 use crate::generate::buf::Written;
 use crate::generate::{Ctx, Draft};
 
-/// A synthetic, skipped or cancelled response: a short error text.
-pub(crate) fn write(c: &mut Ctx) -> Draft {
+/// How this kind's outputs are written: [`write`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: None,
+};
+
+/// A synthetic, skipped or cancelled response: a short error text (of any target).
+pub(crate) fn write(c: &mut Ctx, _target: usize) -> Draft {
     let tool = c.rng.pick(&[
         "run_shell_command",
         "replace",

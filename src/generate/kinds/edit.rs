@@ -3,6 +3,7 @@
 //! `file_view_share`, as a windowed file view of the region (`file_read`'s) followed by a closing notice.
 
 use super::file_read::{block, window};
+use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::vocab;
 use crate::generate::{Body, Ctx, Draft};
@@ -14,6 +15,12 @@ pub(crate) const TOOL: &str = "edit_file";
 const NOTICE: &str =
     "File updated. Check the lines above (indentation, duplicated lines) and edit again if \
                       they are not what you meant.";
+
+/// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: Some(short),
+};
 
 /// Writes an edit result of about `target` units.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
@@ -42,6 +49,28 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
             b.push(line);
             line_no += 1;
         }
+    }
+    Draft::output(TOOL, Body::Text(b.finish()))
+}
+
+/// An edit's confirmation naming the lines it replaced, and what changed when there is room.
+fn short(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 96);
+    b.ascii("Edited ");
+    vocab::src_path(&mut b, rng, "src/", ".py");
+    let from = rng.range(1, 900);
+    b.ascii(": lines ");
+    b.num(from);
+    b.ascii("-");
+    b.num(from + rng.range(0, 12));
+    b.ascii(" replaced.");
+    while b.units() + 30 < target {
+        b.ascii("\n- line ");
+        b.num(rng.range(1, 900));
+        b.ascii(": ");
+        vocab::ident(&mut b, rng);
+        b.ascii(" updated");
     }
     Draft::output(TOOL, Body::Text(b.finish()))
 }

@@ -1,10 +1,17 @@
 //! Empty output and empty error strings: a field that is there and holds nothing.
 
+use super::Writers;
 use crate::generate::buf::Written;
 use crate::generate::{Body, Ctx, Draft};
 
-/// An empty output, an empty error, or both.
-pub(crate) fn write(c: &mut Ctx) -> Draft {
+/// How this kind's outputs are written: [`write`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: None,
+};
+
+/// An empty output, an empty error, or both (of any target).
+pub(crate) fn write(c: &mut Ctx, _target: usize) -> Draft {
     let tool = c.rng.pick(&[
         "run_shell_command",
         "read_file",
@@ -32,7 +39,7 @@ mod tests {
     fn empty_kind_has_empty_strings() {
         let mut c = test_ctx(23);
         for _ in 0..20 {
-            let d = write(&mut c);
+            let d = write(&mut c, 0);
             let texts: Vec<&str> = d
                 .error
                 .iter()

@@ -4,6 +4,7 @@
 //! through files get: a `[File: PATH (N lines total)]` header, maybe `(N more lines above)`, numbered lines and
 //! a closing `(N more lines below)` marker ([`window`], which the edit kind's views share).
 
+use super::Writers;
 use crate::generate::buf::{TextBuf, Written};
 use crate::generate::cjk;
 use crate::generate::vocab::{self, MODULES, NOUNS, VERBS};
@@ -12,6 +13,12 @@ use crate::rng::Stream;
 
 /// The file extension of each language [`block`] writes, by its number.
 const EXTENSIONS: [&str; 5] = [".rs", ".ts", ".py", ".yaml", ".md"];
+
+/// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: Some(short),
+};
 
 /// Writes a file read of about `target` units.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
@@ -48,6 +55,36 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
                 units: lines.units(),
                 needles: Vec::new(),
             });
+        }
+    }
+    Draft::output("read_file", Body::Text(b.finish()))
+}
+
+/// A few settings of a config file.
+fn short(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 96);
+    loop {
+        b.ascii(rng.pick(NOUNS));
+        b.ascii("_");
+        b.ascii(rng.pick(MODULES));
+        b.ascii(" = ");
+        match rng.below(3) {
+            0 => b.num(rng.range(0, 100_000)),
+            1 => {
+                b.ascii("\"");
+                b.ascii(rng.pick(VERBS));
+                b.ascii("\"");
+            }
+            _ => {
+                b.ascii("\"");
+                vocab::src_path(&mut b, rng, "", ".json");
+                b.ascii("\"");
+            }
+        }
+        b.nl();
+        if b.units() + 20 >= target {
+            break;
         }
     }
     Draft::output("read_file", Body::Text(b.finish()))

@@ -5,10 +5,11 @@
 
 use serde_json::json;
 
+use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::cjk;
 use crate::generate::needles::NeedleKind;
-use crate::generate::vocab::{self, MODULES, NOUNS, PEOPLE, PROJECTS};
+use crate::generate::vocab::{self, MODULES, NOUNS, PEOPLE, PROJECTS, VERBS};
 use crate::generate::{Body, Ctx, Draft};
 use crate::rng::Stream;
 
@@ -165,6 +166,12 @@ const LABELS: &[(&str, &str)] = &[
     ("área: facturación", "0e8a16"),
 ];
 
+/// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: Some(short),
+};
+
 /// Writes one MCP result of about `target` UTF-16 units.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
     let (tool, shape) = c.rng.pick(SERVERS);
@@ -195,6 +202,45 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
         }
     }
     Draft::output(tool, Body::Text(b.finish()))
+}
+
+/// A small JSON object, its keys planted.
+fn short(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 96);
+    b.ascii("{");
+    let keys = ["id", "state", "updated_at", "title", "owner", "count"];
+    for (i, key) in keys.iter().enumerate() {
+        if i > 0 {
+            b.ascii(", ");
+        }
+        b.needle_line(NeedleKind::JsonKey, |b| {
+            b.ascii("\"");
+            b.ascii(key);
+            b.ascii("\"");
+        });
+        b.ascii(": ");
+        match i {
+            0 | 5 => b.num(rng.range(1, 100_000)),
+            2 => {
+                b.ascii("\"");
+                vocab::iso_time(&mut b, rng);
+                b.ascii("\"");
+            }
+            _ => {
+                b.ascii("\"");
+                b.ascii(rng.pick(NOUNS));
+                b.ascii("_");
+                b.ascii(rng.pick(VERBS));
+                b.ascii("\"");
+            }
+        }
+        if i >= 1 && b.units() + 24 >= target {
+            break;
+        }
+    }
+    b.ascii("}");
+    Draft::output("mcp__tracker__get_issue", Body::Text(b.finish()))
 }
 
 /// An issue list; each issue's title and body are Chinese with probability `zh`.

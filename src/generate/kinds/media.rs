@@ -3,14 +3,28 @@
 
 use serde_json::{Map, Value};
 
+use super::Writers;
 use crate::generate::buf::Written;
 use crate::generate::vocab::NOUNS;
 use crate::generate::{Body, Ctx, Draft};
 use crate::model::Part;
 use crate::rng::Stream;
 
+/// How this kind's outputs are written: [`write`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: None,
+};
+
+/// A media response, its base64 data of a size drawn from the scenario's media model (`target`, drawn from the
+/// same model, is not its size).
+pub(crate) fn write(c: &mut Ctx, _target: usize) -> Draft {
+    let bytes = c.knobs.media.sample(&mut c.rng);
+    with_bytes(c, bytes)
+}
+
 /// A media response: a short output plus an inlineData part with `bytes` of base64, or a fileData part.
-pub(crate) fn write(c: &mut Ctx, bytes: usize) -> Draft {
+fn with_bytes(c: &mut Ctx, bytes: usize) -> Draft {
     let rng = &mut c.rng;
     let name = format!("{}_{}", rng.pick(NOUNS), rng.below(100));
     let mut map = Map::new();
@@ -75,7 +89,7 @@ mod tests {
     fn media_parts_carry_valid_base64() {
         let mut c = test_ctx(22);
         for _ in 0..20 {
-            let d = write(&mut c, 1_000);
+            let d = with_bytes(&mut c, 1_000);
             assert_eq!(d.media.len(), 1);
             let part = &d.media[0];
             assert!(part.is_media());

@@ -3,11 +3,18 @@
 //! that is not a reminder, including near misses (a single newline after the reminder, or a different reminder
 //! text) that a finalizer must treat as ordinary output.
 
+use super::Writers;
 use crate::budget::PLAN_MODE_TOOL;
 use crate::generate::buf::{TextBuf, Written};
 use crate::generate::needles::NeedleKind;
 use crate::generate::vocab;
 use crate::generate::{Body, Ctx, Draft};
+
+/// How this kind's outputs are written: [`write`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: None,
+};
 
 /// Writes one `enter_plan_mode` response; `target` sizes the hook context or other text.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {

@@ -1,11 +1,18 @@
 //! Grep/search results: `path:line:match` lines for one identifier across files, ending with the match count
 //! (planted as the summary needle).
 
+use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::cjk;
 use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, NOUNS, VERBS};
 use crate::generate::{Body, Ctx, Draft};
+
+/// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: Some(short),
+};
 
 /// Writes grep/search results of about `target` units, ending with a match count.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
@@ -65,6 +72,37 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
         });
         b.num(files);
         b.ascii(if files == 1 { " file" } else { " files" });
+    });
+    Draft::output("search_file_content", Body::Text(b.finish()))
+}
+
+/// One or a few matches of an identifier and their count.
+fn short(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 160);
+    let needle = format!("{}_{}", rng.pick(VERBS), rng.pick(NOUNS));
+    let mut matches = 0u64;
+    loop {
+        vocab::src_path(&mut b, rng, "src/", ".py");
+        b.ascii(":");
+        b.num(rng.range(1, 900));
+        b.ascii(":    ");
+        b.ascii(&needle);
+        b.ascii("()\n");
+        matches += 1;
+        if b.units() + 70 >= target {
+            break;
+        }
+    }
+    b.needle_line(NeedleKind::SummaryLine, |b| {
+        b.num(matches);
+        b.ascii(if matches == 1 {
+            " match in "
+        } else {
+            " matches in "
+        });
+        b.num(matches);
+        b.ascii(if matches == 1 { " file" } else { " files" });
     });
     Draft::output("search_file_content", Body::Text(b.finish()))
 }

@@ -1,8 +1,15 @@
 //! Short success messages of writes, edits, todo lists, memory and directories; edits list what they changed.
 
+use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::vocab;
 use crate::generate::{Body, Ctx, Draft};
+
+/// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: Some(short),
+};
 
 /// Writes a short success message (longer targets list what was done).
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
@@ -56,6 +63,50 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
         b.ascii(": ");
         vocab::ident(&mut b, rng);
         b.ascii(" updated");
+    }
+    Draft::output(tool, Body::Text(b.finish()))
+}
+
+/// A write, a directory made or a task list updated, with the numbers and paths that make each one its own.
+fn short(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 96);
+    let tool = match rng.below(3) {
+        0 => {
+            b.ascii("Successfully wrote ");
+            b.num_grouped(rng.range(40, 400_000));
+            b.ascii(" bytes to ");
+            vocab::src_path(&mut b, rng, "src/", ".rs");
+            b.ascii(".");
+            "write_file"
+        }
+        1 => {
+            b.ascii("Created directory ");
+            vocab::src_path(&mut b, rng, "", "");
+            b.ascii("/");
+            vocab::ident(&mut b, rng);
+            b.ascii(".");
+            "create_directory"
+        }
+        _ => {
+            b.ascii("Todo list updated: ");
+            b.num(rng.below(20));
+            b.ascii(" pending, ");
+            b.num(rng.below(4));
+            b.ascii(" in progress, ");
+            b.num(rng.below(40));
+            b.ascii(" done; next: ");
+            vocab::ident(&mut b, rng);
+            b.ascii(".");
+            "write_todos"
+        }
+    };
+    // What else it did, when there is room.
+    while b.units() + 30 < target {
+        b.ascii("\n- ");
+        vocab::ident(&mut b, rng);
+        b.ascii(": ");
+        vocab::src_path(&mut b, rng, "src/", ".rs");
     }
     Draft::output(tool, Body::Text(b.finish()))
 }

@@ -4,6 +4,7 @@
 //! cut point lands inside a pair often.
 
 use super::shell::{exit_info, Exit};
+use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::PEOPLE;
@@ -73,6 +74,12 @@ const WORDS: &[&str] = &[
     "롤백했습니다",
     "野家",
 ];
+
+/// How this kind's outputs are written: [`write`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: None,
+};
 
 /// Writes one surrogate-heavy output of about `target` UTF-16 units.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {

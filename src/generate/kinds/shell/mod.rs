@@ -13,9 +13,11 @@ mod node;
 mod python;
 mod small;
 
+use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::cjk;
 use crate::generate::needles::NeedleKind;
+use crate::generate::vocab::{self, MODULES, NOUNS, VERBS};
 use crate::generate::{Body, Ctx, Draft};
 
 /// The tool name shell outputs are recorded under.
@@ -23,6 +25,12 @@ pub(crate) const TOOL: &str = "run_shell_command";
 
 /// Below this target a command is one of the short ones (status, listings, one-liners).
 const SMALL: usize = 900;
+
+/// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
+pub(super) const WRITERS: Writers = Writers {
+    long: write,
+    short: Some(short),
+};
 
 /// Writes one shell output of about `target` UTF-16 units.
 pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
@@ -51,6 +59,64 @@ pub(crate) fn write(c: &mut Ctx, target: usize) -> Draft {
         }
     };
     exit_info(&mut b, exit);
+    Draft::output(TOOL, Body::Text(b.finish()))
+}
+
+/// A command and its value: a version, a count, a commit, paths, a setting.
+fn short(c: &mut Ctx, target: usize) -> Draft {
+    let rng = &mut c.rng;
+    let mut b = TextBuf::with_capacity(target + 160);
+    let form = rng.below(5);
+    let module = rng.pick(MODULES);
+    let mut path = TextBuf::with_capacity(48);
+    vocab::src_path(&mut path, rng, "src/", ".py");
+    let command = match form {
+        0 => format!("pip list | grep {module}"),
+        1 => format!("wc -l {}", path.as_str()),
+        2 => "git log --oneline -3".to_string(),
+        3 => format!("find . -name '*{module}*'"),
+        _ => format!("grep -c {} src/{module}/*.py", rng.pick(NOUNS)),
+    };
+    header(&mut b, &command, None);
+    // The exit line the framing adds: about 13 units.
+    let framing = b.units() + 13;
+    loop {
+        match form {
+            0 => {
+                b.ascii(module);
+                b.ascii("-");
+                b.ascii(rng.pick(NOUNS));
+                b.ascii("  ");
+                vocab::version(&mut b, rng);
+            }
+            1 => {
+                b.num(rng.range(1, 4_000));
+                b.ascii(" ");
+                b.ascii(path.as_str());
+            }
+            2 => {
+                vocab::hex_id(&mut b, rng, 7);
+                b.ascii(" ");
+                b.ascii(&vocab::pascal_case(&vocab::third_person(rng.pick(VERBS))));
+                b.ascii(" ");
+                b.ascii(rng.pick(NOUNS));
+                b.ascii(" in ");
+                b.ascii(rng.pick(MODULES));
+            }
+            3 => vocab::src_path(&mut b, rng, "./src/", ".py"),
+            _ => {
+                vocab::src_path(&mut b, rng, "src/", ".py");
+                b.ascii(":");
+                b.num(rng.range(0, 300));
+            }
+        }
+        b.nl();
+        // Later lines are more of the same; a value alone when that is all the size allows.
+        if b.units() + 13 + 24 >= target.max(framing) {
+            break;
+        }
+    }
+    exit_info(&mut b, Exit(0, None));
     Draft::output(TOOL, Body::Text(b.finish()))
 }
 

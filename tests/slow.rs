@@ -1,0 +1,18 @@
+//! budgetlab's slow and tool-dependent integration tests, in a binary of their own so that the loop's
+//! `cargo test --test integration` stays short; `cargo test` (and CI) runs them too. Here: the tests that fit
+//! scenarios to corpora (calibrate), follow long simulations, run other programs (python3, node, strace, the
+//! scripts and the example external finalizers) or send signals.
+
+// Each binary uses its own part of the shared helpers.
+#[allow(dead_code)]
+mod support;
+
+mod calibrate;
+mod simulation;
+mod features;
+mod external;
+mod external_commands;
+mod differential;
+mod speed_script;
+mod scale_run;
+mod interrupted;

@@ -120,7 +120,7 @@ fn runs_of_other_inputs_are_one_line_a_scenario_and_their_rows_are_not_diffed() 
         "{verdict}"
     );
     assert!(
-        verdict.contains("- Checks: 8 passed, 2 failed."),
+        verdict.contains("- Checks: 12 passed, 2 failed."),
         "{verdict}"
     );
 }
@@ -136,7 +136,7 @@ fn rows_that_differ_are_ranked_by_their_largest_change() {
         mean = first["retention"]["mean"].as_f64().unwrap();
         first["retention"]["mean"] = (mean - 0.02).into();
         // Later, the larger: writes tripled (+200%).
-        let later = row_of(r, "pre-persisted", "abs-20000", "codex");
+        let later = row_of(r, "pre-persisted", "abs-12000", "reference");
         writes = later["persistence"]["writes"].as_u64().unwrap();
         later["persistence"]["writes"] = (writes * 3).into();
     });
@@ -151,7 +151,7 @@ fn rows_that_differ_are_ranked_by_their_largest_change() {
         format!(
             "| # | scenario | budget | strategy | metric | A | B | change |\n\
              |---:|---|---|---|---|---:|---:|---:|\n\
-             | 1 | pre-persisted | abs-20000 | codex | persistence.writes | {writes} | {} | +{} (+200.0%) |\n\
+             | 1 | pre-persisted | abs-12000 | reference | persistence.writes | {writes} | {} | +{} (+200.0%) |\n\
              | 2 | surrogate-storm | abs-1000 | greedy | retention.mean | {:.2}% | {:.2}% | -2.00 pp |\n",
             writes * 3,
             writes * 2,
@@ -167,7 +167,7 @@ fn rows_that_differ_are_ranked_by_their_largest_change() {
         .iter()
         .map(|r| (r["rank"].clone(), r["strategy"].clone(), r["size"].clone()))
         .collect();
-    assert_eq!(ranked[0], (json!(1), json!("codex"), json!(2.0)));
+    assert_eq!(ranked[0], (json!(1), json!("reference"), json!(2.0)));
     assert_eq!((&ranked[1].0, &ranked[1].1), (&json!(2), &json!("greedy")));
     assert!(
         (ranked[1].2.as_f64().unwrap() - 0.02).abs() < 1e-9,
@@ -192,18 +192,13 @@ fn cost_shows_only_changes_beyond_the_stated_noise_threshold() {
         ratios.0 = noise["cost"]["floorRatio"].as_f64().unwrap();
         noise["cost"]["floorRatio"] = (ratios.0 * 1.5).into();
         // A change: three times as slow.
-        let slower = row_of(r, "pre-persisted", "abs-1000", "reference");
+        let slower = row_of(r, "pre-persisted", "abs-5000", "reference");
         ratios.1 = slower["cost"]["floorRatio"].as_f64().unwrap();
         slower["cost"]["floorRatio"] = (ratios.1 * 3.0).into();
     });
-    let line = |scenario: &str,
-                strategy: &str,
-                rank: usize,
-                ratio: f64,
-                factor: f64,
-                change: &str| {
+    let line = |place: &str, strategy: &str, rank: usize, ratio: f64, factor: f64, change: &str| {
         format!(
-            "| {rank} | {scenario} | abs-1000 | {strategy} | cost.floorRatio | {:.2}x | {:.2}x | {change} |\n",
+            "| {rank} | {place} | {strategy} | cost.floorRatio | {:.2}x | {:.2}x | {change} |\n",
             ratio,
             ratio * factor
         )
@@ -220,7 +215,7 @@ fn cost_shows_only_changes_beyond_the_stated_noise_threshold() {
     assert!(text.contains("1 of 18 rows differ"), "{text}");
     assert!(
         text.contains(&line(
-            "pre-persisted",
+            "pre-persisted | abs-5000",
             "reference",
             1,
             ratios.1,
@@ -241,8 +236,22 @@ fn cost_shows_only_changes_beyond_the_stated_noise_threshold() {
     assert!(
         text.contains(&format!(
             "{}{}",
-            line("pre-persisted", "reference", 1, ratios.1, 3.0, "+200.0%"),
-            line("surrogate-storm", "greedy", 2, ratios.0, 1.5, "+50.0%")
+            line(
+                "pre-persisted | abs-5000",
+                "reference",
+                1,
+                ratios.1,
+                3.0,
+                "+200.0%"
+            ),
+            line(
+                "surrogate-storm | abs-1000",
+                "greedy",
+                2,
+                ratios.0,
+                1.5,
+                "+50.0%"
+            )
         )),
         "{text}"
     );
@@ -341,7 +350,11 @@ fn two_strategies_of_one_run_go_side_by_side_with_their_paired_interval() {
 
     expect_bad_input(
         &["compare", path(&a), "--strategies", "reference,nosuch"],
-        "invalid --strategies \"reference,nosuch\": ",
+        &format!(
+            "invalid --strategies \"reference,nosuch\": {} has no strategy \"nosuch\"; it has codex, greedy, \
+             reference",
+            a.join("results.json").display()
+        ),
     );
     expect_bad_input(
         &["compare", path(&a), "--strategies", "greedy,greedy"],

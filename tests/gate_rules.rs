@@ -4,7 +4,10 @@
 
 use std::sync::OnceLock;
 
-use budgetlab::gate::{check, compare, CheckJob, CompareJob, Metric, Tolerances, Verdict};
+use budgetlab::gate::compare::thresholds;
+use budgetlab::gate::{
+    check, compare, CheckJob, CompareJob, CompareWith, Metric, Tolerances, Verdict,
+};
 use budgetlab::metrics::Aggregate;
 use budgetlab::run::{
     merge, PlanRequest, RunResults, ShardReport, WorkloadInfo, WorkloadSource, Workloads,
@@ -370,22 +373,41 @@ fn compare_lists_every_kind_of_input_difference_and_the_rows_of_other_strategies
     for (what, other, phrase) in input_changes(&a.inputs.scenarios[0]) {
         let mut b = a.clone();
         b.inputs.scenarios[0] = other;
-        let c = compare(&a, &b, &Metric::ALL, "a", "b");
+        let c = compare(
+            &a,
+            &b,
+            &Metric::ALL,
+            &thresholds::<&str>(&[]).unwrap(),
+            "a",
+            "b",
+        );
+        let lines: Vec<String> = c.input_changes.iter().map(|i| i.line()).collect();
         assert_eq!(
-            c.input_changes,
-            [format!("surrogate-storm: {phrase} (A vs B)")],
+            lines,
+            [format!(
+                "surrogate-storm: {phrase} (A vs B); {} rows not compared",
+                a.rows.len()
+            )],
             "{what}"
         );
+        assert_eq!((c.compared_rows, c.rows.len()), (0, 0), "{what}");
         let text = budgetlab::gate::compare::render(&c);
         assert!(
-            text.contains("Scenarios whose inputs differ:"),
+            text.contains("Scenarios whose inputs differ, so their rows are not compared"),
             "{what}: {text}"
         );
     }
     let mut b = a.clone();
     b.inputs.strategies = vec!["reference".into()];
     b.rows.retain(|r| r.strategy != "greedy");
-    let c = compare(&a, &b, &Metric::ALL, "a", "b");
+    let c = compare(
+        &a,
+        &b,
+        &Metric::ALL,
+        &thresholds::<&str>(&[]).unwrap(),
+        "a",
+        "b",
+    );
     assert_eq!(
         c.only_a,
         [
@@ -423,8 +445,9 @@ fn check_and_compare_refuse_results_of_another_schema_version() {
         assert_eq!(err.to_string(), expected);
         let err = CompareJob {
             a: baseline.clone(),
-            b: current.clone(),
+            with: CompareWith::Run(current.clone()),
             cost: false,
+            thresholds: Vec::new(),
         }
         .run()
         .unwrap_err();

@@ -1,5 +1,5 @@
-//! `budgetlab compare A B`: the differences of two runs' tracked metrics, row by row, as a Markdown table or,
-//! with `--json`, as JSON.
+//! `budgetlab compare A B` / `compare RUN --strategies A,B`: the differences of two runs' tracked metrics, row
+//! by row, or of two strategies of one run, as a Markdown table or, with `--json`, as JSON.
 
 use std::path::PathBuf;
 
@@ -14,13 +14,24 @@ pub(crate) struct CompareArgs {
     /// Run A: a report folder, or its results.json.
     #[arg(value_name = "A")]
     pub(crate) a: PathBuf,
-    /// Run B: a report folder, or its results.json.
-    #[arg(value_name = "B")]
-    pub(crate) b: PathBuf,
+    /// Run B: a report folder, or its results.json (not with --strategies).
+    #[arg(
+        value_name = "B",
+        required_unless_present = "strategies",
+        conflicts_with = "strategies"
+    )]
+    pub(crate) b: Option<PathBuf>,
+    /// Two strategies of run A side by side, scenario and budget by scenario and budget, instead of two runs.
+    #[arg(long, value_name = "A,B")]
+    pub(crate) strategies: Option<String>,
     /// Compare the cost too: over the floor, as the gate checks it, and the median time (both differ between
     /// any two runs).
     #[arg(long)]
     pub(crate) cost: bool,
+    /// How far a metric may move unshown, METRIC=VALUE[,...] as check's --tolerance (default: any change; cost
+    /// and time ±100%, check's cost tolerance); may be repeated.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) threshold: Vec<String>,
     /// Print the comparison as JSON instead of Markdown.
     #[arg(long)]
     pub(crate) json: bool,
@@ -30,8 +41,13 @@ pub(crate) struct CompareArgs {
 pub(crate) fn execute(args: CompareArgs) -> anyhow::Result<Status> {
     let job = budgetlab::gate::CompareJob {
         a: args.a,
-        b: args.b,
+        // clap requires B or --strategies, and not both.
+        with: match args.strategies {
+            Some(spec) => budgetlab::gate::CompareWith::Strategies(spec),
+            None => budgetlab::gate::CompareWith::Run(args.b.unwrap_or_default()),
+        },
         cost: args.cost,
+        thresholds: args.threshold,
     };
     let comparison = job.run()?;
     if args.json {

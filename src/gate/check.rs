@@ -7,7 +7,7 @@ use super::tolerance::{Tolerance, Tolerances};
 use crate::error::{Error, Result};
 use crate::metrics::Metric;
 use crate::metrics::{Aggregate, RowKey, StrategyKey};
-use crate::run::RunResults;
+use crate::run::{RunResults, WorkloadInfo, QUICK_BATCHES};
 use crate::scenario::BudgetLabel;
 
 /// What a check tests.
@@ -117,6 +117,27 @@ pub fn comparable(
     ))
 }
 
+/// The flags that run a scenario as the baseline ran it, where the batches or the seed are what differ:
+/// ` (budgetlab run --batches 12, the size of run --quick)`; empty otherwise.
+fn rerun_hint(base: &WorkloadInfo, current: &WorkloadInfo) -> String {
+    let mut flags = String::new();
+    if base.batches != current.batches {
+        flags.push_str(&format!(" --batches {}", base.batches));
+    }
+    if base.seed != current.seed {
+        flags.push_str(&format!(" --seed {}", base.seed));
+    }
+    if flags.is_empty() {
+        return String::new();
+    }
+    let quick = if base.batches == QUICK_BATCHES && base.batches != current.batches {
+        ", the size of run --quick"
+    } else {
+        ""
+    };
+    format!(" (budgetlab run{flags}{quick})")
+}
+
 /// Checks `current` against `baseline` with `tolerances`. `baseline_name` and `current_name` say where they came
 /// from, for the report.
 pub fn check(
@@ -156,8 +177,9 @@ pub fn check(
                 failure: (!differences.is_empty()).then(|| {
                     format!(
                         "the scenario's inputs differ from the baseline's ({}, baseline vs current), so its \
-                         metrics are not compared: run it as the baseline was run, or refresh the baseline",
-                        differences.join(", ")
+                         metrics are not compared: run it as the baseline was run{}, or refresh the baseline",
+                        differences.join(", "),
+                        rerun_hint(base, info)
                     )
                 }),
             });
@@ -286,6 +308,30 @@ mod tests {
         .unwrap()
         .run(&|_| {})
         .results
+    }
+
+    #[test]
+    fn a_rerun_hint_names_the_baselines_batches_and_seed() {
+        let base = tiny_run().inputs.scenarios[0].clone();
+        let mut other = base.clone();
+        assert_eq!(rerun_hint(&base, &other), "");
+        other.batches = 60;
+        assert_eq!(rerun_hint(&base, &other), " (budgetlab run --batches 3)");
+        let mut quick = base.clone();
+        quick.batches = QUICK_BATCHES;
+        other.seed += 1;
+        assert_eq!(
+            rerun_hint(&quick, &other),
+            format!(
+                " (budgetlab run --batches 12 --seed {}, the size of run --quick)",
+                base.seed
+            )
+        );
+        other.batches = QUICK_BATCHES;
+        assert_eq!(
+            rerun_hint(&quick, &other),
+            format!(" (budgetlab run --seed {})", base.seed)
+        );
     }
 
     fn verdict(baseline: &RunResults, current: &RunResults) -> Verdict {

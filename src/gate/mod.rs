@@ -14,7 +14,9 @@ pub mod tolerance;
 
 pub use crate::metrics::{Metric, Unit};
 pub use check::{check, comparable, CheckCase, CheckKind, Verdict};
-pub use compare::{compare, Comparison, MetricChange, RowChange};
+pub use compare::{
+    compare, compare_strategies, Comparison, InputChange, MetricChange, RowChange, Sides,
+};
 pub use json::VerdictJson;
 pub use junit::JUnitXml;
 pub use markdown::VerdictMarkdown;
@@ -81,23 +83,64 @@ impl CheckJob {
 pub struct CompareJob {
     /// Run A: a report folder or its `results.json`.
     pub a: PathBuf,
-    /// Run B.
-    pub b: PathBuf,
+    /// What A is compared with.
+    pub with: CompareWith,
     /// Whether to compare the cost too (it differs between any two runs).
     pub cost: bool,
+    /// The `--threshold` specs, in order.
+    pub thresholds: Vec<String>,
+}
+
+/// What `compare` puts beside run A.
+#[derive(Debug, Clone)]
+pub enum CompareWith {
+    /// Run B: a report folder or its `results.json`.
+    Run(PathBuf),
+    /// Two strategies of run A, `A,B` as given to `--strategies`.
+    Strategies(String),
 }
 
 impl CompareJob {
-    /// Reads both runs and compares them.
+    /// Reads the run(s) and compares them.
     pub fn run(&self) -> Result<Comparison> {
-        let (a, a_name) = load_results(&self.a)?;
-        let (b, b_name) = load_results(&self.b)?;
-        comparable(&a, &b, &b_name, &format!("A ({a_name})"))?;
+        let thresholds = compare::thresholds(&self.thresholds)?;
+        if !self.cost {
+            for spec in &self.thresholds {
+                for item in spec.split(',').map(str::trim) {
+                    let name = item.split_once('=').map_or(item, |(n, _)| n).trim();
+                    if Metric::parse(name).is_some_and(|m| !m.deterministic()) {
+                        return Err(crate::error::Error::invalid(
+                            "--threshold",
+                            item,
+                            format!("{name} is compared only with --cost"),
+                        ));
+                    }
+                }
+            }
+        }
         let metrics: Vec<Metric> = Metric::ALL
             .into_iter()
             .filter(|m| self.cost || m.deterministic())
             .collect();
-        Ok(compare(&a, &b, &metrics, &a_name, &b_name))
+        let (a, a_name) = load_results(&self.a)?;
+        match &self.with {
+            CompareWith::Run(b) => {
+                let (b, b_name) = load_results(b)?;
+                comparable(&a, &b, &b_name, &format!("A ({a_name})"))?;
+                Ok(compare(&a, &b, &metrics, &thresholds, &a_name, &b_name))
+            }
+            CompareWith::Strategies(spec) => {
+                let (sa, sb) = compare::strategy_pair(spec, &a, &a_name)?;
+                Ok(compare_strategies(
+                    &a,
+                    &sa,
+                    &sb,
+                    &metrics,
+                    &thresholds,
+                    &a_name,
+                ))
+            }
+        }
     }
 }
 
@@ -127,8 +170,9 @@ mod tests {
         }
         let job = |cost| CompareJob {
             a: dir.path().join("a"),
-            b: dir.path().join("b").join("results.json"),
+            with: CompareWith::Run(dir.path().join("b").join("results.json")),
             cost,
+            thresholds: Vec::new(),
         };
         let deterministic: Vec<Metric> = Metric::ALL
             .into_iter()

@@ -111,13 +111,25 @@ impl Tolerances {
         Ok(out)
     }
 
+    /// Every metric at the tolerance `default` gives it (`compare`'s thresholds start from their own defaults).
+    pub fn with_defaults(default: impl Fn(Metric) -> Tolerance) -> Tolerances {
+        Tolerances {
+            by_metric: Metric::ALL.map(default),
+        }
+    }
+
     /// Applies one spec, `METRIC=VALUE[,METRIC=VALUE...]`.
     pub fn apply(&mut self, spec: &str) -> Result<()> {
+        self.apply_flag("--tolerance", spec)
+    }
+
+    /// Applies one spec given with `flag` (named in errors): `--tolerance` of check, `--threshold` of compare.
+    pub fn apply_flag(&mut self, flag: &str, spec: &str) -> Result<()> {
         for item in spec.split(',').map(str::trim) {
-            let bad = |reason: String| Error::invalid("--tolerance", item, reason);
+            let bad = |reason: String| Error::invalid(flag, item, reason);
             if item.is_empty() {
                 return Err(Error::invalid(
-                    "--tolerance",
+                    flag,
                     spec,
                     "empty item; expected METRIC=VALUE[,METRIC=VALUE...], e.g. retention=0.01,cost=3",
                 ));

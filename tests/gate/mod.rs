@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod compare;
 mod cost;
 mod refusals;
 
@@ -155,16 +156,72 @@ fn merge_refuses_what_is_not_one_whole_sharded_run() {
     merge(&[dir("a0"), dir("a1")], "batches.jsonl: No such file");
 }
 
+/// The commands of the README's `compare` example (`cargo run --release -- ARGS`), as the binary's arguments.
+fn readme_compare_commands() -> Vec<Vec<String>> {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("```sh\n")
+        .find(|b| b.contains("-- compare reports/baseline reports/latest"))
+        .expect("the README's compare example");
+    block
+        .split("```")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("cargo run --release -- "))
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect()
+}
+
+/// The README's own flow, in a folder holding the committed baseline: a quick run, then `compare` and `check`
+/// against the baseline, which agree on what they ran; then the same run checked with a JUnit report.
 #[test]
 fn a_fresh_quick_run_passes_the_committed_baseline() {
     let tmp = tempfile::tempdir().unwrap();
-    let current = tmp.path().join("latest");
-    budgetlab()
-        .args(["run", "--quick", "--out"])
-        .arg(&current)
-        .assert()
-        .success();
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/baseline/results.json");
+    fs::create_dir_all(tmp.path().join("reports/baseline")).unwrap();
+    fs::copy(&baseline, tmp.path().join("reports/baseline/results.json")).unwrap();
+    let rows = read_json(&baseline)["rows"].as_array().unwrap().len();
+    let commands = readme_compare_commands();
+    assert_eq!(
+        commands.iter().map(|c| c[0].as_str()).collect::<Vec<_>>(),
+        ["run", "compare", "check", "compare"]
+    );
+    for args in &commands {
+        let out = budgetlab()
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}; the quick run no longer matches reports/baseline/ (see reports/baseline/README.md to \
+             refresh it):\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        match args[..2].join(" ").as_str() {
+            "compare reports/baseline" => {
+                assert!(
+                    stdout.ends_with(&format!(
+                        "\nNo tracked metric differs beyond its threshold in the {rows} rows compared.\n"
+                    )),
+                    "{stdout}"
+                );
+                assert!(!stdout.contains("inputs differ"), "{stdout}");
+            }
+            "check --baseline" => {
+                assert!(
+                    stdout.starts_with("## budgetlab check: passed\n"),
+                    "{stdout}"
+                )
+            }
+            _ => {}
+        }
+    }
+    let current = tmp.path().join("reports/latest");
     let junit = tmp.path().join("ci/check.xml");
     // Cost is checked too, with the default tolerance: as the strategy's time over the floor's, measured side by
     // side, it does not move with the load that the other tests put on the machine meanwhile.
@@ -440,13 +497,16 @@ fn compare_tables_only_what_differs() {
     };
     let same = compare(&base, &base.join("results.json"), &[]);
     assert!(
-        same.contains("No tracked metric differs between the rows both runs have."),
+        same.contains("No tracked metric differs beyond its threshold in the 18 rows compared."),
         "{same}"
     );
     assert!(same.contains("18 rows in both"), "{same}");
 
     let text = compare(&base, &current, &[]);
-    assert!(text.contains("1 of 18 rows differ:"), "{text}");
+    assert!(
+        text.contains("1 of 18 rows differ, the largest change first:"),
+        "{text}"
+    );
     assert!(
         text.contains("| scenario | budget | strategy | metric | A | B | change |"),
         "{text}"

@@ -8,11 +8,11 @@
 mod support;
 
 mod calibrate;
-mod simulation;
-mod features;
+mod differential;
 mod external;
 mod external_commands;
-mod differential;
-mod speed_script;
-mod scale_run;
+mod features;
 mod interrupted;
+mod scale_run;
+mod simulation;
+mod speed_script;

@@ -22,7 +22,10 @@ pub use externals::{
 pub use folder::{
     check_aside, check_folder, is_report_folder, take_warnings, write_folder, PendingFolder, MARKER,
 };
-pub use pages::{redraw, sweep_folder_files, write_sweep, Redrawn, INDEX as INDEX_HTML};
+pub use pages::{
+    profile_folder_files, redraw, sweep_folder_files, write_profile, write_sweep, Redrawn,
+    INDEX as INDEX_HTML,
+};
 
 use crate::error::Result;
 use crate::run::{BatchFilesSha256, RunOutput, RunPlan, RunResults};

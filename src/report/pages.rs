@@ -5,10 +5,11 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use super::chart::{self, data::TurnTallies, PlottersBackend, Rendered, CHART_DIR};
+use super::chart::{self, data::TurnTallies, Rendered, Source, CHART_DIR};
 use super::{folder, html, write_folder};
 use crate::atomic::{AtomicFile, Destination};
 use crate::error::{Error, Result};
+use crate::profile::{markdown, ProfileReport};
 use crate::run::RunResults;
 use crate::sweep::SweepResults;
 
@@ -29,16 +30,16 @@ pub(crate) fn run_files(
     results: &RunResults,
     turns: Option<&TurnTallies>,
 ) -> Result<Vec<(String, Vec<u8>)>> {
-    let charts = chart::render(chart::run_charts(results, turns), &PlottersBackend)?;
+    let run = chart::Run { results, turns };
+    let charts = chart::render(Source::Run(run))?;
     let mut files = chart_files(&charts);
-    let per_turn = turns.is_some_and(|t| t.turns() > 0);
-    let page = html::run_page(results, &charts, per_turn);
+    let page = html::run_page(results, &charts, run.per_turn());
     files.push((INDEX.to_string(), page.into_bytes()));
     Ok(files)
 }
 
 fn sweep_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
-    let charts = chart::render(chart::sweep_charts(sweep), &PlottersBackend)?;
+    let charts = chart::render(Source::Sweep(sweep))?;
     let mut files = chart_files(&charts);
     files.push((
         INDEX.to_string(),
@@ -60,6 +61,28 @@ pub fn sweep_folder_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>
     let mut files = vec![(SWEEP_JSON.to_string(), json)];
     files.extend(sweep_files(sweep)?);
     Ok(files)
+}
+
+/// The file a profile's folder holds the profile in.
+const PROFILE_JSON: &str = "profile.json";
+
+/// Every file of a profile's folder (`budgetlab profile --out`): `profile.json` (the [`ProfileReport`]),
+/// `summary.md` (the Markdown printed on stdout) and its charts, without touching the disk.
+pub fn profile_folder_files(report: &ProfileReport) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut json = serde_json::to_vec_pretty(report)
+        .map_err(|e| Error::io(PROFILE_JSON, std::io::Error::other(e)))?;
+    json.push(b'\n');
+    let mut files = vec![
+        (PROFILE_JSON.to_string(), json),
+        ("summary.md".to_string(), markdown(report).into_bytes()),
+    ];
+    files.extend(chart_files(&chart::render(Source::Profile(report))?));
+    Ok(files)
+}
+
+/// Writes a profile's folder (see [`profile_folder_files`]) as the complete content of `dir`, atomically.
+pub fn write_profile(dir: &Path, report: &ProfileReport) -> Result<()> {
+    write_folder(dir, &profile_folder_files(report)?)
 }
 
 /// What `budgetlab report` redrew.

@@ -49,7 +49,7 @@ pub(crate) fn execute(args: ProfileArgs) -> anyhow::Result<Status> {
     }
     .run()?;
     if let Some(out) = &args.out {
-        budgetlab::report::write_profile(out, &report)?;
+        budgetlab::report::ReportWriter::new(out).profile(&report)?;
     }
     emit(markdown(&report).as_bytes())?;
     Ok(Status::Done)

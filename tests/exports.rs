@@ -8,7 +8,9 @@ use std::sync::OnceLock;
 
 use assert_cmd::Command;
 use budgetlab::metrics::{RowKey, StrategyKey};
-use budgetlab::report::chart::data;
+use budgetlab::report::chart::{
+    compliance, curves, data, needles, overshoot, persistence, retention,
+};
 use budgetlab::run::{parse_records, BatchRecord, RunResults};
 use serde_json::Value;
 
@@ -427,7 +429,7 @@ fn chart_data_follows_the_records_and_rows() {
         records.iter().filter(|r| r.strategy == strategy).collect()
     };
 
-    let grid = data::compliance_grid(&results);
+    let grid = compliance::compliance_grid(&results);
     assert_eq!(grid.strategies, results.inputs.strategies);
     for (s, strategy) in grid.strategies.iter().enumerate() {
         for (w, scenario) in grid.scenarios.iter().enumerate() {
@@ -445,7 +447,7 @@ fn chart_data_follows_the_records_and_rows() {
     }
 
     let turns = data::TurnTallies::of(&results.inputs, &records);
-    let overshoot = data::overshoot(&results, Some(&turns));
+    let overshoot = overshoot::overshoot(&results, Some(&turns));
     assert!(overshoot.per_turn);
     for row in &overshoot.rows {
         let mine = of(&row.strategy);
@@ -479,7 +481,7 @@ fn chart_data_follows_the_records_and_rows() {
     }
     assert!(overshoot.rows.iter().any(|r| r.over > 0));
 
-    let needles = data::needle_survival(&results);
+    let needles = needles::needle_survival(&results);
     for row in &needles.rows {
         let mine = of(&row.strategy);
         let count = |kind: Option<&str>, survived: bool| -> u64 {
@@ -508,7 +510,7 @@ fn chart_data_follows_the_records_and_rows() {
         }
     }
 
-    let io = data::persistence_io(&results);
+    let io = persistence::persistence_io(&results);
     for row in &io.rows {
         let mine = of(&row.strategy);
         let turns = mine.len() as f64;
@@ -532,7 +534,7 @@ fn chart_data_follows_the_records_and_rows() {
     assert!(io.rows.iter().any(|r| r.first_writes > 0.0));
 
     // The retention CDF of a strategy: the share of its over-budget turns keeping at most x.
-    let cdf = data::retention_cdf(&results, Some(&turns));
+    let cdf = retention::retention_cdf(&results, Some(&turns));
     assert!(cdf.per_turn);
     for series in cdf.panels.iter().flat_map(|p| &p.series) {
         let kept: Vec<f64> = of(&series.name)
@@ -552,7 +554,7 @@ fn chart_data_follows_the_records_and_rows() {
     }
 
     // Budget curves: one point per budget of the scenario, the row's value.
-    let (scenario, curves) = data::budget_curves(&results).unwrap();
+    let (scenario, curves) = curves::budget_curves(&results).unwrap();
     let info = results
         .inputs
         .scenarios

@@ -10,6 +10,7 @@ use clap::Args;
 
 use budgetlab::atomic::{AtomicFile, Destination, Named};
 use budgetlab::conform;
+use budgetlab::report::ReportWriter;
 
 use super::flags::{ExternalArgs, ReportFolder};
 use super::output::{emit, junit_on_stdout, progress, write_file};
@@ -58,7 +59,8 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
     };
     let used = std::slice::from_ref(&strategy);
     let logs = args.externals.report_logs();
-    budgetlab::report::check_folders(&args.out.dir, used, logs).context("--out")?;
+    let writer = ReportWriter::new(&args.out.dir).with_externals(&externals, used, logs);
+    writer.check().context("--out")?;
     // A JUnit file to replace is begun before the run (its temporary file made beside it), so that a folder it
     // cannot be written in is refused before the report is, not after; a stream is opened only at the end.
     let mut junit_file = None;
@@ -71,11 +73,7 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
     }
     let seed = budgetlab::Seed(args.seed.unwrap_or(conform::DEFAULT_SEED));
     let bar = progress(conform::CaseSet::new(seed, cases).len(), "cases");
-    let report = budgetlab::report::write_with_externals(
-        &args.out.dir,
-        &externals,
-        used,
-        logs,
+    let report = writer.write_with(
         |_| {
             let finalizer = strategy.build();
             Ok(conform::ConformJob {

@@ -194,10 +194,10 @@ impl ExternalArgs {
     }
 
     /// Where the external strategies of a command writing a report folder log: `--external-log`, or the report.
-    pub(crate) fn report_logs(&self) -> budgetlab::report::ExternalLogs<'_> {
+    pub(crate) fn report_logs(&self) -> budgetlab::external::ExternalLogs<'_> {
         self.external_log.as_deref().map_or(
-            budgetlab::report::ExternalLogs::InReport,
-            budgetlab::report::ExternalLogs::In,
+            budgetlab::external::ExternalLogs::InReport,
+            budgetlab::external::ExternalLogs::In,
         )
     }
 }

@@ -32,7 +32,7 @@ pub(crate) fn execute(args: MergeArgs) -> anyhow::Result<Status> {
         .map(|dir| budgetlab::run::ShardReport::load(dir))
         .collect::<budgetlab::Result<Vec<_>>>()?;
     let list = budgetlab::run::shard_list(&shards);
-    let results = budgetlab::report::write_merged(&args.out.dir, shards)?;
+    let results = budgetlab::report::ReportWriter::new(&args.out.dir).merge(shards)?;
     eprintln!(
         "budgetlab: merged shards {list} ({} rows) into {}; open {}",
         results.rows.len(),

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use budgetlab::atomic::{refuse_inside, Named};
-use budgetlab::profile::{markdown, write_report, ProfileJob};
+use budgetlab::profile::{markdown, ProfileJob};
 
 use super::flags::existing_path;
 use super::output::emit;
@@ -49,7 +49,7 @@ pub(crate) fn execute(args: ProfileArgs) -> anyhow::Result<Status> {
     }
     .run()?;
     if let Some(out) = &args.out {
-        write_report(out, &report)?;
+        budgetlab::report::ReportWriter::new(out).profile(&report)?;
     }
     emit(markdown(&report).as_bytes())?;
     Ok(Status::Done)

@@ -17,7 +17,7 @@ pub(crate) struct ReportArgs {
 
 /// Redraws the folder's charts and page, and says what it read.
 pub(crate) fn execute(args: ReportArgs) -> anyhow::Result<Status> {
-    let redrawn = budgetlab::report::redraw(&args.dir)?;
+    let redrawn = budgetlab::report::ReportWriter::new(&args.dir).redraw()?;
     eprintln!(
         "budgetlab: {} charts and index.html redrawn from {}{} in {}",
         redrawn.charts,

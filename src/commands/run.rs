@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use budgetlab::atomic::Named;
-use budgetlab::report::{check_folders, stream_run, streamed_files, write_with_externals};
+use budgetlab::report::ReportWriter;
 use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
 
 use super::flags::{existing_path, help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
@@ -102,7 +102,8 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let plan = args.request(slowdown, &externals).plan()?;
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
-    check_folders(&out.dir, &plan.strategies, logs).context("--out")?;
+    let writer = ReportWriter::new(&out.dir).with_externals(&externals, &plan.strategies, logs);
+    writer.check().context("--out")?;
     let mut inputs: Vec<Named> = args
         .scenarios
         .iter()
@@ -125,14 +126,7 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     }
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let output = write_with_externals(
-        &out.dir,
-        &externals,
-        &plan.strategies,
-        logs,
-        |staging| stream_run(&plan, staging, &|n| bar.inc(n)),
-        streamed_files,
-    )?;
+    let output = writer.run(&plan, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     let rows = output.results.rows.len();
     let within = output

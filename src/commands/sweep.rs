@@ -4,6 +4,7 @@
 use anyhow::Context;
 use clap::Args;
 
+use budgetlab::report::ReportWriter;
 use budgetlab::run::{cost::SLOWDOWN_VAR, Slowdown};
 use budgetlab::sweep::{SweepParameter, SweepRequest};
 
@@ -83,7 +84,8 @@ pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     }
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
-    budgetlab::report::check_folders(&out.dir, &plan.run.strategies, logs).context("--out")?;
+    let writer = ReportWriter::new(&out.dir).with_externals(&externals, &plan.run.strategies, logs);
+    writer.check().context("--out")?;
     let scenario: Vec<_> = existing_path("--scenario", &args.scenario.value)
         .into_iter()
         .collect();
@@ -91,14 +93,7 @@ pub(crate) fn execute(args: SweepArgs) -> anyhow::Result<Status> {
     scenario_notes("--scenario", std::slice::from_ref(&args.scenario.value));
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let results = budgetlab::report::write_with_externals(
-        &out.dir,
-        &externals,
-        &plan.run.strategies,
-        logs,
-        |_| Ok(plan.run(&|n| bar.inc(n))),
-        budgetlab::report::sweep_folder_files,
-    )?;
+    let results = writer.sweep(&plan, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     eprintln!(
         "budgetlab: {} turns at {} points written to {}; open {}",

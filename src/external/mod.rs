@@ -19,6 +19,7 @@ mod log;
 pub mod protocol;
 mod registry;
 mod serve;
+mod session;
 mod split;
 mod surrogates;
 
@@ -30,6 +31,7 @@ pub use finalizer::ExternalFinalizer;
 pub use log::{check_log_dir, LOG_LIMIT};
 pub use registry::{save_and_describe, ExternalRegistry};
 pub use serve::{serve, Served};
+pub use session::{ExternalLogs, Stopped};
 pub use split::split_command;
 pub use surrogates::{find_lone_surrogates, replace_lone_surrogates, LoneSurrogates};
 

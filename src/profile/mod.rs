@@ -15,17 +15,16 @@
 //! the detector finds). Batches are read in parallel and folded in order, so a profile does not depend on the
 //! thread count. Around it: [`ProfileJob`] reads the sources `budgetlab profile` is given into a
 //! [`ProfileReport`], [`markdown`] renders it (side by side, with differences against `--compare`), and
-//! [`write_report`] writes the report folder (`profile.json`, `summary.md`, the charts).
+//! the report folder of `budgetlab profile --out` (`profile.json`, `summary.md`, the charts) is written by the
+//! report module.
 
 mod facts;
 mod markdown;
-mod report;
 mod source;
 pub mod stats;
 
 pub use facts::{is_found, BatchFacts, OutputFacts};
 pub use markdown::markdown;
-pub use report::{profile_charts, render_files, size_cdf_points, write_report};
 pub use source::{read_batches_file, ProfileJob, ProfileReport};
 pub use stats::{nearest_rank, percentile, share, Distribution, Positions};
 

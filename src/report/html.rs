@@ -111,9 +111,9 @@ fn figures(out: &mut String, charts: &[Rendered]) {
             "<figure id=\"chart-{stem}\">\n<h3>{title}</h3>\n<a href=\"{png}\"><img src=\"{svg}\" alt=\"{title}\" \
 loading=\"eager\"></a>\n<figcaption>{caption} <span class=\"files\">(<a href=\"{svg}\">SVG</a> · \
 <a href=\"{png}\">PNG</a>)</span></figcaption>\n</figure>\n",
-            stem = escape(&c.spec.stem),
-            title = escape(&c.spec.title),
-            caption = prose(&c.spec.caption),
+            stem = escape(&c.stem),
+            title = escape(&c.title),
+            caption = prose(&c.caption),
             svg = escape(&svg),
             png = escape(&png),
         );
@@ -131,8 +131,8 @@ fn contents(out: &mut String, sections: &[(&str, &str)], charts: &[Rendered]) {
             let _ = write!(
                 out,
                 "<a href=\"#chart-{}\">{}</a> ",
-                escape(&c.spec.stem),
-                escape(&c.spec.title)
+                escape(&c.stem),
+                escape(&c.title)
             );
         }
         out.push_str("</details>");

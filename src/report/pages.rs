@@ -1,14 +1,15 @@
 //! The drawn part of a report folder, the charts and `index.html`: made with the rest of a run's report, made
-//! for a sweep's folder, or redrawn by `budgetlab report DIR` from the `results.json` (and `batches.jsonl` when
+//! for a sweep's or a profile's folder (with its results file), or redrawn by `budgetlab report DIR` from the `results.json` (and `batches.jsonl` when
 //! present) or `sweep.json` already there, without rerunning anything.
 
 use std::io::Write as _;
 use std::path::Path;
 
-use super::chart::{self, data::TurnTallies, PlottersBackend, Rendered, CHART_DIR};
-use super::{folder, html, write_folder};
+use super::chart::{self, data::TurnTallies, Rendered, Source, CHART_DIR};
+use super::{folder, html};
 use crate::atomic::{AtomicFile, Destination};
 use crate::error::{Error, Result};
+use crate::profile::{markdown, ProfileReport};
 use crate::run::RunResults;
 use crate::sweep::SweepResults;
 
@@ -29,16 +30,16 @@ pub(crate) fn run_files(
     results: &RunResults,
     turns: Option<&TurnTallies>,
 ) -> Result<Vec<(String, Vec<u8>)>> {
-    let charts = chart::render(chart::run_charts(results, turns), &PlottersBackend)?;
+    let run = chart::Run { results, turns };
+    let charts = chart::render(Source::Run(run))?;
     let mut files = chart_files(&charts);
-    let per_turn = turns.is_some_and(|t| t.turns() > 0);
-    let page = html::run_page(results, &charts, per_turn);
+    let page = html::run_page(results, &charts, run.per_turn());
     files.push((INDEX.to_string(), page.into_bytes()));
     Ok(files)
 }
 
 fn sweep_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
-    let charts = chart::render(chart::sweep_charts(sweep), &PlottersBackend)?;
+    let charts = chart::render(Source::Sweep(sweep))?;
     let mut files = chart_files(&charts);
     files.push((
         INDEX.to_string(),
@@ -47,18 +48,29 @@ fn sweep_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(files)
 }
 
-/// Writes a sweep's folder (`sweep.json`, its charts and `index.html`) as the complete content of `dir`,
-/// atomically.
-pub fn write_sweep(dir: &Path, sweep: &SweepResults) -> Result<()> {
-    write_folder(dir, &sweep_folder_files(sweep)?)
-}
-
 /// Every file of a sweep's folder (`sweep.json`, its charts and `index.html`), without touching the disk.
-pub fn sweep_folder_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
+pub(super) fn sweep_folder_files(sweep: &SweepResults) -> Result<Vec<(String, Vec<u8>)>> {
     let mut json = serde_json::to_vec_pretty(sweep).expect("a sweep serializes");
     json.push(b'\n');
     let mut files = vec![(SWEEP_JSON.to_string(), json)];
     files.extend(sweep_files(sweep)?);
+    Ok(files)
+}
+
+/// The file a profile's folder holds the profile in.
+const PROFILE_JSON: &str = "profile.json";
+
+/// Every file of a profile's folder (`budgetlab profile --out`): `profile.json` (the [`ProfileReport`]),
+/// `summary.md` (the Markdown printed on stdout) and its charts, without touching the disk.
+pub(super) fn profile_folder_files(report: &ProfileReport) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut json = serde_json::to_vec_pretty(report)
+        .map_err(|e| Error::io(PROFILE_JSON, std::io::Error::other(e)))?;
+    json.push(b'\n');
+    let mut files = vec![
+        (PROFILE_JSON.to_string(), json),
+        ("summary.md".to_string(), markdown(report).into_bytes()),
+    ];
+    files.extend(chart_files(&chart::render(Source::Profile(report))?));
     Ok(files)
 }
 
@@ -88,7 +100,7 @@ fn tally_records(dir: &Path, results: &RunResults) -> Result<TurnTallies> {
 /// Redraws the charts and `index.html` of the report folder `dir` from its `results.json` (with
 /// `batches.jsonl` when present) or, for a sweep's folder, its `sweep.json`. Only `charts/` and `index.html`
 /// are replaced, and only when budgetlab made them (or they are absent; an empty `charts/` is filled).
-pub fn redraw(dir: &Path) -> Result<Redrawn> {
+pub(super) fn redraw(dir: &Path) -> Result<Redrawn> {
     let results_path = dir.join("results.json");
     let sweep_path = dir.join(SWEEP_JSON);
     let (files, redrawn) = if !results_path.exists() && sweep_path.exists() {

@@ -1,37 +1,14 @@
-//! The data of each chart, computed from a run's results (and the tallies of its single turns, `turns`, when
-//! present) by pure functions, one file a chart: which strategies go together in a panel (`groups`), what is pooled over scenarios
-//! and budgets, and every series a chart draws. No drawing here; the backends only lay these out. This file holds
-//! what several charts share: lines, axes and panels.
+//! What several charts' data share: lines, axes and panels, which strategies go together in a panel (`groups`),
+//! five-number summaries and CDF points, the bounded tallies of single turns (`turns`) some charts are drawn
+//! from, and the page's overview table (`overview`). Each chart's own data is in its file beside this folder.
 
-mod compliance;
-mod cost;
-mod curves;
 mod groups;
-mod needles;
-mod overshoot;
 mod overview;
-mod persistence;
-mod retention;
-mod token_compliance;
 mod turns;
-mod units_per_token;
 
-pub use compliance::{compliance_grid, ComplianceGrid};
-pub use cost::{cost_curves, CostCurves};
-pub(crate) use curves::token_compliance_curves;
-pub use curves::{
-    budget_curves, curve_panels, curve_scenario, CurvePoint, Curves, Lines,
-    PREFERRED_CURVE_SCENARIO, SWEEP_METRICS,
-};
 pub use groups::{strategy_groups, StrategyGroup, MAX_SERIES_PER_PANEL};
-pub use needles::{needle_survival, NeedleRow, NeedleSurvival};
-pub use overshoot::{overshoot, Overshoot, OvershootRow, Spread};
 pub use overview::{overview, OverviewRow};
-pub use persistence::{persistence_io, PersistenceIo, PersistenceRow};
-pub use retention::{cdf_points, retention_cdf, RetentionCdf};
-pub use token_compliance::{token_compliance, TokenCompliance, TokenComplianceRow};
 pub use turns::TurnTallies;
-pub use units_per_token::{units_per_token, TokenizerBoxes, UnitsPerToken};
 
 use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::RunResults;
@@ -94,7 +71,7 @@ pub struct LinePanel {
 
 /// One panel per strategy family of the run, each with a line per strategy from `points` (the strategy's
 /// points; lines without any are left out), on axes `x` and `y`.
-fn strategy_panels(
+pub(super) fn strategy_panels(
     results: &RunResults,
     x: &Axis,
     y: &Axis,
@@ -121,17 +98,68 @@ fn strategy_panels(
         .collect()
 }
 
-fn ratio(num: f64, den: f64) -> Option<f64> {
+pub(super) fn ratio(num: f64, den: f64) -> Option<f64> {
     (den > 0.0).then(|| num / den)
 }
 
 /// The rows of `results` for `strategy`.
-fn rows_of<'a>(
+pub(super) fn rows_of<'a>(
     results: &'a RunResults,
     strategy: &'a StrategyKey,
 ) -> impl Iterator<Item = &'a Aggregate> {
     results.rows.iter().filter(move |r| r.strategy == *strategy)
 }
 
-#[cfg(test)]
-mod tests;
+/// Five-number summary of a distribution.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// Smallest value.
+    pub min: f64,
+    /// 25th percentile.
+    pub q1: f64,
+    /// Median.
+    pub median: f64,
+    /// 75th percentile.
+    pub q3: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The summary of `values` (nearest-rank percentiles); `None` for no values.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let rank = |p: f64| {
+            let r = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+            sorted[r.min(sorted.len()) - 1]
+        };
+        Some(Spread {
+            min: sorted[0],
+            q1: rank(25.0),
+            median: rank(50.0),
+            q3: rank(75.0),
+            max: sorted[sorted.len() - 1],
+        })
+    }
+}
+
+/// Points of the empirical CDF of `values` (percentages 0..100) on a fixed grid.
+pub fn cdf_points(values: &[f64]) -> Vec<(f64, f64)> {
+    if values.is_empty() {
+        return Vec::new();
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len() as f64;
+    (0..=400)
+        .map(|i| {
+            let x = i as f64 / 4.0;
+            let below = sorted.partition_point(|&v| v <= x + 1e-9);
+            (x, below as f64 / n * 100.0)
+        })
+        .collect()
+}

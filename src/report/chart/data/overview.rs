@@ -1,6 +1,7 @@
 //! The page's overview table: one row per strategy, pooled over every scenario and budget.
 
-use super::{needle_survival, ratio, rows_of};
+use super::super::needles::needle_survival;
+use super::{ratio, rows_of};
 use crate::metrics::{Aggregate, StrategyKey};
 use crate::run::RunResults;
 

@@ -20,7 +20,7 @@ const SCALE: f64 = 1e6;
 
 /// A spread (smallest, quartiles, largest) of non-negative values, tallied in a histogram.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct SpreadTally {
+pub(in crate::report::chart) struct SpreadTally {
     /// The values in millionths.
     histogram: LogHistogram,
     /// The exact smallest and largest value, once there is one.
@@ -44,7 +44,7 @@ impl SpreadTally {
 
     /// The spread, with nearest-rank quartiles as [`Spread::of`] takes them (within the histogram's error);
     /// `None` for no values.
-    pub(super) fn spread(&self) -> Option<Spread> {
+    pub(in crate::report::chart) fn spread(&self) -> Option<Spread> {
         let (min, max) = self.bounds?;
         let at = |p: f64| (self.histogram.percentile(p) as f64 / SCALE).clamp(min, max);
         Some(Spread {
@@ -73,7 +73,7 @@ fn at_most(value: f64, x: f64) -> bool {
 /// The empirical CDF of values (percent) on a fixed grid: how many values first count at each grid point, so the
 /// points are exactly [`super::cdf_points`] of the values.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct CdfTally {
+pub(in crate::report::chart) struct CdfTally {
     /// Values whose first grid point at or above them is `i`.
     first_at: Vec<u64>,
     /// Every value, counted or not (above the grid or not a number).
@@ -111,7 +111,7 @@ impl CdfTally {
     }
 
     /// The CDF's points (x, percent of values at most x); none for no values.
-    pub(super) fn points(&self) -> Vec<(f64, f64)> {
+    pub(in crate::report::chart) fn points(&self) -> Vec<(f64, f64)> {
         if self.values == 0 {
             return Vec::new();
         }
@@ -130,17 +130,17 @@ impl CdfTally {
 
 /// What the charts need of one strategy's turns.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct StrategyTurns {
+pub(in crate::report::chart) struct StrategyTurns {
     /// Turns run.
-    pub(super) turns: u64,
+    pub(in crate::report::chart) turns: u64,
     /// Turns over budget.
-    pub(super) over: u64,
+    pub(in crate::report::chart) over: u64,
     /// The overshoot of over-budget turns, in percent of the budget.
-    pub(super) overshoot: SpreadTally,
+    pub(in crate::report::chart) overshoot: SpreadTally,
     /// The mean kept share per field (percent) of turns whose producers' output was over the budget.
-    pub(super) retention: CdfTally,
+    pub(in crate::report::chart) retention: CdfTally,
     /// The cost (ns) of turns by batch-size bin (log2 of the producers' budgeted total).
-    pub(super) cost: BTreeMap<u32, LogHistogram>,
+    pub(in crate::report::chart) cost: BTreeMap<u32, LogHistogram>,
 }
 
 /// The tallies of a run's single turns (see the module's description).
@@ -213,12 +213,15 @@ impl TurnTallies {
     }
 
     /// The tally of `strategy`'s turns, if it had any.
-    pub(super) fn strategy(&self, strategy: &StrategyKey) -> Option<&StrategyTurns> {
+    pub(in crate::report::chart) fn strategy(
+        &self,
+        strategy: &StrategyKey,
+    ) -> Option<&StrategyTurns> {
         self.strategies.get(strategy)
     }
 
     /// Units per token by kind, kinds in name order.
-    pub(super) fn units_per_token(&self) -> &BTreeMap<String, SpreadTally> {
+    pub(in crate::report::chart) fn units_per_token(&self) -> &BTreeMap<String, SpreadTally> {
         &self.units_per_token
     }
 }

@@ -15,12 +15,12 @@ use plotters_backend::{
 use super::FONT;
 
 /// The bitmap backend with well-spaced text.
-pub(super) struct GlyphText<'a>(pub BitMapBackend<'a>);
+pub(in crate::report::chart) struct GlyphText<'a>(pub BitMapBackend<'a>);
 
 type Error<'a> = DrawingErrorKind<<BitMapBackend<'a> as DrawingBackend>::ErrorType>;
 
 /// The width of `text` at `size` pixels in the shipped font, rounded up.
-pub(super) fn width(text: &str, size: u32) -> u32 {
+pub(in crate::report::chart) fn width(text: &str, size: u32) -> u32 {
     let Some(font) = font() else {
         return text.chars().count() as u32 * size * 6 / 10;
     };

@@ -1,21 +1,23 @@
 //! The curve charts: tracked [`Metric`]s against a budget (a run's budget curves) or a swept parameter (a
 //! sweep's charts), one line per strategy or per budget, in a grid of panels.
+//!
+//! Metrics against budget (or a swept parameter): a grid of panels, one line per strategy with a marker at every
+//! budget run, the needle upper bound dashed.
 
-use super::{strategy_groups, Axis, LinePanel, Scale, Series};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::data::{strategy_groups, Axis, LinePanel, Scale, Series};
+use super::draw::lines::{self, Look};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Format, Plot, Run};
+use crate::error::Result;
 use crate::metrics::{Aggregate, Metric, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 use crate::scenario::BudgetLabel;
 
 /// The scenario the run's budget-curve chart prefers when several have as many budgets.
 pub const PREFERRED_CURVE_SCENARIO: &str = "mixed-realistic";
-
-/// The metrics a sweep draws, in page order.
-pub const SWEEP_METRICS: [Metric; 4] = [
-    Metric::Retention,
-    Metric::Needles,
-    Metric::Compliance,
-    Metric::Writes,
-];
 
 /// What a curve chart draws of a row: shares in percent, writes per turn, the cost ratio, the time in µs.
 fn plotted(metric: Metric, row: &Aggregate) -> Option<f64> {
@@ -299,4 +301,50 @@ pub(crate) fn token_compliance_curves(
         ],
         columns: 2,
     })
+}
+
+/// The chart.
+struct Grid<'a>(&'a Curves);
+
+impl Grid<'_> {
+    fn look(&self) -> Look {
+        Look {
+            markers: true,
+            panel_width: if self.0.columns > 1 { 620 } else { 1050 },
+            panel_height: 440,
+        }
+    }
+}
+
+impl Figure for Grid<'_> {
+    fn size(&self) -> (u32, u32) {
+        lines::size(&self.0.panels, self.0.columns, self.look())
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        lines::draw(area, &self.0.panels, self.0.columns, self.look())
+    }
+}
+
+/// The chart of a run: its budget curves, when a scenario ran at several budgets.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    let (scenario, curves) = budget_curves(run.results)?;
+    Some(Plot::new(
+        format!("Retention and needle survival against budget ({scenario})"),
+        format!(
+            "Mean kept share per field (left) and needle survival (right) at each budget {scenario} ran at \
+(log scale), one line per strategy; the dashed grey line is the needle upper bound. Lines that rise earlier do \
+more with less budget. For a finer curve run `budgetlab sweep --scenario {scenario}`."
+        ),
+        curves,
+        draw_grid,
+    ))
+}
+
+/// Draws a grid of curve panels (this chart's, or another's drawn the same way).
+pub(super) fn draw_grid(data: &Curves, title: &str, format: Format) -> Result<Vec<u8>> {
+    draw::render(title, format, &Grid(data))
 }

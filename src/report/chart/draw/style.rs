@@ -5,24 +5,24 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Chart title.
-pub(super) const TITLE: u32 = 28;
+pub(in crate::report::chart) const TITLE: u32 = 28;
 /// Panel title.
-pub(super) const PANEL_TITLE: u32 = 20;
+pub(in crate::report::chart) const PANEL_TITLE: u32 = 20;
 /// Axis description.
-pub(super) const AXIS: u32 = 18;
+pub(in crate::report::chart) const AXIS: u32 = 18;
 /// Tick labels.
-pub(super) const TICK: u32 = 16;
+pub(in crate::report::chart) const TICK: u32 = 16;
 /// Legend entries.
-pub(super) const LEGEND: u32 = 16;
+pub(in crate::report::chart) const LEGEND: u32 = 16;
 /// Small print inside a chart (cell values, counts).
-pub(super) const SMALL: u32 = 15;
+pub(in crate::report::chart) const SMALL: u32 = 15;
 
 /// Dark grey for text that is not a title.
-pub(super) const INK: RGBColor = RGBColor(30, 30, 30);
+pub(in crate::report::chart) const INK: RGBColor = RGBColor(30, 30, 30);
 /// Muted grey for notes and bounds.
-pub(super) const MUTED: RGBColor = RGBColor(110, 110, 110);
+pub(in crate::report::chart) const MUTED: RGBColor = RGBColor(110, 110, 110);
 /// The baseline's (reference's) colour.
-pub(super) const BASELINE: RGBColor = RGBColor(0, 0, 0);
+pub(in crate::report::chart) const BASELINE: RGBColor = RGBColor(0, 0, 0);
 
 /// Ten distinguishable colours (a Tableau-like palette, darkened where too light for lines on white).
 const PALETTE: [RGBColor; 10] = [
@@ -39,12 +39,12 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 /// The `i`-th non-baseline colour.
-pub(super) fn palette(i: usize) -> RGBColor {
+pub(in crate::report::chart) fn palette(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 /// Text of `size` pixels in the shipped font, dark grey, anchored at its left centre.
-pub(super) fn text(size: u32) -> TextStyle<'static> {
+pub(in crate::report::chart) fn text(size: u32) -> TextStyle<'static> {
     TextStyle {
         font: FontDesc::new(FontFamily::SansSerif, f64::from(size), FontStyle::Normal),
         color: INK.to_backend_color(),
@@ -53,7 +53,12 @@ pub(super) fn text(size: u32) -> TextStyle<'static> {
 }
 
 /// Text of `size` pixels with an anchor and colour.
-pub(super) fn anchored(size: u32, h: HPos, v: VPos, colour: RGBColor) -> TextStyle<'static> {
+pub(in crate::report::chart) fn anchored(
+    size: u32,
+    h: HPos,
+    v: VPos,
+    colour: RGBColor,
+) -> TextStyle<'static> {
     TextStyle {
         font: FontDesc::new(FontFamily::SansSerif, f64::from(size), FontStyle::Normal),
         color: colour.to_backend_color(),
@@ -62,7 +67,11 @@ pub(super) fn anchored(size: u32, h: HPos, v: VPos, colour: RGBColor) -> TextSty
 }
 
 /// The width of a column of `labels` at `size` pixels, plus `pad`.
-pub(super) fn label_width<'a>(labels: impl Iterator<Item = &'a str>, size: u32, pad: u32) -> u32 {
+pub(in crate::report::chart) fn label_width<'a>(
+    labels: impl Iterator<Item = &'a str>,
+    size: u32,
+    pad: u32,
+) -> u32 {
     labels
         .map(|l| super::text::width(l, size))
         .max()
@@ -72,7 +81,7 @@ pub(super) fn label_width<'a>(labels: impl Iterator<Item = &'a str>, size: u32, 
 
 /// A rate (0..1) as a colour from red (0) through pale yellow (0.5) to blue (1), the RdYlBu scale, which
 /// colour-blind readers can tell apart.
-pub(super) fn rate_colour(rate: f64) -> RGBColor {
+pub(in crate::report::chart) fn rate_colour(rate: f64) -> RGBColor {
     const STOPS: [(f64, (f64, f64, f64)); 5] = [
         (0.0, (165.0, 0.0, 38.0)),
         (0.5, (244.0, 109.0, 67.0)),
@@ -90,14 +99,14 @@ pub(super) fn rate_colour(rate: f64) -> RGBColor {
 }
 
 /// Whether text on `colour` should be white rather than dark.
-pub(super) fn needs_light_text(colour: RGBColor) -> bool {
+pub(in crate::report::chart) fn needs_light_text(colour: RGBColor) -> bool {
     let RGBColor(r, g, b) = colour;
     0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b) < 140.0
 }
 
 /// A number for an axis or label: `k` and `M` for thousands and millions, at most two decimals, no trailing
 /// zeros.
-pub(super) fn number(v: f64) -> String {
+pub(in crate::report::chart) fn number(v: f64) -> String {
     let a = v.abs();
     let (scaled, suffix) = if a >= 1e6 {
         (v / 1e6, "M")

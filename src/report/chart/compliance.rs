@@ -1,3 +1,5 @@
+//! The compliance chart: the share of turns within budget by strategy and scenario.
+//!
 //! Compliance as a heat map: strategies down, scenarios across, each cell coloured by the share of turns within
 //! budget and labelled with it, and a colour bar as the legend.
 
@@ -5,13 +7,58 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::style::{self, AXIS, LEGEND, SMALL, TICK};
-use super::{DrawResult, Figure};
+use super::data::{ratio, rows_of};
+use super::draw::style::{self, AXIS, LEGEND, SMALL, TICK};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
-use crate::report::chart::data::ComplianceGrid;
+use crate::run::RunResults;
+
+/// Compliance rate per (strategy, scenario), pooled over the scenario's budgets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComplianceGrid {
+    /// Column names.
+    pub scenarios: Vec<String>,
+    /// Row names.
+    pub strategies: Vec<StrategyKey>,
+    /// `rates[strategy][scenario]`: share of turns within budget (0..1), `None` where nothing ran.
+    pub rates: Vec<Vec<Option<f64>>>,
+}
+
+/// The compliance grid of a run.
+pub fn compliance_grid(results: &RunResults) -> ComplianceGrid {
+    let scenarios: Vec<String> = results
+        .inputs
+        .scenarios
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let strategies = results.inputs.strategies.clone();
+    let rates = strategies
+        .iter()
+        .map(|strategy| {
+            scenarios
+                .iter()
+                .map(|scenario| {
+                    let (within, turns) = rows_of(results, strategy)
+                        .filter(|r| &r.scenario == scenario)
+                        .fold((0u64, 0u64), |(w, t), r| {
+                            (w + r.batches - r.compliance.violations, t + r.batches)
+                        });
+                    ratio(within as f64, turns as f64)
+                })
+                .collect()
+        })
+        .collect();
+    ComplianceGrid {
+        scenarios,
+        strategies,
+        rates,
+    }
+}
 
 /// The chart.
-pub(super) struct Heatmap<'a>(pub &'a ComplianceGrid);
+struct Heatmap<'a>(&'a ComplianceGrid);
 
 const CELL_W: i32 = 100;
 const CELL_H: i32 = 32;
@@ -185,6 +232,18 @@ impl Figure for Heatmap<'_> {
         )?;
         Ok(())
     }
+}
+
+/// The chart of a run.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    Some(Plot::new(
+        "Budget compliance by strategy and scenario",
+        "Each cell is the share of turns whose model request fits the budget, over all budgets of \
+the scenario. Blue is good: anything below 100% means the model saw more than the budget allows. Strategies that \
+cap the batch should be 100% everywhere; per-result policies miss where many results arrive together.",
+        compliance_grid(run.results),
+        |grid, title, format| draw::render(title, format, &Heatmap(grid)),
+    ))
 }
 
 #[cfg(test)]

@@ -1,18 +1,100 @@
+//! The needle chart: survival by needle kind and strategy, with the upper bound.
+//!
 //! Needle survival: per strategy a group of horizontal bars, one per needle kind and a dark one for every kind
 //! together, with the upper bound (the most any allocation could keep) marked by a black tick across the group.
+
+use std::collections::BTreeMap;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::ScaleCoord;
-use super::legend::{self, Entry, Swatch};
-use super::style::{self, number, AXIS, SMALL, TICK};
-use super::{DrawResult, Figure};
-use crate::report::chart::data::NeedleSurvival;
+use super::data::{ratio, rows_of};
+use super::draw::axis::ScaleCoord;
+use super::draw::legend::{self, Entry, Swatch};
+use super::draw::style::{self, number, AXIS, SMALL, TICK};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Plot, Run};
+use crate::metrics::StrategyKey;
+use crate::run::RunResults;
+
+/// Needle survival of one strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeedleRow {
+    /// The strategy.
+    pub strategy: StrategyKey,
+    /// Survival per kind (0..1), in the order of [`NeedleSurvival::kinds`]; `None` where none were planted.
+    pub by_kind: Vec<Option<f64>>,
+    /// Survival of every kind together (0..1); `None` when no needle was planted.
+    pub all: Option<f64>,
+    /// The most any allocation of the same budgets could keep (0..1); `None` when no needle was planted.
+    pub upper_bound: Option<f64>,
+}
+
+/// The needle chart's data, pooled over every scenario and budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeedleSurvival {
+    /// The needle kinds planted anywhere in the run.
+    pub kinds: Vec<String>,
+    /// One row per strategy, in run order.
+    pub rows: Vec<NeedleRow>,
+    /// Needles planted per strategy.
+    pub planted: u64,
+}
+
+/// Needle survival by kind and strategy, pooled over every row.
+pub fn needle_survival(results: &RunResults) -> NeedleSurvival {
+    let mut kinds: Vec<String> = results
+        .rows
+        .iter()
+        .flat_map(|r| r.needles.by_kind.keys().cloned())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut planted_max = 0;
+    let rows = results
+        .inputs
+        .strategies
+        .iter()
+        .map(|strategy| {
+            let mut by_kind: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+            let (mut planted, mut bound) = (0u64, 0.0f64);
+            for r in rows_of(results, strategy) {
+                let row_planted: u64 = r.needles.by_kind.values().map(|k| k.planted).sum();
+                planted += row_planted;
+                bound += r.needles.upper_bound.unwrap_or(0.0) * row_planted as f64;
+                for (kind, k) in &r.needles.by_kind {
+                    let e = by_kind.entry(kind).or_default();
+                    e.0 += k.survived;
+                    e.1 += k.planted;
+                }
+            }
+            planted_max = planted_max.max(planted);
+            let survived: u64 = by_kind.values().map(|(s, _)| s).sum();
+            NeedleRow {
+                strategy: strategy.clone(),
+                by_kind: kinds
+                    .iter()
+                    .map(|k| {
+                        by_kind
+                            .get(k.as_str())
+                            .and_then(|&(s, p)| ratio(s as f64, p as f64))
+                    })
+                    .collect(),
+                all: ratio(survived as f64, planted as f64),
+                upper_bound: ratio(bound, planted as f64),
+            }
+        })
+        .collect();
+    NeedleSurvival {
+        kinds,
+        rows,
+        planted: planted_max,
+    }
+}
 
 /// The chart.
-pub(super) struct Bars<'a>(pub &'a NeedleSurvival);
+struct Bars<'a>(&'a NeedleSurvival);
 
 const BAR: u32 = 9;
 const GAP: u32 = 16;
@@ -138,4 +220,16 @@ impl Figure for Bars<'_> {
         legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
         Ok(())
     }
+}
+
+/// The chart of a run.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    Some(Plot::new(
+        "Needle survival by kind",
+        "Share of planted needles (exit lines, first errors, summary lines, JSON keys) the model can \
+still see, over every scenario and budget. The black tick is the most any allocation of the same budgets could \
+keep: compare it with the dark 'all kinds' bar. Bars at the tick cannot be improved by allocation alone.",
+        needle_survival(run.results),
+        |data, title, format| draw::render(title, format, &Bars(data)),
+    ))
 }

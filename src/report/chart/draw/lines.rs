@@ -14,7 +14,7 @@ use crate::report::chart::data::{LinePanel, Series};
 
 /// How lines are drawn.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Look {
+pub(in crate::report::chart) struct Look {
     /// A point marker at every point (for few points; not for CDFs).
     pub markers: bool,
     /// Width of one panel.
@@ -94,7 +94,11 @@ fn layout(panels: &[LinePanel], columns: usize, look: Look) -> (u32, Vec<u32>) {
 }
 
 /// The size of the grid.
-pub(super) fn size(panels: &[LinePanel], columns: usize, look: Look) -> (u32, u32) {
+pub(in crate::report::chart) fn size(
+    panels: &[LinePanel],
+    columns: usize,
+    look: Look,
+) -> (u32, u32) {
     let (legend_w, heights) = layout(panels, columns, look);
     let columns = columns.clamp(1, panels.len().max(1)) as u32;
     (
@@ -104,7 +108,7 @@ pub(super) fn size(panels: &[LinePanel], columns: usize, look: Look) -> (u32, u3
 }
 
 /// Draws the grid of `panels`, `columns` to a row.
-pub(super) fn draw<DB: DrawingBackend>(
+pub(in crate::report::chart) fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panels: &[LinePanel],
     columns: usize,

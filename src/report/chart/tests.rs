@@ -2,11 +2,26 @@
 
 use std::collections::BTreeMap;
 
-use super::*;
+use super::compliance::compliance_grid;
+use super::cost::cost_curves;
+use super::curves::budget_curves;
+use super::data::*;
+use super::needles::needle_survival;
+use super::overshoot::overshoot;
+use super::persistence::persistence_io;
+use super::retention::retention_cdf;
 use crate::finalize::StrategyName;
 use crate::generate::NeedleKind;
+use crate::metrics::StrategyKey;
 use crate::metrics::{BatchMetrics, NeedleCount};
+use crate::model::{Batch, Entry, Part};
+use crate::profile::{
+    profile_batches, profile_scenario, ProfileReport, SourceInfo, SourceKind,
+    PROFILE_SCHEMA_VERSION,
+};
+use crate::run::RunResults;
 use crate::run::{aggregate, BatchRecord, RunInputs, WorkloadInfo, WorkloadSource};
+use crate::scenario::Scenario;
 use crate::scenario::ScenarioBudget;
 use crate::workload::Mode;
 
@@ -353,4 +368,102 @@ fn the_overview_pools_every_row_of_a_strategy() {
     assert!((rows[1].retention.unwrap() - 0.25).abs() < 1e-9);
     // 50,000 ns is in the histogram bucket that starts at 49,152 (48 x 1,024: buckets 1/32 of their value wide).
     assert_eq!(rows[1].median_cost_ns, 49_152);
+}
+
+fn profile_info() -> SourceInfo {
+    SourceInfo {
+        name: "hand".into(),
+        kind: SourceKind::Recorded,
+        digest: "d".into(),
+        seed: None,
+        batches: 2,
+    }
+}
+
+/// Outputs of several sizes and shapes: an exit line, CRLF, an astral character, JSON, an empty one and a long
+/// coloured one.
+fn profile_batches_fixture() -> Vec<Batch> {
+    let entry = |tool: &str, output: &str| {
+        Entry::new(
+            "c",
+            tool,
+            vec![Part::function_response(
+                "c",
+                tool,
+                Some(serde_json::json!(output)),
+                None,
+            )],
+        )
+    };
+    let long = format!("\x1b[31merror: boom\x1b[0m\n{}", "x".repeat(12_000));
+    vec![
+        vec![
+            entry("bash", "Exit code: 0\nhello\n"),
+            entry("grep", "Found 2 matches\na.rs:1: x\r\nb.rs:2: y"),
+        ],
+        vec![
+            entry("bash", ""),
+            entry("read", "\u{1F600} caf\u{e9}\n"),
+            entry("mcp", "{\"a\": 1, \"b\": [2]}"),
+            entry("bash", &long),
+        ],
+    ]
+}
+
+#[test]
+fn the_charts_draw_every_source_and_the_compared_one() {
+    // A size CDF of one line per source on a log axis, the compared source last and marked; the shape features
+    // side by side, one bar per source, and the mean summary position.
+    let a = profile_batches(profile_info(), &profile_batches_fixture());
+    let mut b = profile_scenario(&Scenario::shipped("shell-heavy").unwrap(), 5);
+    b.source.name = "shell-heavy".into();
+    let report = ProfileReport {
+        schema_version: PROFILE_SCHEMA_VERSION,
+        crate_version: "x".into(),
+        profiles: vec![a.clone()],
+        compare: Some(b.clone()),
+    };
+    let cdf = super::size_cdf::size_cdf(&report);
+    let lines = &cdf.panels[0].series;
+    assert_eq!(lines.len(), 2);
+    assert_eq!((lines[0].baseline, lines[1].baseline), (false, true));
+    assert_eq!(lines[1].name, "shell-heavy");
+    for line in lines {
+        assert!(line
+            .points
+            .windows(2)
+            .all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1));
+        assert!(line.points.iter().all(|p| p.0 >= 1.0));
+        assert_eq!(line.points.last().unwrap().1, 100.0);
+    }
+    // The hand-built corpus's largest output is the last point of its line.
+    assert_eq!(
+        lines[0].points.last().unwrap().0,
+        a.sizes.distribution.max.unwrap() as f64
+    );
+    let shape = super::shape::shape(&report);
+    assert_eq!(
+        shape.series,
+        [a.source.name.clone(), "shell-heavy".to_string()]
+    );
+    assert_eq!(shape.groups.len(), 9);
+    let group = |name: &str| &shape.values[shape.groups.iter().position(|g| g == name).unwrap()];
+    assert_eq!(group("empty")[0], a.shape.empty.share.map(|s| s * 100.0));
+    assert_eq!(
+        group("repeated")[1],
+        b.repeats.repeated.share.map(|s| s * 100.0)
+    );
+    assert_eq!(
+        group("summary position")[0],
+        a.shape.summary_position.mean.map(|m| m * 100.0)
+    );
+}
+
+#[test]
+fn every_chart_has_its_own_file_name() {
+    let mut stems: Vec<&str> = super::CHARTS.iter().map(|c| c.stem).collect();
+    let all = stems.len();
+    stems.sort_unstable();
+    stems.dedup();
+    assert_eq!(stems.len(), all);
 }

@@ -1,6 +1,15 @@
 //! The cost chart: median time per turn against the turn's size, one line per strategy.
+//!
+//! Cost per turn against batch size, log-log: one panel per strategy family, one line per strategy through the
+//! median of each size bin.
 
-use super::{strategy_panels, Axis, LinePanel, Scale, TurnTallies};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::data::{strategy_panels, Axis, LinePanel, Scale, TurnTallies};
+use super::draw::lines::{self, Look};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
 
@@ -35,4 +44,38 @@ pub fn cost_curves(results: &RunResults, turns: Option<&TurnTallies>) -> Option<
     let y = Axis::new("median time per turn (µs, log scale)", Scale::Log);
     let panels = strategy_panels(results, &x, &y, &line);
     Some(CostCurves { panels })
+}
+
+/// The chart.
+struct Lines<'a>(&'a CostCurves);
+
+const LOOK: Look = Look {
+    markers: true,
+    panel_width: 1050,
+    panel_height: 440,
+};
+
+impl Figure for Lines<'_> {
+    fn size(&self) -> (u32, u32) {
+        lines::size(&self.0.panels, 1, LOOK)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        lines::draw(area, &self.0.panels, 1, LOOK)
+    }
+}
+
+/// The chart of a run, when it has the tallies of single turns.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    Some(Plot::new(
+        "Cost per turn against batch size",
+        "Median wall-clock time of a simulated turn (finalizer and runtime boundaries) for turns of \
+each size, binned by powers of two of the producers' output (log-log). A line that climbs steeper than the others \
+scales worse with batch size. These are the only figures that differ between runs.",
+        cost_curves(run.results, run.turns)?,
+        |data, title, format| draw::render(title, format, &Lines(data)),
+    ))
 }

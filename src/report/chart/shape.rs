@@ -1,3 +1,6 @@
+//! The shape chart of a profile: the share of outputs with each shape feature, one bar per source, and where
+//! summary lines sit.
+//!
 //! Grouped bars: per group (a feature) one horizontal bar of each series (a source) side by side, its value
 //! written at its end so that small shares stay readable; `-` where a series has nothing to measure.
 
@@ -5,14 +8,75 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::ScaleCoord;
-use super::legend::{self, Entry, Swatch};
-use super::style::{self, number, AXIS, SMALL, TICK};
-use super::{DrawResult, Figure};
-use crate::report::chart::GroupedBars;
+use super::draw::axis::ScaleCoord;
+use super::draw::legend::{self, Entry, Swatch};
+use super::draw::style::{self, number, AXIS, SMALL, TICK};
+use super::draw::{DrawResult, Figure};
+use super::size_cdf::drawn;
+use super::{draw, Plot};
+use crate::profile::{Profile, ProfileReport};
+
+/// Bars of several series side by side in groups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedBars {
+    /// The groups, top to bottom.
+    pub groups: Vec<String>,
+    /// The series: one bar of each in every group, in legend order.
+    pub series: Vec<String>,
+    /// `values[group][series]` in percent; `None` where a series has nothing to measure (no bar, `-` written).
+    pub values: Vec<Vec<Option<f64>>>,
+    /// The label of the value axis.
+    pub x_label: String,
+}
+
+/// A shape feature of the chart: its name and its share in a profile.
+type Feature = (&'static str, fn(&Profile) -> Option<f64>);
+
+/// The features the shape chart shows side by side.
+fn shape_features() -> [Feature; 9] {
+    [
+        ("astral character", |p| p.shape.astral.share),
+        ("any non-ASCII", |p| p.shape.non_ascii.share),
+        ("CRLF line ends", |p| p.shape.crlf.share),
+        ("ANSI escapes", |p| p.shape.ansi.share),
+        ("empty", |p| p.shape.empty.share),
+        ("whole JSON", |p| p.shape.json.share),
+        ("repeated", |p| p.repeats.repeated.share),
+        ("above 10,000 units", |p| p.sizes.above[0].outputs.share),
+        ("summary position", |p| p.shape.summary_position.mean),
+    ]
+}
+
+/// The shape features of every source of `report` (and the compared one), side by side.
+pub fn shape(report: &ProfileReport) -> GroupedBars {
+    let profiles = drawn(report);
+    let features = shape_features();
+    GroupedBars {
+        groups: features.iter().map(|(name, _)| name.to_string()).collect(),
+        series: profiles.iter().map(|p| p.source.name.clone()).collect(),
+        values: features
+            .iter()
+            .map(|(_, f)| profiles.iter().map(|p| f(p).map(|v| v * 100.0)).collect())
+            .collect(),
+        x_label:
+            "share of outputs (%); the last group: mean position of summary lines, 0 start, 100 end"
+                .into(),
+    }
+}
+
+/// The chart of a profile.
+pub(super) fn plot(report: &ProfileReport) -> Option<Plot> {
+    Some(Plot::new(
+        "Shape features by source",
+        "Share of outputs with each feature, one bar per source, and where summary lines sit (their \
+mean position, 0 at the start of their text, 100 at its end). `-`: nothing to measure.",
+        shape(report),
+        |data, title, format| draw::render(title, format, &Groups(data)),
+    ))
+}
 
 /// The chart.
-pub(super) struct Groups<'a>(pub &'a GroupedBars);
+struct Groups<'a>(&'a GroupedBars);
 
 const BAR: u32 = 16;
 const GAP: u32 = 18;
@@ -45,7 +109,7 @@ impl Groups<'_> {
             .flatten()
             .flatten()
             .fold(1.0f64, |a, &v| a.max(v));
-        let step = super::axis::nice_step(hi / 5.0);
+        let step = super::draw::axis::nice_step(hi / 5.0);
         ((hi / step).ceil() * step, step)
     }
 }

@@ -10,7 +10,7 @@ use super::DrawResult;
 
 /// How an entry is shown.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Swatch {
+pub(in crate::report::chart) enum Swatch {
     /// A line of a colour and width, solid or dashed, optionally with a point marker.
     Line {
         /// Colour.
@@ -32,7 +32,7 @@ pub(super) enum Swatch {
 
 /// One legend entry.
 #[derive(Debug, Clone)]
-pub(super) struct Entry {
+pub(in crate::report::chart) struct Entry {
     /// The label.
     pub label: String,
     /// The swatch.
@@ -45,7 +45,7 @@ const ROW: i32 = 26;
 const SWATCH: i32 = 44;
 
 /// The width a vertical legend of `entries` needs, in pixels.
-pub(super) fn width(entries: &[Entry]) -> u32 {
+pub(in crate::report::chart) fn width(entries: &[Entry]) -> u32 {
     let text = entries
         .iter()
         .map(|e| super::text::width(&e.label, LEGEND))
@@ -55,12 +55,12 @@ pub(super) fn width(entries: &[Entry]) -> u32 {
 }
 
 /// The height a vertical legend of `entries` needs, in pixels.
-pub(super) fn height(entries: &[Entry]) -> u32 {
+pub(in crate::report::chart) fn height(entries: &[Entry]) -> u32 {
     (entries.len() as i32 * ROW + 16) as u32
 }
 
 /// Draws `entries` one below the other from the top left of `area`, in a light frame.
-pub(super) fn draw<DB: DrawingBackend>(
+pub(in crate::report::chart) fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[Entry],
 ) -> DrawResult

@@ -1,3 +1,5 @@
+//! The persistence chart: artifact writes and bytes per turn, by strategy.
+//!
 //! Persistence I/O: per strategy, artifact writes per turn (first, duplicate and failed writes stacked) on the
 //! left and KiB written per turn on the right, each bar labelled with its value.
 
@@ -5,14 +7,70 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::ScaleCoord;
-use super::legend::{self, Entry, Swatch};
-use super::style::{self, number, AXIS, PANEL_TITLE, SMALL, TICK};
-use super::{DrawResult, Figure};
-use crate::report::chart::data::{PersistenceIo, PersistenceRow, Scale};
+use super::data::{ratio, rows_of, Scale};
+use super::draw::axis::ScaleCoord;
+use super::draw::legend::{self, Entry, Swatch};
+use super::draw::style::{self, number, AXIS, PANEL_TITLE, SMALL, TICK};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Plot, Run};
+use crate::metrics::StrategyKey;
+use crate::run::RunResults;
+
+/// Persistence I/O of one strategy, per turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PersistenceRow {
+    /// The strategy.
+    pub strategy: StrategyKey,
+    /// Turns run.
+    pub turns: u64,
+    /// Successful writes per turn, first writes of an entry.
+    pub first_writes: f64,
+    /// Writes per turn of an entry already written in the same turn.
+    pub duplicate_writes: f64,
+    /// Failed or refused writes per turn.
+    pub failed_writes: f64,
+    /// KiB written per turn.
+    pub kib: f64,
+}
+
+/// The persistence chart's data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PersistenceIo {
+    /// One row per strategy, in run order.
+    pub rows: Vec<PersistenceRow>,
+}
+
+/// Writes and bytes per turn by strategy, over every row.
+pub fn persistence_io(results: &RunResults) -> PersistenceIo {
+    let rows = results
+        .inputs
+        .strategies
+        .iter()
+        .map(|strategy| {
+            let (mut turns, mut writes, mut dup, mut failed, mut bytes) = (0, 0, 0, 0, 0);
+            for r in rows_of(results, strategy) {
+                turns += r.batches;
+                writes += r.persistence.writes;
+                dup += r.persistence.duplicate_writes;
+                failed += r.persistence.failed_writes;
+                bytes += r.persistence.bytes;
+            }
+            let per_turn = |v: u64| ratio(v as f64, turns as f64).unwrap_or(0.0);
+            PersistenceRow {
+                strategy: strategy.clone(),
+                turns,
+                first_writes: per_turn(writes - dup.min(writes)),
+                duplicate_writes: per_turn(dup),
+                failed_writes: per_turn(failed),
+                kib: per_turn(bytes) / 1024.0,
+            }
+        })
+        .collect();
+    PersistenceIo { rows }
+}
 
 /// The chart.
-pub(super) struct Bars<'a>(pub &'a PersistenceIo);
+struct Bars<'a>(&'a PersistenceIo);
 
 const ROW: u32 = 34;
 const FIRST: RGBColor = RGBColor(0x4E, 0x79, 0xA7);
@@ -166,6 +224,18 @@ impl Figure for Bars<'_> {
         legend::draw(&side.margin(20, 0, 10, 0), &entries())?;
         Ok(())
     }
+}
+
+/// The chart of a run.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    Some(Plot::new(
+        "Persistence: artifact writes and bytes per turn",
+        "What each strategy writes to disk per turn, over every scenario and budget. Duplicate \
+writes (the same output written twice in a turn) and failed writes are stacked after first writes; fewer writes \
+and bytes for the same retention is better, and duplicate writes should be zero.",
+        persistence_io(run.results),
+        |data, title, format| draw::render(title, format, &Bars(data)),
+    ))
 }
 
 #[cfg(test)]

@@ -1,3 +1,5 @@
+//! The overshoot chart: how far over-budget turns went over, by strategy.
+//!
 //! The overshoot distribution: one horizontal box plot per strategy of how far its over-budget turns went over,
 //! in percent of the budget on a log axis, with the count of over-budget turns at the right.
 
@@ -5,14 +7,81 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::ScaleCoord;
-use super::legend::{self, Entry, Swatch};
-use super::style::{self, number, AXIS, SMALL, TICK};
-use super::{DrawResult, Figure};
-use crate::report::chart::data::Overshoot;
+use super::data::{rows_of, Spread, TurnTallies};
+use super::draw::axis::ScaleCoord;
+use super::draw::legend::{self, Entry, Swatch};
+use super::draw::style::{self, number, AXIS, SMALL, TICK};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Plot, Run};
+use crate::metrics::StrategyKey;
+use crate::run::RunResults;
+
+/// How far one strategy's over-budget turns went over.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OvershootRow {
+    /// The strategy.
+    pub strategy: StrategyKey,
+    /// Turns run.
+    pub turns: u64,
+    /// Turns over budget.
+    pub over: u64,
+    /// The overshoot of the over-budget turns, in percent of the budget.
+    pub spread: Option<Spread>,
+}
+
+/// The overshoot chart's data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overshoot {
+    /// One row per strategy, in run order.
+    pub rows: Vec<OvershootRow>,
+    /// Whether the spreads are of single turns (from `batches.jsonl`) or of rows' p99 and maximum.
+    pub per_turn: bool,
+}
+
+/// Overshoot per strategy: from every over-budget turn when the run's `turns` were tallied, else from the rows'
+/// 99th percentile and maximum. From turns, the quartiles are the tally's (see [`TurnTallies`]).
+pub fn overshoot(results: &RunResults, turns: Option<&TurnTallies>) -> Overshoot {
+    let turns = turns.filter(|t| t.turns() > 0);
+    let per_turn = turns.is_some();
+    let rows = results
+        .inputs
+        .strategies
+        .iter()
+        .map(|strategy| {
+            let (turns, over, spread) = if let Some(tallies) = turns {
+                tallies
+                    .strategy(strategy)
+                    .map_or((0, 0, None), |t| (t.turns, t.over, t.overshoot.spread()))
+            } else {
+                let mut values = Vec::new();
+                let (mut turns, mut over) = (0, 0);
+                for r in rows_of(results, strategy) {
+                    turns += r.batches;
+                    over += r.compliance.violations;
+                    if let Some(budget) = r.budget.filter(|&b| b > 0 && r.compliance.violations > 0)
+                    {
+                        for o in [r.compliance.p99_overshoot, r.compliance.max_overshoot] {
+                            if o > 0 {
+                                values.push(o as f64 / budget as f64 * 100.0);
+                            }
+                        }
+                    }
+                }
+                (turns, over, Spread::of(&values))
+            };
+            OvershootRow {
+                strategy: strategy.clone(),
+                turns,
+                over,
+                spread,
+            }
+        })
+        .collect();
+    Overshoot { rows, per_turn }
+}
 
 /// The chart.
-pub(super) struct Boxes<'a>(pub &'a Overshoot);
+struct Boxes<'a>(&'a Overshoot);
 
 const ROW: u32 = 34;
 const COUNTS: i32 = 150;
@@ -156,4 +225,23 @@ impl Figure for Boxes<'_> {
         legend::draw(&side.margin(20, 0, 10, 0), &entries())?;
         Ok(())
     }
+}
+
+/// The chart of a run.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    let caption = if run.per_turn() {
+        "How far the turns that broke the budget went over it, in percent of the budget (log scale): the \
+box spans the middle half of those turns, the bar inside is the median and the whiskers reach the smallest and \
+largest. The count on the right is how many turns were over. No box means never over budget."
+    } else {
+        "How far rows that broke the budget went over it, in percent of the budget (log scale), from each \
+row's 99th percentile and maximum overshoot (batches.jsonl was not available for single turns). No box means \
+never over budget."
+    };
+    Some(Plot::new(
+        "Overshoot of over-budget turns",
+        caption,
+        overshoot(run.results, run.turns),
+        |data, title, format| draw::render(title, format, &Boxes(data)),
+    ))
 }

@@ -1,18 +1,89 @@
+//! The units-per-token chart (runs given `--tokenizer`): for each kind of tool output, the spread of UTF-16 units
+//! per token of what the model receives, one box per kind and tokenizer.
+//!
 //! Units per token by kind: one horizontal box plot per kind of output (one colour per tokenizer), on a linear
 //! axis with the window-relative rule's 3 units per token marked.
+
+use std::collections::BTreeMap;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::axis::ScaleCoord;
-use super::legend::{self, Entry, Swatch};
-use super::style::{self, number, AXIS, SMALL, TICK};
-use super::{DrawResult, Figure};
-use crate::report::chart::data::UnitsPerToken;
+use super::data::{Spread, TurnTallies};
+use super::draw::axis::ScaleCoord;
+use super::draw::legend::{self, Entry, Swatch};
+use super::draw::style::{self, number, AXIS, SMALL, TICK};
+use super::draw::{DrawResult, Figure};
+use super::{draw, Plot, Run};
+use crate::metrics::Aggregate;
+use crate::run::RunResults;
+
+/// The boxes of one tokenizer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenizerBoxes {
+    /// The tokenizer's name.
+    pub tokenizer: String,
+    /// One spread per kind of [`UnitsPerToken::kinds`], `None` where the kind had no tokens.
+    pub boxes: Vec<Option<Spread>>,
+}
+
+/// The units-per-token chart's data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitsPerToken {
+    /// The kinds, in name order.
+    pub kinds: Vec<String>,
+    /// One series per tokenizer.
+    pub series: Vec<TokenizerBoxes>,
+    /// Whether the spreads are of single turns (from `batches.jsonl`) or of rows' means.
+    pub per_turn: bool,
+}
+
+/// Units per token by kind of the reference strategy's turns (what the production finalizer lets the model
+/// receive; every strategy's when the run has no reference), each turn's units of a kind over its tokens of it,
+/// from the run's tallied `turns` (quartiles within the tally's error, see [`TurnTallies`]); without them, the
+/// rows' means. `None` for a run without tokens.
+pub fn units_per_token(results: &RunResults, turns: Option<&TurnTallies>) -> Option<UnitsPerToken> {
+    let settings = results.inputs.tokens.as_ref()?;
+    let turns = turns.filter(|t| t.turns() > 0);
+    let per_turn = turns.is_some();
+    let (kinds, boxes): (Vec<String>, Vec<Option<Spread>>) = match turns {
+        Some(tallies) => tallies
+            .units_per_token()
+            .iter()
+            .map(|(kind, tally)| (kind.clone(), tally.spread()))
+            .unzip(),
+        None => {
+            let has_reference = results.inputs.strategies.iter().any(|s| s.is_reference());
+            let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            let rows = results
+                .rows
+                .iter()
+                .filter(|r| !has_reference || r.strategy.is_reference())
+                .filter_map(|r: &Aggregate| r.tokens.as_ref());
+            for row in rows {
+                for (kind, k) in &row.by_kind {
+                    values.entry(kind.clone()).or_default().extend(k.mean);
+                }
+            }
+            values
+                .into_iter()
+                .map(|(kind, v)| (kind, Spread::of(&v)))
+                .unzip()
+        }
+    };
+    Some(UnitsPerToken {
+        kinds,
+        series: vec![TokenizerBoxes {
+            tokenizer: settings.tokenizer.clone(),
+            boxes,
+        }],
+        per_turn,
+    })
+}
 
 /// The chart.
-pub(super) struct Boxes<'a>(pub &'a UnitsPerToken);
+struct Boxes<'a>(&'a UnitsPerToken);
 
 const ROW: u32 = 30;
 /// The conversion the window-relative rule assumes.
@@ -152,4 +223,22 @@ impl Figure for Boxes<'_> {
         legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
         Ok(())
     }
+}
+
+/// The chart of a run given a tokenizer.
+pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
+    let upt = units_per_token(run.results, run.turns)?;
+    let of = if upt.per_turn {
+        "one turn's output of the kind (the reference strategy's turns)"
+    } else {
+        "each row's output of the kind (batches.jsonl was not available for single turns)"
+    };
+    Some(Plot::new(
+        "UTF-16 units per token by kind of output",
+        format!(
+            "How many UTF-16 units make one token of what the model receives, for {of}: the box spans the middle half, the bar inside is the median, the whiskers reach the smallest and largest. Every budget here is in units, but the model's window is in tokens: left of the dashed line (the 3 units per token the window-relative rule assumes) a character budget lets more tokens through than it was sized for. CJK text sits near 1 to 2, English logs and code near 4."
+        ),
+        upt,
+        |data, title, format| draw::render(title, format, &Boxes(data)),
+    ))
 }

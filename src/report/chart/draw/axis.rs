@@ -10,7 +10,7 @@ use crate::report::chart::data::Scale;
 /// An axis from `range.start` to `range.end` (either may be the larger), linear or logarithmic, with fixed
 /// labelled (`bold`) and unlabelled (`light`) ticks.
 #[derive(Debug, Clone)]
-pub(super) struct ScaleCoord {
+pub(in crate::report::chart) struct ScaleCoord {
     range: Range<f64>,
     log: bool,
     bold: Vec<f64>,
@@ -19,7 +19,10 @@ pub(super) struct ScaleCoord {
 
 impl ScaleCoord {
     /// An axis of `scale` covering `values` (from 0 for linear scales).
-    pub(super) fn fit(scale: Scale, values: impl Iterator<Item = f64>) -> ScaleCoord {
+    pub(in crate::report::chart) fn fit(
+        scale: Scale,
+        values: impl Iterator<Item = f64>,
+    ) -> ScaleCoord {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for v in values.filter(|v| v.is_finite()) {
             if scale != Scale::Log || v > 0.0 {
@@ -57,7 +60,7 @@ impl ScaleCoord {
     }
 
     /// A linear axis from `lo` to `hi` with labels every `step` and lines every `light`.
-    pub(super) fn linear(lo: f64, hi: f64, step: f64, light: f64) -> ScaleCoord {
+    pub(in crate::report::chart) fn linear(lo: f64, hi: f64, step: f64, light: f64) -> ScaleCoord {
         let ticks = |s: f64| -> Vec<f64> {
             let n = ((hi - lo) / s).round() as i64;
             (0..=n).map(|i| lo + i as f64 * s).collect()
@@ -71,7 +74,7 @@ impl ScaleCoord {
     }
 
     /// A logarithmic axis covering `lo..hi` (both positive), widened to round 1-2-5 values.
-    pub(super) fn log(lo: f64, hi: f64) -> ScaleCoord {
+    pub(in crate::report::chart) fn log(lo: f64, hi: f64) -> ScaleCoord {
         let lo = round_125(lo.min(hi), false);
         let hi = round_125(hi.max(lo * 1.0001), true).max(lo * 2.0);
         let decades = (hi / lo).log10();
@@ -107,7 +110,7 @@ impl ScaleCoord {
     }
 
     /// A vertical category axis of `n` bands, category `i` centred on `i`, the first at the top.
-    pub(super) fn categories(n: usize) -> ScaleCoord {
+    pub(in crate::report::chart) fn categories(n: usize) -> ScaleCoord {
         ScaleCoord {
             range: (n as f64 - 0.5)..-0.5,
             log: false,
@@ -153,7 +156,7 @@ impl Ranged for ScaleCoord {
 }
 
 /// A round step (1, 2 or 5 times a power of ten) at least `raw`.
-pub(super) fn nice_step(raw: f64) -> f64 {
+pub(in crate::report::chart) fn nice_step(raw: f64) -> f64 {
     if raw <= 0.0 || !raw.is_finite() {
         return 1.0;
     }

@@ -378,6 +378,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_row_sections_keep_the_order_of_schema_6_and_read_back() {
+        let p = PersistenceSummary {
+            writes: 1,
+            bytes: 2,
+            duplicate_writes: 3,
+            failed_writes: 4,
+            reused_paths: 5,
+            recoverable: None,
+        };
+        let text = serde_json::to_string(&p).unwrap();
+        assert_eq!(
+            text,
+            r#"{"writes":1,"bytes":2,"duplicateWrites":3,"reusedPaths":5,"failedWrites":4,"recoverable":null}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<PersistenceSummary>(&text).unwrap(),
+            p
+        );
+        let i: IntegritySummary = serde_json::from_str(
+            r#"{"brokenSurrogates":1,"reordered":2,"dropped":3,"mediaChanged":4,"remindersChanged":5,"nonBudgetedChanged":6,"recordsDiffer":7}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (i.broken_surrogates, i.records_differ, i.total()),
+            (1, 7, 28)
+        );
+    }
+
+    #[test]
     fn nearest_rank_percentiles() {
         let v: Vec<u64> = (1..=100).collect();
         assert_eq!(percentile(&v, 99.0), 99);

@@ -55,6 +55,7 @@ macro_rules! batch_metrics {
     )* ] )*) => {
         /// Everything measured of one turn under one strategy.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(test, derive(Default))]
         #[serde(rename_all = "camelCase")]
         pub struct BatchMetrics {
             /// The batch index within the scenario.

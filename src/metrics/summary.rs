@@ -482,6 +482,20 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_keeps_the_order_of_schema_6_and_reads_back() {
+        let mut s = RowSummary::default();
+        for (i, f) in crate::metrics::FIGURES.iter().enumerate() {
+            *(f.total_mut)(&mut s) = 10 + i as u64;
+        }
+        s.integrity[INTEGRITY_SLOTS - 1] = 99;
+        s.shortened_fields = 9;
+        let text = serde_json::to_string(&s).unwrap();
+        let expected = r#"{"batches":0,"violations":0,"overshoot":[],"maxOvershoot":0,"violationBoundaries":{},"fields":0,"keptShareSum":0,"originalUnits":0,"keptUnits":0,"minShare":null,"fairnessSum":0,"fairnessTurns":0,"budgetUsedSum":0,"budgetUsedTurns":0,"firstLine":[0,0],"lastLine":[0,0],"pathVisible":[0,0],"needles":{},"needleUpperBound":0,"writes":10,"bytes":11,"duplicateWrites":12,"reusedPaths":14,"failedWrites":13,"shortenedFields":9,"recoverableFields":15,"integrity":[16,17,18,19,20,21,99],"resamples":"#;
+        assert!(text.starts_with(expected), "{text}");
+        assert_eq!(serde_json::from_str::<RowSummary>(&text).unwrap(), s);
+    }
+
+    #[test]
     fn ratios_in_thousandths_round_and_what_is_no_ratio_is_zero() {
         assert_eq!([1.0, 2.5, 0.0004, 0.0005].map(scaled), [1000, 2500, 0, 1]);
         assert_eq!(

@@ -379,22 +379,15 @@ mod tests {
 
     #[test]
     fn the_row_sections_keep_the_order_of_schema_6_and_read_back() {
-        let p = PersistenceSummary {
-            writes: 1,
-            bytes: 2,
-            duplicate_writes: 3,
-            failed_writes: 4,
-            reused_paths: 5,
-            recoverable: None,
-        };
-        let text = serde_json::to_string(&p).unwrap();
+        // Read in another order, written in schema 6's.
+        let p: PersistenceSummary = serde_json::from_str(
+            r#"{"recoverable":null,"failedWrites":4,"writes":1,"bytes":2,"duplicateWrites":3,"reusedPaths":5}"#,
+        )
+        .unwrap();
+        assert_eq!((p.writes, p.failed_writes, p.reused_paths), (1, 4, 5));
         assert_eq!(
-            text,
+            serde_json::to_string(&p).unwrap(),
             r#"{"writes":1,"bytes":2,"duplicateWrites":3,"reusedPaths":5,"failedWrites":4,"recoverable":null}"#
-        );
-        assert_eq!(
-            serde_json::from_str::<PersistenceSummary>(&text).unwrap(),
-            p
         );
         let i: IntegritySummary = serde_json::from_str(
             r#"{"brokenSurrogates":1,"reordered":2,"dropped":3,"mediaChanged":4,"remindersChanged":5,"nonBudgetedChanged":6,"recordsDiffer":7}"#,

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::tolerance::{Tolerance, Tolerances};
 use crate::error::{Error, Result};
-use crate::metrics::Metric;
+use crate::metrics::{in_section, Metric, Section};
 use crate::metrics::{Aggregate, RowKey, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo, QUICK_BATCHES};
 use crate::scenario::BudgetLabel;
@@ -272,18 +272,14 @@ pub fn check(
     }
 }
 
-/// The non-zero integrity counts of a row, if any.
+/// The non-zero integrity counts of a row, if any: each integrity figure ([`Section::Integrity`]), then the turns
+/// whose records differ.
 fn integrity_failure(row: &Aggregate) -> Option<String> {
-    let i = &row.integrity;
-    let counts = [
-        ("broken surrogates", i.broken_surrogates),
-        ("reordered", i.reordered),
-        ("dropped", i.dropped),
-        ("media changed", i.media_changed),
-        ("reminders changed", i.reminders_changed),
-        ("non-budgeted changed", i.non_budgeted_changed),
-        ("records differ", i.records_differ),
-    ];
+    let mut counts: Vec<(&str, u64)> = in_section(Section::Integrity)
+        .into_iter()
+        .filter_map(|f| Some((f.label, f.row?(row))))
+        .collect();
+    counts.push(("records differ", row.integrity.records_differ));
     let found: Vec<String> = counts
         .iter()
         .filter(|(_, n)| *n > 0)

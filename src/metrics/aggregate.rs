@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::key::{RowKey, StrategyKey};
-use super::summary::{CostTally, RowSummary, TurnCost, RATIO_SCALE};
+use super::summary::{CostTally, RowSummary, TurnCost, INTEGRITY_SLOTS, RATIO_SCALE};
 use super::tokens::{TokenSummary, TokenTally};
 use super::BatchMetrics;
 use crate::scenario::BudgetLabel;
@@ -79,57 +79,88 @@ pub struct KindSurvival {
     pub rate: f64,
 }
 
-/// Persistence I/O over a row's batches.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PersistenceSummary {
-    /// Successful writes.
-    pub writes: u64,
-    /// Bytes written.
-    pub bytes: u64,
-    /// Writes of output already written once in the same turn.
-    pub duplicate_writes: u64,
-    /// Shortened fields that reused paths their producer had written.
-    pub reused_paths: u64,
-    /// Failed or refused writes.
-    pub failed_writes: u64,
-    /// Share of shortened fields whose full text is recoverable from an artifact (0..1); `None` when no field
-    /// was shortened.
-    pub recoverable: Option<f64>,
-}
+macro_rules! row_sections {
+    (
+        persistence [ $(
+            $(#[doc = $pd:literal])* $pf:ident => $pr:ident : $pk:literal at $po:literal, $pl:literal,
+                $pc:expr, $pm:expr, $pg:expr;
+        )* ]
+        shortened [ $(
+            $(#[doc = $sd:literal])* $sf:ident => $sr:ident : $sk:literal at $so:literal, $sl:literal,
+                $sc:expr, $sm:expr, $sg:expr;
+        )* ]
+        integrity [ $(
+            $(#[doc = $id:literal])* $if:ident => $ir:ident : $ik:literal at $io:literal, $il:literal,
+                $ic:expr, $im:expr, $ig:expr;
+        )* ]
+    ) => {
+        /// Persistence I/O over a row's batches.
+        #[derive(Debug, Clone, PartialEq, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct PersistenceSummary {
+            $(
+                $(#[doc = $pd])*
+                pub $pr: u64,
+            )*
+            /// Share of shortened fields whose full text is recoverable from an artifact (0..1); `None` when no
+            /// field was shortened.
+            pub recoverable: Option<f64>,
+        }
 
-/// Integrity counts over a row's batches (all must be 0 for the reference).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IntegritySummary {
-    /// Surrogate pairs broken by cuts.
-    pub broken_surrogates: u64,
-    /// Entries out of their original order.
-    pub reordered: u64,
-    /// Entries or parts dropped.
-    pub dropped: u64,
-    /// Media parts changed.
-    pub media_changed: u64,
-    /// Lifecycle reminders changed.
-    pub reminders_changed: u64,
-    /// Parts whose non-budgeted content changed.
-    pub non_budgeted_changed: u64,
-    /// Turns whose model request, transcript and tool-result record differ.
-    pub records_differ: u64,
-}
+        impl PersistenceSummary {
+            /// The persistence figures of a row's summary.
+            fn of(s: &RowSummary) -> PersistenceSummary {
+                PersistenceSummary {
+                    $($pr: s.$pr,)*
+                    recoverable: measured(s.recoverable_fields, s.shortened_fields),
+                }
+            }
+        }
 
-impl IntegritySummary {
-    /// The sum of every count.
-    pub fn total(&self) -> u64 {
-        self.broken_surrogates
-            + self.reordered
-            + self.dropped
-            + self.media_changed
-            + self.reminders_changed
-            + self.non_budgeted_changed
-            + self.records_differ
-    }
+        /// Written as its fields, each figure at its place ([`super::Figure::order`]).
+        impl Serialize for PersistenceSummary {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut figures = [$(($po, $pk, self.$pr)),*];
+                figures.sort_by_key(|f| f.0);
+                let mut out = s.serialize_struct("PersistenceSummary", figures.len() + 1)?;
+                for (_, key, value) in figures {
+                    out.serialize_field(key, &value)?;
+                }
+                out.serialize_field("recoverable", &self.recoverable)?;
+                out.end()
+            }
+        }
+
+        /// Integrity counts over a row's batches (all must be 0 for the reference).
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct IntegritySummary {
+            $(
+                $(#[doc = $id])*
+                pub $ir: u64,
+            )*
+            /// Turns whose model request, transcript and tool-result record differ.
+            pub records_differ: u64,
+        }
+
+        impl IntegritySummary {
+            /// The integrity figures of a row's summary.
+            fn of(s: &RowSummary) -> IntegritySummary {
+                IntegritySummary {
+                    $($ir: s.integrity[$io],)*
+                    records_differ: s.integrity[INTEGRITY_SLOTS - 1],
+                }
+            }
+
+            /// The sum of every count.
+            pub fn total(&self) -> u64 {
+                $(self.$ir +)* self.records_differ
+            }
+        }
+    };
 }
+super::figure::figure_list!(row_sections);
 
 /// Time per batch, measured in-process (the only figures that differ between runs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -285,8 +316,6 @@ impl Aggregate {
         let planted: u64 = s.needles.values().map(|c| c.planted).sum();
         let survived: u64 = s.needles.values().map(|c| c.survived).sum();
         let upper = s.needle_upper_bound;
-        let [broken_surrogates, reordered, dropped, media_changed, reminders_changed, non_budgeted_changed, records_differ] =
-            s.integrity;
         Aggregate {
             scenario: key.scenario.to_string(),
             strategy: key.strategy.clone(),
@@ -335,23 +364,8 @@ impl Aggregate {
                     })
                     .collect(),
             },
-            persistence: PersistenceSummary {
-                writes: s.writes,
-                bytes: s.bytes,
-                duplicate_writes: s.duplicate_writes,
-                reused_paths: s.reused_paths,
-                failed_writes: s.failed_writes,
-                recoverable: measured(s.recoverable_fields, s.shortened_fields),
-            },
-            integrity: IntegritySummary {
-                broken_surrogates,
-                reordered,
-                dropped,
-                media_changed,
-                reminders_changed,
-                non_budgeted_changed,
-                records_differ,
-            },
+            persistence: PersistenceSummary::of(&s),
+            integrity: IntegritySummary::of(&s),
             cost: CostSummary::from_tally(cost),
             tokens: tokens.map(TokenSummary::from_tally),
             summary: s,
@@ -362,6 +376,28 @@ impl Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_row_sections_keep_the_order_of_schema_6_and_read_back() {
+        // Read in another order, written in schema 6's.
+        let p: PersistenceSummary = serde_json::from_str(
+            r#"{"recoverable":null,"failedWrites":4,"writes":1,"bytes":2,"duplicateWrites":3,"reusedPaths":5}"#,
+        )
+        .unwrap();
+        assert_eq!((p.writes, p.failed_writes, p.reused_paths), (1, 4, 5));
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"writes":1,"bytes":2,"duplicateWrites":3,"reusedPaths":5,"failedWrites":4,"recoverable":null}"#
+        );
+        let i: IntegritySummary = serde_json::from_str(
+            r#"{"brokenSurrogates":1,"reordered":2,"dropped":3,"mediaChanged":4,"remindersChanged":5,"nonBudgetedChanged":6,"recordsDiffer":7}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (i.broken_surrogates, i.records_differ, i.total()),
+            (1, 7, 28)
+        );
+    }
 
     #[test]
     fn nearest_rank_percentiles() {

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::Aggregate;
+use super::{Aggregate, Figure, FIGURES};
 
 /// A tracked metric of a results row: what the gate compares with the baseline, `compare` lists and the charts
 /// draw.
@@ -68,7 +68,7 @@ impl Metric {
             Metric::Compliance => "compliance.rate",
             Metric::Retention => "retention.mean",
             Metric::Needles => "needles.survival",
-            Metric::Writes => "persistence.writes",
+            Metric::Writes => self.figure().map_or("", |f| f.field),
             Metric::Cost => "cost.floorRatio",
             Metric::Time => "cost.medianNs",
         }
@@ -84,6 +84,11 @@ impl Metric {
         }
     }
 
+    /// The row figure it is ([`super::FIGURES`] names the metric it is as its `gate`), if any.
+    pub fn figure(self) -> Option<&'static Figure> {
+        FIGURES.iter().find(|f| f.gate == Some(self))
+    }
+
     /// Whether two runs of the same inputs give the same value (all but the cost and the time).
     pub fn deterministic(self) -> bool {
         !matches!(self, Metric::Cost | Metric::Time)
@@ -96,7 +101,7 @@ impl Metric {
             Metric::Compliance => Some(row.compliance.rate),
             Metric::Retention => row.retention.mean,
             Metric::Needles => row.needles.survival,
-            Metric::Writes => Some(row.persistence.writes as f64),
+            Metric::Writes => self.figure().and_then(|f| Some(f.row?(row) as f64)),
             Metric::Cost => row.cost.floor_ratio,
             Metric::Time => Some(row.cost.median_ns as f64),
         }

@@ -4,6 +4,7 @@
 
 mod aggregate;
 mod bound;
+mod figure;
 mod key;
 mod metric;
 pub mod pareto;
@@ -19,6 +20,7 @@ pub use aggregate::{
     NeedleSummary, PersistenceSummary, RetentionSummary,
 };
 pub use bound::needle_upper_bound;
+pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, FIGURES};
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};
@@ -47,80 +49,69 @@ pub struct NeedleCount {
     pub survived: u64,
 }
 
-/// Everything measured of one turn under one strategy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BatchMetrics {
-    /// The batch index within the scenario.
-    pub batch: usize,
-    /// The effective budget (`None` when disabled).
-    pub budget: Option<u64>,
-    /// Budgeted total of the producers' output.
-    pub input_total: u64,
-    /// Budgeted total of the model request.
-    pub final_total: u64,
-    /// Whether the model request is within the budget.
-    pub within_budget: bool,
-    /// Units over the budget (0 when within).
-    pub overshoot: u64,
-    /// The boundary from which the turn stayed over budget up to the model request.
-    pub violation_boundary: Option<Boundary>,
-    /// Budgeted fields of the producers' output.
-    pub fields: u64,
-    /// Fields the model request shows shortened.
-    pub shortened_fields: u64,
-    /// UTF-16 units of original text over all fields.
-    pub original_units: u64,
-    /// Of those, units still shown.
-    pub kept_units: u64,
-    /// Kept share per field, averaged over fields (`None` for a turn without fields: nothing to measure).
-    pub mean_kept_share: Option<f64>,
-    /// The smallest kept share of any field (`None` without fields).
-    pub min_kept_share: Option<f64>,
-    /// Jain's index of the fields' kept shares (`None` without fields).
-    pub fairness: Option<f64>,
-    /// Share of the budget the model request uses, when the producers' output was over budget.
-    pub budget_used: Option<f64>,
-    /// Shortened fields whose first line survived / whose first line could be checked.
-    pub first_line_kept: (u64, u64),
-    /// Shortened fields whose last non-blank line survived / that have one.
-    pub last_line_kept: (u64, u64),
-    /// Shortened fields that name an artifact path / shortened fields whose entry has one.
-    pub path_visible: (u64, u64),
-    /// Needles by kind.
-    pub needles: BTreeMap<NeedleKind, NeedleCount>,
-    /// The most needles any allocation of the same budget could keep visible.
-    pub needle_upper_bound: u64,
-    /// Successful writes.
-    pub writes: u64,
-    /// Bytes written.
-    pub bytes_written: u64,
-    /// Writes of an entry that had already been written once in the turn.
-    pub duplicate_writes: u64,
-    /// Failed or refused writes.
-    pub failed_writes: u64,
-    /// Shortened fields whose entry reused artifact paths it came with.
-    pub reused_paths: u64,
-    /// Shortened fields whose complete text is recoverable from an artifact.
-    pub recoverable_fields: u64,
-    /// Surrogate pairs a cut broke in shortened fields (see [`broken_surrogates`]).
-    pub broken_surrogates: u64,
-    /// Entries out of their original order in the model request.
-    pub reordered: u64,
-    /// Entries or parts missing from the model request.
-    pub dropped: u64,
-    /// Media parts changed.
-    pub media_changed: u64,
-    /// Lifecycle reminders changed.
-    pub reminders_changed: u64,
-    /// Parts whose non-budgeted content changed.
-    pub non_budgeted_changed: u64,
-    /// Whether the model request, the transcript and the tool-result record differ.
-    pub records_differ: bool,
-    /// The model request's tokens (`--tokenizer` only; absent otherwise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<TurnTokens>,
+macro_rules! batch_metrics {
+    ($( $section:ident [ $(
+        $(#[doc = $doc:literal])* $field:ident => $row:ident : $key:literal at $order:literal, $label:literal,
+            $column:expr, $at_most:expr, $gate:expr;
+    )* ] )*) => {
+        /// Everything measured of one turn under one strategy.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(test, derive(Default))]
+        #[serde(rename_all = "camelCase")]
+        pub struct BatchMetrics {
+            /// The batch index within the scenario.
+            pub batch: usize,
+            /// The effective budget (`None` when disabled).
+            pub budget: Option<u64>,
+            /// Budgeted total of the producers' output.
+            pub input_total: u64,
+            /// Budgeted total of the model request.
+            pub final_total: u64,
+            /// Whether the model request is within the budget.
+            pub within_budget: bool,
+            /// Units over the budget (0 when within).
+            pub overshoot: u64,
+            /// The boundary from which the turn stayed over budget up to the model request.
+            pub violation_boundary: Option<Boundary>,
+            /// Budgeted fields of the producers' output.
+            pub fields: u64,
+            /// Fields the model request shows shortened.
+            pub shortened_fields: u64,
+            /// UTF-16 units of original text over all fields.
+            pub original_units: u64,
+            /// Of those, units still shown.
+            pub kept_units: u64,
+            /// Kept share per field, averaged over fields (`None` for a turn without fields: nothing to measure).
+            pub mean_kept_share: Option<f64>,
+            /// The smallest kept share of any field (`None` without fields).
+            pub min_kept_share: Option<f64>,
+            /// Jain's index of the fields' kept shares (`None` without fields).
+            pub fairness: Option<f64>,
+            /// Share of the budget the model request uses, when the producers' output was over budget.
+            pub budget_used: Option<f64>,
+            /// Shortened fields whose first line survived / whose first line could be checked.
+            pub first_line_kept: (u64, u64),
+            /// Shortened fields whose last non-blank line survived / that have one.
+            pub last_line_kept: (u64, u64),
+            /// Shortened fields that name an artifact path / shortened fields whose entry has one.
+            pub path_visible: (u64, u64),
+            /// Needles by kind.
+            pub needles: BTreeMap<NeedleKind, NeedleCount>,
+            /// The most needles any allocation of the same budget could keep visible.
+            pub needle_upper_bound: u64,
+            $($(
+                $(#[doc = $doc])*
+                pub $field: u64,
+            )*)*
+            /// Whether the model request, the transcript and the tool-result record differ.
+            pub records_differ: bool,
+            /// The model request's tokens (`--tokenizer` only; absent otherwise).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tokens: Option<TurnTokens>,
+        }
+    };
 }
+figure::figure_list!(batch_metrics);
 
 /// Measures one simulated turn. `input` is the producers' turn, `needles` the needles planted in it.
 pub fn measure(

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::resample::Resamples;
-use super::{BatchMetrics, NeedleCount};
+use super::{BatchMetrics, NeedleCount, FIGURES};
 use crate::generate::NeedleKind;
 
 /// Bits of a value a [`LogHistogram`] keeps below its leading bit: buckets are `2^-10` of their value wide.
@@ -176,68 +176,128 @@ impl<'de, const SUB: u32> Deserialize<'de> for Histogram<SUB> {
 /// Scale of the floor ratios a [`RowSummary`] keeps (in thousandths).
 pub(crate) const RATIO_SCALE: f64 = 1000.0;
 
-/// Everything a row's figures are computed from, summed over its turns; [`RowSummary::merge`] combines the
-/// summaries of two parts of the turns into that of all of them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RowSummary {
-    /// Turns.
-    pub batches: u64,
-    /// Turns over the budget.
-    pub violations: u64,
-    /// Overshoots of every turn (0 for those within).
-    pub overshoot: LogHistogram,
-    /// The largest overshoot.
-    pub max_overshoot: u64,
-    /// Violations by the boundary that let them through.
-    pub violation_boundaries: BTreeMap<String, u64>,
-    /// Budgeted fields.
-    pub fields: u64,
-    /// Sum over turns of mean kept share x fields, fixed point.
-    pub kept_share_sum: u128,
-    /// Original UTF-16 units of every field.
-    pub original_units: u64,
-    /// Units still shown.
-    pub kept_units: u64,
-    /// The smallest share any field kept (`None` before a field).
-    pub min_share: Option<f64>,
-    /// Sum of the fairness of the turns with a field, fixed point.
-    pub fairness_sum: u128,
-    /// Turns with a field (those whose fairness is summed).
-    pub fairness_turns: u64,
-    /// Sum of the budget used by turns that measured it, fixed point.
-    pub budget_used_sum: u128,
-    /// Turns that measured the budget used.
-    pub budget_used_turns: u64,
-    /// Shortened fields whose first line survived / could be checked.
-    pub first_line: (u64, u64),
-    /// Shortened fields whose last non-blank line survived / that have one.
-    pub last_line: (u64, u64),
-    /// Shortened fields that name an artifact / whose entry has one.
-    pub path_visible: (u64, u64),
-    /// Needles by kind.
-    pub needles: BTreeMap<NeedleKind, NeedleCount>,
-    /// Sum of the needle upper bounds.
-    pub needle_upper_bound: u64,
-    /// Successful writes.
-    pub writes: u64,
-    /// Bytes written.
-    pub bytes: u64,
-    /// Duplicate writes.
-    pub duplicate_writes: u64,
-    /// Reused producer paths.
-    pub reused_paths: u64,
-    /// Failed writes.
-    pub failed_writes: u64,
-    /// Shortened fields.
-    pub shortened_fields: u64,
-    /// Shortened fields recoverable from an artifact.
-    pub recoverable_fields: u64,
-    /// Integrity counts: broken surrogates, reordered, dropped, media, reminders, non-budgeted, records differ.
-    pub integrity: [u64; 7],
-    /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking.
-    pub resamples: Resamples,
+macro_rules! row_summary {
+    (
+        persistence [ $(
+            $(#[doc = $pd:literal])* $pf:ident => $pr:ident : $pk:literal at $po:literal, $pl:literal,
+                $pc:expr, $pm:expr, $pg:expr;
+        )* ]
+        shortened [ $(
+            $(#[doc = $sd:literal])* $sf:ident => $sr:ident : $sk:literal at $so:literal, $sl:literal,
+                $sc:expr, $sm:expr, $sg:expr;
+        )* ]
+        integrity [ $(
+            $(#[doc = $id:literal])* $if:ident => $ir:ident : $ik:literal at $io:literal, $il:literal,
+                $ic:expr, $im:expr, $ig:expr;
+        )* ]
+    ) => {
+        /// The slots of `summary.integrity`: one an integrity figure, and the turns whose records differ last.
+        pub(crate) const INTEGRITY_SLOTS: usize = 1 $(+ super::figure::one!($if))*;
+
+        /// Everything a row's figures are computed from, summed over its turns; [`RowSummary::merge`] combines the
+        /// summaries of two parts of the turns into that of all of them.
+        #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct RowSummary {
+            /// Turns.
+            pub batches: u64,
+            /// Turns over the budget.
+            pub violations: u64,
+            /// Overshoots of every turn (0 for those within).
+            pub overshoot: LogHistogram,
+            /// The largest overshoot.
+            pub max_overshoot: u64,
+            /// Violations by the boundary that let them through.
+            pub violation_boundaries: BTreeMap<String, u64>,
+            /// Budgeted fields.
+            pub fields: u64,
+            /// Sum over turns of mean kept share x fields, fixed point.
+            pub kept_share_sum: u128,
+            /// Original UTF-16 units of every field.
+            pub original_units: u64,
+            /// Units still shown.
+            pub kept_units: u64,
+            /// The smallest share any field kept (`None` before a field).
+            pub min_share: Option<f64>,
+            /// Sum of the fairness of the turns with a field, fixed point.
+            pub fairness_sum: u128,
+            /// Turns with a field (those whose fairness is summed).
+            pub fairness_turns: u64,
+            /// Sum of the budget used by turns that measured it, fixed point.
+            pub budget_used_sum: u128,
+            /// Turns that measured the budget used.
+            pub budget_used_turns: u64,
+            /// Shortened fields whose first line survived / could be checked.
+            pub first_line: (u64, u64),
+            /// Shortened fields whose last non-blank line survived / that have one.
+            pub last_line: (u64, u64),
+            /// Shortened fields that name an artifact / whose entry has one.
+            pub path_visible: (u64, u64),
+            /// Needles by kind.
+            pub needles: BTreeMap<NeedleKind, NeedleCount>,
+            /// Sum of the needle upper bounds.
+            pub needle_upper_bound: u64,
+            $(
+                $(#[doc = $pd])*
+                pub $pr: u64,
+            )*
+            /// Shortened fields.
+            pub shortened_fields: u64,
+            $(
+                $(#[doc = $sd])*
+                pub $sr: u64,
+            )*
+            /// The integrity figures' totals in their slots ([`super::Figure::order`]), then the turns whose
+            /// records differ.
+            pub integrity: [u64; INTEGRITY_SLOTS],
+            /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking.
+            pub resamples: Resamples,
+        }
+
+        /// Written as its fields, each figure at its place in its section ([`super::Figure::order`]).
+        impl Serialize for RowSummary {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut persistence = [$(($po, $pk, self.$pr)),*];
+                persistence.sort_by_key(|f| f.0);
+                let mut shortened = [$(($so, $sk, self.$sr)),*];
+                shortened.sort_by_key(|f| f.0);
+                let fields = 22 + persistence.len() + shortened.len();
+                let mut out = s.serialize_struct("RowSummary", fields)?;
+                out.serialize_field("batches", &self.batches)?;
+                out.serialize_field("violations", &self.violations)?;
+                out.serialize_field("overshoot", &self.overshoot)?;
+                out.serialize_field("maxOvershoot", &self.max_overshoot)?;
+                out.serialize_field("violationBoundaries", &self.violation_boundaries)?;
+                out.serialize_field("fields", &self.fields)?;
+                out.serialize_field("keptShareSum", &self.kept_share_sum)?;
+                out.serialize_field("originalUnits", &self.original_units)?;
+                out.serialize_field("keptUnits", &self.kept_units)?;
+                out.serialize_field("minShare", &self.min_share)?;
+                out.serialize_field("fairnessSum", &self.fairness_sum)?;
+                out.serialize_field("fairnessTurns", &self.fairness_turns)?;
+                out.serialize_field("budgetUsedSum", &self.budget_used_sum)?;
+                out.serialize_field("budgetUsedTurns", &self.budget_used_turns)?;
+                out.serialize_field("firstLine", &self.first_line)?;
+                out.serialize_field("lastLine", &self.last_line)?;
+                out.serialize_field("pathVisible", &self.path_visible)?;
+                out.serialize_field("needles", &self.needles)?;
+                out.serialize_field("needleUpperBound", &self.needle_upper_bound)?;
+                for (_, key, value) in persistence {
+                    out.serialize_field(key, &value)?;
+                }
+                out.serialize_field("shortenedFields", &self.shortened_fields)?;
+                for (_, key, value) in shortened {
+                    out.serialize_field(key, &value)?;
+                }
+                out.serialize_field("integrity", &self.integrity)?;
+                out.serialize_field("resamples", &self.resamples)?;
+                out.end()
+            }
+        }
+    };
 }
+super::figure::figure_list!(row_summary);
 
 /// What one turn cost, in nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -335,25 +395,11 @@ impl RowSummary {
             e.survived += c.survived;
         }
         self.needle_upper_bound += m.needle_upper_bound;
-        self.writes += m.writes;
-        self.bytes += m.bytes_written;
-        self.duplicate_writes += m.duplicate_writes;
-        self.reused_paths += m.reused_paths;
-        self.failed_writes += m.failed_writes;
         self.shortened_fields += m.shortened_fields;
-        self.recoverable_fields += m.recoverable_fields;
-        let counts = [
-            m.broken_surrogates,
-            m.reordered,
-            m.dropped,
-            m.media_changed,
-            m.reminders_changed,
-            m.non_budgeted_changed,
-            u64::from(m.records_differ),
-        ];
-        for (total, c) in self.integrity.iter_mut().zip(counts) {
-            *total += c;
+        for f in FIGURES {
+            *(f.total_mut)(self) += (f.turn)(m);
         }
+        self.integrity[INTEGRITY_SLOTS - 1] += u64::from(m.records_differ);
         self.resamples.add(m);
     }
 
@@ -392,16 +438,11 @@ impl RowSummary {
             e.survived += c.survived;
         }
         self.needle_upper_bound += other.needle_upper_bound;
-        self.writes += other.writes;
-        self.bytes += other.bytes;
-        self.duplicate_writes += other.duplicate_writes;
-        self.reused_paths += other.reused_paths;
-        self.failed_writes += other.failed_writes;
         self.shortened_fields += other.shortened_fields;
-        self.recoverable_fields += other.recoverable_fields;
-        for (a, b) in self.integrity.iter_mut().zip(other.integrity) {
-            *a += b;
+        for f in FIGURES {
+            *(f.total_mut)(self) += (f.total)(other);
         }
+        self.integrity[INTEGRITY_SLOTS - 1] += other.integrity[INTEGRITY_SLOTS - 1];
         self.resamples.merge(&other.resamples);
     }
 
@@ -438,6 +479,20 @@ mod tests {
         );
         assert_eq!(fixed_mean(FIXED_ONE * 3, 4), Some(0.75));
         assert_eq!(fixed_mean(0, 0), None);
+    }
+
+    #[test]
+    fn a_summary_keeps_the_order_of_schema_6_and_reads_back() {
+        let mut s = RowSummary::default();
+        for (i, f) in crate::metrics::FIGURES.iter().enumerate() {
+            *(f.total_mut)(&mut s) = 10 + i as u64;
+        }
+        s.integrity[INTEGRITY_SLOTS - 1] = 99;
+        s.shortened_fields = 9;
+        let text = serde_json::to_string(&s).unwrap();
+        let expected = r#"{"batches":0,"violations":0,"overshoot":[],"maxOvershoot":0,"violationBoundaries":{},"fields":0,"keptShareSum":0,"originalUnits":0,"keptUnits":0,"minShare":null,"fairnessSum":0,"fairnessTurns":0,"budgetUsedSum":0,"budgetUsedTurns":0,"firstLine":[0,0],"lastLine":[0,0],"pathVisible":[0,0],"needles":{},"needleUpperBound":0,"writes":10,"bytes":11,"duplicateWrites":12,"reusedPaths":14,"failedWrites":13,"shortenedFields":9,"recoverableFields":15,"integrity":[16,17,18,19,20,21,99],"resamples":"#;
+        assert!(text.starts_with(expected), "{text}");
+        assert_eq!(serde_json::from_str::<RowSummary>(&text).unwrap(), s);
     }
 
     #[test]

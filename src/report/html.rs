@@ -7,9 +7,10 @@ use std::fmt::Write as _;
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
 use super::export::{
-    duration, floor_ratio, needles_cell, pct, pct_opt, token_compliance_cell, units_per_token_cell,
+    duration, figure_cell, floor_ratio, needles_cell, pct, pct_opt, token_compliance_cell,
+    units_per_token_cell,
 };
-use crate::metrics::{Aggregate, StrategyKey};
+use crate::metrics::{in_tables, Aggregate, Column, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 
 const STYLE: &str = r#"
@@ -174,30 +175,46 @@ fn scenario_table(out: &mut String, scenarios: &[WorkloadInfo]) {
     out.push_str("</table></div>\n");
 }
 
-/// The header cells of a row's figures (after the cells naming the row).
-const ROW_COLUMNS: &str = "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th>\
-<th>needles / possible</th><th>writes</th><th>duplicate writes</th><th>recoverable</th><th>integrity issues</th>\
-<th>median cost</th><th>cost / floor</th>";
+/// The header cells of a row's figures (after the cells naming the row): the row figures with a column
+/// ([`in_tables`]) between the needles and the recoverable share.
+fn row_columns() -> String {
+    let mut out = String::from(
+        "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th>\
+<th>needles / possible</th>",
+    );
+    for f in in_tables() {
+        let _ = write!(out, "<th>{}</th>", escape(f.label));
+    }
+    out.push_str(
+        "<th>recoverable</th><th>integrity issues</th><th>median cost</th><th>cost / floor</th>",
+    );
+    out
+}
 
 fn row_cells(r: &Aggregate) -> String {
-    format!(
-        "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td>\
-<td{}>{}</td><td>{}</td><td>{}</td>",
+    let mut out = format!(
+        "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
         bad(r.compliance.rate < 1.0),
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
         pct_opt(r.retention.mean),
         pct_opt(r.retention.budget_used),
         needles_cell(r),
-        r.persistence.writes,
-        bad(r.persistence.duplicate_writes > 0),
-        r.persistence.duplicate_writes,
+    );
+    for f in in_tables() {
+        let issue = f.table == Column::Issue && f.row.is_some_and(|value| value(r) > 0);
+        let _ = write!(out, "<td{}>{}</td>", bad(issue), figure_cell(f, r));
+    }
+    let _ = write!(
+        out,
+        "<td>{}</td><td{}>{}</td><td>{}</td><td>{}</td>",
         pct_opt(r.persistence.recoverable),
         bad(r.integrity.total() > 0),
         r.integrity.total(),
         duration(r.cost.median_ns),
         floor_ratio(r),
-    )
+    );
+    out
 }
 
 /// The header cells of the token columns (units per token, within the token budget) of a run or sweep given
@@ -402,10 +419,11 @@ see its tables.</p>\n");
             }
             let _ = writeln!(
                 out,
-                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"text\">strategy</th>{ROW_COLUMNS}{}<th class=\"text\">lead over the next</th></tr>",
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"text\">strategy</th>{}{}<th class=\"text\">lead over the next</th></tr>",
                 escape(&s.name),
                 escape(&b.label.to_string()),
                 b.units,
+                row_columns(),
                 token_columns(results.inputs.tokens.is_some())
             );
             for p in super::answer::placed(results, &s.name, &b.label) {
@@ -483,8 +501,9 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
     out.push_str("<h2 id=\"points\">Values</h2>\n<div class=\"scroll\"><table>\n");
     let _ = writeln!(
         out,
-        "<tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{ROW_COLUMNS}{}</tr>",
+        "<tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{}{}</tr>",
         escape(axis.noun()),
+        row_columns(),
         token_columns(sweep.tokens.is_some())
     );
     for p in &sweep.points {

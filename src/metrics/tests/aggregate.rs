@@ -25,20 +25,10 @@ pub(in crate::metrics) fn quiet(batch: usize, fields: u64) -> BatchMetrics {
         path_visible: (0, 0),
         needles: BTreeMap::new(),
         needle_upper_bound: 0,
-        writes: 0,
-        bytes_written: 0,
-        duplicate_writes: 0,
-        failed_writes: 0,
-        reused_paths: 0,
-        recoverable_fields: 0,
-        broken_surrogates: 0,
-        reordered: 0,
-        dropped: 0,
-        media_changed: 0,
-        reminders_changed: 0,
-        non_budgeted_changed: 0,
         records_differ: false,
         tokens: None,
+        // Every row figure 0.
+        ..BatchMetrics::default()
     }
 }
 

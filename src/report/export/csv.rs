@@ -1,8 +1,8 @@
 //! `batches.csv`: one row per (scenario, budget, strategy, batch) with the main per-batch metrics, for a
-//! spreadsheet or a notebook. Written by the `csv` crate from one [`Row`] a record (its fields are the columns,
-//! in order; quoting is the crate's: only a field holding a comma, a quote or a line break is quoted), with the
-//! header written first so that a run without records still has one. A run given `--tokenizer` has the columns of
-//! [`TOKEN_HEADER`] after those (a [`TokenRow`] a record); a run without one has none of them. A cell with
+//! spreadsheet or a notebook. Written by the `csv` crate from one [`Row`] a record (the columns of [`Head`], a
+//! column a row figure of [`FIGURES`] and those of [`Tail`], in order; quoting is the crate's: only a field holding
+//! a comma, a quote or a line break is quoted), with the header written first so that a run without records
+//! still has one. A run given `--tokenizer` has the columns of [`TOKEN_HEADER`] after those (a [`TokenRow`] a record); a run without one has none of them. A cell with
 //! nothing to measure is empty, never a perfect score: `budget` when the budget is disabled, and the three kept-
 //! share columns (`mean_kept_share`, `min_kept_share`, `fairness`) for a turn without a field.
 
@@ -10,13 +10,14 @@ use serde::{Serialize, Serializer};
 
 use super::RecordExporter;
 use crate::error::{Error, Result};
+use crate::metrics::{BatchMetrics, FIGURES};
 use crate::run::{BatchRecord, RunInputs};
 
 /// The per-batch CSV.
 pub struct BatchCsv;
 
-/// The columns, in order: [`Row`]'s fields.
-const HEADER: [&str; 39] = [
+/// The columns before the row figures, in order: [`Head`]'s fields.
+const HEAD: [&str; 23] = [
     "crate_version",
     "seed",
     "scenario_digest",
@@ -40,23 +41,20 @@ const HEADER: [&str; 39] = [
     "needles_planted",
     "needles_survived",
     "needle_upper_bound",
-    "writes",
-    "bytes_written",
-    "duplicate_writes",
-    "failed_writes",
-    "reused_paths",
-    "recoverable_fields",
-    "broken_surrogates",
-    "reordered",
-    "dropped",
-    "media_changed",
-    "reminders_changed",
-    "non_budgeted_changed",
-    "records_differ",
-    "cost_ns",
-    "strategy_ns",
-    "floor_ns",
 ];
+
+/// The columns after the row figures, in order: [`Tail`]'s fields.
+const TAIL: [&str; 4] = ["records_differ", "cost_ns", "strategy_ns", "floor_ns"];
+
+/// Every column of a run without `--tokenizer`, in order: [`HEAD`], the row figures' columns ([`FIGURES`]) and
+/// [`TAIL`].
+fn header() -> Vec<&'static str> {
+    HEAD.iter()
+        .copied()
+        .chain(FIGURES.iter().map(|f| f.column))
+        .chain(TAIL)
+        .collect()
+}
 
 /// The columns a run given `--tokenizer` adds, in order: [`TokenRow`]'s fields. `token_budget`,
 /// `within_token_budget` and `token_overshoot` are empty where the row has no token budget (no `--token-budget`, or
@@ -78,9 +76,9 @@ impl Serialize for Share {
     }
 }
 
-/// One record of the CSV; the fields are the columns of [`HEADER`], in its order.
+/// The columns of a record before its row figures; the fields are the columns of [`HEAD`], in its order.
 #[derive(Serialize)]
-struct Row<'a> {
+struct Head<'a> {
     crate_version: &'a str,
     seed: u64,
     scenario_digest: &'a str,
@@ -104,23 +102,28 @@ struct Row<'a> {
     needles_planted: u64,
     needles_survived: u64,
     needle_upper_bound: u64,
-    writes: u64,
-    bytes_written: u64,
-    duplicate_writes: u64,
-    failed_writes: u64,
-    reused_paths: u64,
-    recoverable_fields: u64,
-    broken_surrogates: u64,
-    reordered: u64,
-    dropped: u64,
-    media_changed: u64,
-    reminders_changed: u64,
-    non_budgeted_changed: u64,
+}
+
+/// The row figures of a record, in the order of [`FIGURES`].
+struct Figures<'a>(&'a BatchMetrics);
+
+impl Serialize for Figures<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_seq(FIGURES.iter().map(|f| (f.turn)(self.0)))
+    }
+}
+
+/// The columns of a record after its row figures; the fields are the columns of [`TAIL`], in its order.
+#[derive(Serialize)]
+struct Tail {
     records_differ: bool,
     cost_ns: u64,
     strategy_ns: u64,
     floor_ns: u64,
 }
+
+/// One record of the CSV: the columns of [`header`], in its order.
+type Row<'a> = (Head<'a>, Figures<'a>, Tail);
 
 /// The token columns of one record; the fields are the columns of [`TOKEN_HEADER`], in its order.
 #[derive(Serialize)]
@@ -154,54 +157,43 @@ impl TokenRow {
     }
 }
 
-impl<'a> Row<'a> {
-    /// The record of `r`, a batch of a run of `inputs` made by this version of budgetlab.
-    fn of(inputs: &'a RunInputs, r: &'a BatchRecord) -> Row<'a> {
-        let m = &r.metrics;
-        let scenario = inputs.scenarios.iter().find(|s| s.name == r.scenario);
-        let (seed, digest) = scenario.map_or((0, ""), |s| (s.seed, s.digest.as_str()));
-        Row {
-            crate_version: env!("CARGO_PKG_VERSION"),
-            seed,
-            scenario_digest: digest,
-            scenario: &r.scenario,
-            strategy: &r.strategy,
-            budget_label: r.budget_label.to_string(),
-            budget: m.budget,
-            batch: m.batch,
-            input_total: m.input_total,
-            final_total: m.final_total,
-            within_budget: m.within_budget,
-            overshoot: m.overshoot,
-            violation_boundary: m.violation_boundary.map_or("", |b| b.as_str()),
-            fields: m.fields,
-            shortened_fields: m.shortened_fields,
-            original_units: m.original_units,
-            kept_units: m.kept_units,
-            mean_kept_share: m.mean_kept_share.map(Share),
-            min_kept_share: m.min_kept_share.map(Share),
-            fairness: m.fairness.map(Share),
-            needles_planted: m.needles.values().map(|c| c.planted).sum(),
-            needles_survived: m.needles.values().map(|c| c.survived).sum(),
-            needle_upper_bound: m.needle_upper_bound,
-            writes: m.writes,
-            bytes_written: m.bytes_written,
-            duplicate_writes: m.duplicate_writes,
-            failed_writes: m.failed_writes,
-            reused_paths: m.reused_paths,
-            recoverable_fields: m.recoverable_fields,
-            broken_surrogates: m.broken_surrogates,
-            reordered: m.reordered,
-            dropped: m.dropped,
-            media_changed: m.media_changed,
-            reminders_changed: m.reminders_changed,
-            non_budgeted_changed: m.non_budgeted_changed,
-            records_differ: m.records_differ,
-            cost_ns: r.cost_ns,
-            strategy_ns: r.strategy_ns,
-            floor_ns: r.floor_ns,
-        }
-    }
+/// The record of `r`, a batch of a run of `inputs` made by this version of budgetlab.
+fn row<'a>(inputs: &'a RunInputs, r: &'a BatchRecord) -> Row<'a> {
+    let m = &r.metrics;
+    let scenario = inputs.scenarios.iter().find(|s| s.name == r.scenario);
+    let (seed, digest) = scenario.map_or((0, ""), |s| (s.seed, s.digest.as_str()));
+    let head = Head {
+        crate_version: env!("CARGO_PKG_VERSION"),
+        seed,
+        scenario_digest: digest,
+        scenario: &r.scenario,
+        strategy: &r.strategy,
+        budget_label: r.budget_label.to_string(),
+        budget: m.budget,
+        batch: m.batch,
+        input_total: m.input_total,
+        final_total: m.final_total,
+        within_budget: m.within_budget,
+        overshoot: m.overshoot,
+        violation_boundary: m.violation_boundary.map_or("", |b| b.as_str()),
+        fields: m.fields,
+        shortened_fields: m.shortened_fields,
+        original_units: m.original_units,
+        kept_units: m.kept_units,
+        mean_kept_share: m.mean_kept_share.map(Share),
+        min_kept_share: m.min_kept_share.map(Share),
+        fairness: m.fairness.map(Share),
+        needles_planted: m.needles.values().map(|c| c.planted).sum(),
+        needles_survived: m.needles.values().map(|c| c.survived).sum(),
+        needle_upper_bound: m.needle_upper_bound,
+    };
+    let tail = Tail {
+        records_differ: m.records_differ,
+        cost_ns: r.cost_ns,
+        strategy_ns: r.strategy_ns,
+        floor_ns: r.floor_ns,
+    };
+    (head, Figures(m), tail)
 }
 
 /// A CSV error, which only a bug can cause when writing to memory.
@@ -218,12 +210,11 @@ impl RecordExporter for BatchCsv {
         let mut out = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
+        let mut columns = header();
         if inputs.tokens.is_some() {
-            out.write_record(HEADER.iter().chain(&TOKEN_HEADER))
-                .map_err(failed)?;
-        } else {
-            out.write_record(HEADER).map_err(failed)?;
+            columns.extend(TOKEN_HEADER);
         }
+        out.write_record(columns).map_err(failed)?;
         out.into_inner().map_err(|e| failed(e.into_error().into()))
     }
 
@@ -238,8 +229,8 @@ impl RecordExporter for BatchCsv {
             .from_writer(std::mem::take(out));
         for r in records {
             match TokenRow::of(inputs, r) {
-                Some(tokens) => writer.serialize((Row::of(inputs, r), tokens)),
-                None => writer.serialize(Row::of(inputs, r)),
+                Some(tokens) => writer.serialize((row(inputs, r), tokens)),
+                None => writer.serialize(row(inputs, r)),
             }
             .map_err(failed)?;
         }
@@ -341,7 +332,7 @@ mod tests {
         record.metrics.tokens = Some(tokens(5, 12));
         assert_eq!(token_cells(&inputs, &record), ["5", "2.400000", "", "", ""]);
         inputs.tokens = None;
-        assert_eq!(cells(&inputs, &record).len(), HEADER.len());
+        assert_eq!(cells(&inputs, &record).len(), header().len());
     }
 
     #[test]
@@ -364,21 +355,32 @@ mod tests {
     }
 
     #[test]
-    fn the_header_names_the_rows_fields_in_order() {
+    fn the_header_names_every_cell_of_a_record_in_order() {
         let run = one_batch();
-        // The header serde derives from the fields is the one written.
-        let mut derived = csv::Writer::from_writer(Vec::new());
         let inputs = &run.results.inputs;
-        derived.serialize(Row::of(inputs, &run.records[0])).unwrap();
-        let derived = String::from_utf8(derived.into_inner().unwrap()).unwrap();
+        // The columns of schema 6, the row figures' columns in the order of the turn's fields.
+        assert_eq!(
+            header().join(","),
+            "crate_version,seed,scenario_digest,scenario,strategy,budget_label,budget,batch,input_total,\
+final_total,within_budget,overshoot,violation_boundary,fields,shortened_fields,original_units,kept_units,\
+mean_kept_share,min_kept_share,fairness,needles_planted,needles_survived,needle_upper_bound,writes,\
+bytes_written,duplicate_writes,failed_writes,reused_paths,recoverable_fields,broken_surrogates,reordered,\
+dropped,media_changed,reminders_changed,non_budgeted_changed,records_differ,cost_ns,strategy_ns,floor_ns"
+        );
         let mut bytes = BatchCsv.header(inputs).unwrap();
         BatchCsv.records(inputs, &run.records, &mut bytes).unwrap();
-        let text = String::from_utf8(bytes).unwrap();
-        let first = derived.lines().next().unwrap();
-        assert_eq!(first, HEADER.join(","));
-        assert_eq!(text.lines().next().unwrap(), first);
-        assert_eq!(text.lines().nth(1), derived.lines().nth(1));
-        assert_eq!(text.lines().count(), 1 + run.records.len());
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(
+            reader.headers().unwrap().iter().collect::<Vec<_>>(),
+            header()
+        );
+        let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(records.len(), run.records.len());
+        let m = &run.records[0].metrics;
+        for f in FIGURES {
+            let at = header().iter().position(|c| *c == f.column).unwrap();
+            assert_eq!(records[0][at], (f.turn)(m).to_string(), "{}", f.column);
+        }
     }
 
     #[test]
@@ -404,7 +406,7 @@ mod tests {
             let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
             ["mean_kept_share", "min_kept_share", "fairness"]
                 .iter()
-                .map(|c| row[HEADER.iter().position(|h| h == c).unwrap()].to_string())
+                .map(|c| row[header().iter().position(|h| h == c).unwrap()].to_string())
                 .collect()
         };
         assert!(
@@ -424,7 +426,7 @@ mod tests {
         let mut bytes = BatchCsv.header(inputs).unwrap();
         BatchCsv.records(inputs, &[], &mut bytes).unwrap();
         let text = String::from_utf8(bytes).unwrap();
-        assert_eq!(text, format!("{}\n", HEADER.join(",")));
+        assert_eq!(text, format!("{}\n", header().join(",")));
         // Records a few at a time make the same bytes as all at once.
         let mut once = Vec::new();
         BatchCsv.records(inputs, &run.records, &mut once).unwrap();

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::Exporter;
 use crate::error::Result;
-use crate::metrics::Aggregate;
+use crate::metrics::{in_tables, Aggregate, Figure};
 use crate::run::RunResults;
 
 /// The Markdown summary.
@@ -69,21 +69,56 @@ fn row(r: &Aggregate, tokens: bool) -> String {
 
 /// One table row of a strategy's aggregate, without the token columns.
 fn plain_row(r: &Aggregate) -> String {
-    format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+    let mut out = format!(
+        "| {} | {} | {} | {} | {} | {} |",
         r.strategy,
         pct(r.compliance.rate),
         r.compliance.max_overshoot,
         pct_opt(r.retention.mean),
         pct_opt(r.retention.budget_used),
         needles_cell(r),
-        r.persistence.writes,
-        r.persistence.duplicate_writes,
+    );
+    for f in in_tables() {
+        let _ = write!(out, " {} |", figure_cell(f, r));
+    }
+    let _ = write!(
+        out,
+        " {} | {} | {} | {} |",
         pct_opt(r.persistence.recoverable),
         r.integrity.total(),
         duration(r.cost.median_ns),
         floor_ratio(r),
-    )
+    );
+    out
+}
+
+/// A row's total of a figure with a column in the tables of rows, or `–` for one the row does not show.
+pub fn figure_cell(f: &Figure, r: &Aggregate) -> String {
+    f.row
+        .map_or_else(|| "–".to_string(), |value| value(r).to_string())
+}
+
+/// The header of the table of rows after `| rank | strategy |`, up to the token columns: each figure column
+/// between the needles and the recoverable share.
+fn columns() -> String {
+    let mut out = String::from(
+        "| rank | strategy | within budget | max overshoot | kept per field | budget used | needles / possible |",
+    );
+    for f in in_tables() {
+        let _ = write!(out, " {} |", f.label);
+    }
+    out.push_str(" recoverable | integrity issues | median cost | cost / floor |");
+    out
+}
+
+/// The alignment row matching [`columns`].
+fn alignment() -> String {
+    let mut out = String::from("\n|---:|---|---:|---:|---:|---:|---:|");
+    for _ in in_tables() {
+        out.push_str("---:|");
+    }
+    out.push_str("---:|---:|---:|---:|");
+    out
 }
 
 /// A row's cost over the floor's (`1.23x`), or `–` when nothing was measured.
@@ -153,14 +188,12 @@ pub(super) fn render(results: &RunResults) -> String {
                 scenario.seed,
                 &scenario.digest[..scenario.digest.len().min(16)],
             );
-            out.push_str(
-                "| rank | strategy | within budget | max overshoot | kept per field | budget used | needles / possible | writes | duplicate writes | recoverable | integrity issues | median cost | cost / floor |",
-            );
+            out.push_str(&columns());
             if tokens.is_some() {
                 out.push_str(" units per token | within token budget |");
             }
             out.push_str(" lead over the next |");
-            out.push_str("\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            out.push_str(&alignment());
             if tokens.is_some() {
                 out.push_str("---:|---:|");
             }

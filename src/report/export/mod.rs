@@ -8,7 +8,9 @@ mod markdown;
 
 pub use self::csv::BatchCsv;
 pub use self::json::{BatchesJsonl, ResultsJson};
-pub use self::markdown::{duration, floor_ratio, needles_cell, pct, pct_opt, SummaryMarkdown};
+pub use self::markdown::{
+    duration, figure_cell, floor_ratio, needles_cell, pct, pct_opt, SummaryMarkdown,
+};
 pub(crate) use self::markdown::{token_compliance_cell, units_per_token_cell};
 
 use crate::error::Result;

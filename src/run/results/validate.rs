@@ -3,7 +3,9 @@
 //! of the inputs. Each check's message names the field (and the row), for the error that refuses the file.
 
 use super::{RunResults, ShardInfo};
-use crate::metrics::{Aggregate, StrategyKey, MAX_COUNT};
+use crate::metrics::{
+    in_section, Aggregate, AtMost, Figure, Section, StrategyKey, FIGURES, MAX_COUNT,
+};
 use crate::scenario::MAX_BATCHES;
 
 impl RunResults {
@@ -212,8 +214,6 @@ fn bounded(row: &Aggregate) -> std::result::Result<(), String> {
     };
     let c = &row.compliance;
     let n = &row.needles;
-    let p = &row.persistence;
-    let i = &row.integrity;
     let cost = &row.cost;
     let s = &row.summary;
     let mut all = named(
@@ -222,24 +222,28 @@ fn bounded(row: &Aggregate) -> std::result::Result<(), String> {
             ("compliance.violations", c.violations),
             ("compliance.maxOvershoot", c.max_overshoot),
             ("compliance.p99Overshoot", c.p99_overshoot),
-            ("persistence.writes", p.writes),
-            ("persistence.bytes", p.bytes),
-            ("persistence.duplicateWrites", p.duplicate_writes),
-            ("persistence.reusedPaths", p.reused_paths),
-            ("persistence.failedWrites", p.failed_writes),
-            ("integrity.brokenSurrogates", i.broken_surrogates),
-            ("integrity.reordered", i.reordered),
-            ("integrity.dropped", i.dropped),
-            ("integrity.mediaChanged", i.media_changed),
-            ("integrity.remindersChanged", i.reminders_changed),
-            ("integrity.nonBudgetedChanged", i.non_budgeted_changed),
-            ("integrity.recordsDiffer", i.records_differ),
+        ],
+    );
+    for section in [Section::Persistence, Section::Integrity] {
+        all.extend(
+            in_section(section)
+                .into_iter()
+                .filter_map(|f| Some((f.field.to_string(), f.row?(row)))),
+        );
+    }
+    all.push((
+        "integrity.recordsDiffer".to_string(),
+        row.integrity.records_differ,
+    ));
+    all.extend(named(
+        "",
+        &[
             ("cost.medianNs", cost.median_ns),
             ("cost.p99Ns", cost.p99_ns),
             ("cost.strategyMedianNs", cost.strategy_median_ns),
             ("cost.floorMedianNs", cost.floor_median_ns),
         ],
-    );
+    ));
     all.extend(named(
         "summary.",
         &[
@@ -254,15 +258,16 @@ fn bounded(row: &Aggregate) -> std::result::Result<(), String> {
             ("lastLine", s.last_line.1),
             ("pathVisible", s.path_visible.1),
             ("needleUpperBound", s.needle_upper_bound),
-            ("writes", s.writes),
-            ("bytes", s.bytes),
-            ("duplicateWrites", s.duplicate_writes),
-            ("reusedPaths", s.reused_paths),
-            ("failedWrites", s.failed_writes),
-            ("shortenedFields", s.shortened_fields),
-            ("recoverableFields", s.recoverable_fields),
         ],
     ));
+    let totals = |section| {
+        in_section(section)
+            .into_iter()
+            .map(|f| (format!("summary.{}", f.key), (f.total)(s)))
+    };
+    all.extend(totals(Section::Persistence));
+    all.push(("summary.shortenedFields".to_string(), s.shortened_fields));
+    all.extend(totals(Section::Shortened));
     all.extend(
         s.integrity
             .iter()
@@ -469,13 +474,14 @@ pub(crate) fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
         ));
     }
 
-    let p = &row.persistence;
-    at_most(
-        "persistence.duplicateWrites",
-        p.duplicate_writes,
-        "persistence.writes",
-        p.writes,
-    )?;
+    // A figure bounded by another where the row shows both.
+    for f in FIGURES {
+        if let (AtMost::Figure(other), Some(value)) = (f.at_most, f.row) {
+            if let Some((other, whole)) = Figure::named(other).and_then(|o| Some((o, o.row?))) {
+                at_most(f.field, value(row), other.field, whole(row))?;
+            }
+        }
+    }
     at_most(
         "integrity.recordsDiffer",
         row.integrity.records_differ,
@@ -515,7 +521,7 @@ pub(crate) fn validate_row(row: &Aggregate) -> std::result::Result<(), String> {
         ),
         (
             "persistence.recoverable",
-            p.recoverable,
+            row.persistence.recoverable,
             "summary.shortenedFields",
             s.shortened_fields,
         ),
@@ -588,12 +594,24 @@ fn validate_summary(row: &Aggregate) -> std::result::Result<(), String> {
         "summary.fields",
         s.fields,
     )?;
-    at_most(
-        "summary.recoverableFields",
-        s.recoverable_fields,
-        "summary.shortenedFields",
-        s.shortened_fields,
-    )?;
+    for f in FIGURES {
+        let whole = match f.at_most {
+            AtMost::Any => continue,
+            AtMost::Figure(other) => {
+                let Some(other) = Figure::named(other) else {
+                    continue;
+                };
+                (format!("summary.{}", other.key), (other.total)(s))
+            }
+            AtMost::ShortenedFields => ("summary.shortenedFields".into(), s.shortened_fields),
+        };
+        at_most(
+            &format!("summary.{}", f.key),
+            (f.total)(s),
+            &whole.0,
+            whole.1,
+        )?;
+    }
     for (field, (part, whole)) in [
         ("summary.firstLine", s.first_line),
         ("summary.lastLine", s.last_line),
@@ -725,19 +743,23 @@ pub(super) fn validate_metrics(
         "the needles planted",
         planted,
     )?;
-    at_most("duplicateWrites", m.duplicate_writes, "writes", m.writes)?;
-    at_most(
-        "recoverableFields",
-        m.recoverable_fields,
-        "shortenedFields",
-        m.shortened_fields,
-    )?;
-    at_most(
-        "reusedPaths",
-        m.reused_paths,
-        "shortenedFields",
-        m.shortened_fields,
-    )?;
+    for f in FIGURES {
+        let (whole, other) = match f.at_most {
+            AtMost::Any => continue,
+            AtMost::Figure(other) => {
+                let Some(other) = Figure::named(other) else {
+                    continue;
+                };
+                ((other.turn)(m), Some(other))
+            }
+            AtMost::ShortenedFields => (m.shortened_fields, None),
+        };
+        let part = (f.turn)(m);
+        if part > whole {
+            let name = other.map_or("shortenedFields".into(), Figure::turn_key);
+            at_most(&f.turn_key(), part, &name, whole)?;
+        }
+    }
     if let Some(tokens) = &m.tokens {
         tokens.validate(m.final_total)?;
     }

@@ -19,7 +19,6 @@ mod generate;
 mod hostile;
 mod import;
 mod interrupted;
-mod mutants_summary;
 mod needles;
 mod outputs;
 mod profile;

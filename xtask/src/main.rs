@@ -215,12 +215,14 @@ fn output(command: &mut Command) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// cargo-mutants and cargo-nextest at the pinned versions, installed with `cargo install --locked` when missing.
-fn install_tools() -> Result<(), Bad> {
-    for (tool, version) in [
+/// cargo-mutants and cargo-nextest at the pinned versions, installed with `cargo install --locked` when missing
+/// (`nextest`: the test tool of a run, which a summary does not need).
+fn install_tools(nextest: bool) -> Result<(), Bad> {
+    let tools = [
         ("mutants", CARGO_MUTANTS_VERSION),
         ("nextest", CARGO_NEXTEST_VERSION),
-    ] {
+    ];
+    for (tool, version) in &tools[..if nextest { 2 } else { 1 }] {
         let have = output(Command::new(format!("cargo-{tool}")).args([tool, "--version"]))
             .unwrap_or_default();
         if have
@@ -241,6 +243,22 @@ fn install_tools() -> Result<(), Bad> {
     Ok(())
 }
 
+/// The allowed list (`--allowed`, else mutants-allowed.txt, none when that is missing).
+fn allowed_list(o: &Options) -> Result<BTreeMap<String, String>, Bad> {
+    let path = o
+        .allowed
+        .clone()
+        .unwrap_or(root().join("mutants-allowed.txt"));
+    match fs::read_to_string(&path) {
+        Ok(text) => summary::allowed(&text, &path.display().to_string()),
+        Err(_) if o.allowed.is_none() => Ok(BTreeMap::new()),
+        Err(e) => bad(format!(
+            "{}: not a readable list of allowed mutants ({e})",
+            path.display()
+        )),
+    }
+}
+
 /// The summary of the record (when used) and the runs under `dirs`, against the mutants `tree` has now; `record`:
 /// merged into the record.
 fn summary(
@@ -250,23 +268,13 @@ fn summary(
     judge: bool,
     record: bool,
 ) -> Result<i32, Bad> {
-    let allowed_path = o
-        .allowed
-        .clone()
-        .unwrap_or(root().join("mutants-allowed.txt"));
-    let allowed = match fs::read_to_string(&allowed_path) {
-        Ok(text) => summary::allowed(&text, &allowed_path.display().to_string())?,
-        Err(_) if o.allowed.is_none() => BTreeMap::new(),
-        Err(e) => {
-            return bad(format!(
-                "{}: not a readable list of allowed mutants ({e})",
-                allowed_path.display()
-            ))
-        }
-    };
+    let allowed = allowed_list(o)?;
     // A summary of `summary` includes the record; a run's only when it is recorded.
     let use_record = o.summary || record;
     let _held = if record {
+        if let Some(folder) = o.record_file.parent().filter(|f| !f.as_os_str().is_empty()) {
+            let _ = fs::create_dir_all(folder);
+        }
         Some(record::lock(&o.record_file)?)
     } else {
         None
@@ -283,7 +291,7 @@ fn summary(
             o.record_file.display()
         ));
     }
-    install_tools()?;
+    install_tools(false)?;
     let globs: Vec<String> = MODULES
         .iter()
         .map(|(_, glob, _)| format!("--file={glob}"))
@@ -440,6 +448,11 @@ fn snapshot(root: &Path, tree: &Path) -> Result<Snapshot, Bad> {
 
 fn run(o: &Options) -> Result<i32, Bad> {
     let root = root();
+    // The inputs of the summary checked before a run of hours, not after it.
+    allowed_list(o)?;
+    if o.record {
+        record::read(&o.record_file)?;
+    }
     let mut rerun = BTreeMap::new();
     if let Some(from) = &o.rerun {
         let outcomes = if from.is_file() {
@@ -495,7 +508,7 @@ fn run(o: &Options) -> Result<i32, Bad> {
             " with uncommitted changes"
         }
     );
-    install_tools()?;
+    install_tools(true)?;
     let target =
         std::env::var_os("MUTANTS_TARGET_DIR").map_or(root.join("target/mutants"), PathBuf::from);
     fs::create_dir_all(&target).map_err(|e| Bad(format!("{}: {e}", target.display())))?;

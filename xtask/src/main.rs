@@ -72,6 +72,7 @@ fn module_of(path: &str) -> Option<&'static str> {
         .map(|(name, ..)| *name)
 }
 
+#[derive(Default)]
 struct Options {
     summary: bool,
     modules: Vec<&'static str>,
@@ -97,19 +98,10 @@ fn root() -> PathBuf {
 fn parse(args: &[String]) -> Result<Options, Bad> {
     let root = root();
     let mut o = Options {
-        summary: false,
-        modules: Vec::new(),
-        shard: None,
-        re: None,
-        rerun: None,
-        all_tests: false,
         out: root.join("mutants.out"),
-        record: false,
         record_file: std::env::var_os("MUTANTS_RECORD")
             .map_or(root.join("target/mutants-record.tsv"), PathBuf::from),
-        allowed: None,
-        dirs: Vec::new(),
-        passthrough: Vec::new(),
+        ..Options::default()
     };
     let mut args = args.iter();
     match args.next().map(String::as_str) {

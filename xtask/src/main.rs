@@ -24,8 +24,8 @@ use record::{bad, Bad, Kind};
 
 const CARGO_MUTANTS_VERSION: &str = "27.1.0";
 const CARGO_NEXTEST_VERSION: &str = "0.9.143";
-/// The score every module must reach: caught / (caught + missed).
-const THRESHOLD: f64 = 0.90;
+/// The score every module must reach, in percent: caught / (caught + missed).
+const THRESHOLD_PERCENT: usize = 90;
 
 /// Each module: its name, its files (a cargo-mutants --file glob) and its tests (libtest name filters: a test
 /// runs when its name contains one; they pick the unit tests of the named library modules and the integration
@@ -207,6 +207,11 @@ fn output(command: &mut Command) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// `git -C ROOT ARGS...`'s stdout, if it succeeded.
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    output(Command::new("git").arg("-C").arg(root).args(args))
+}
+
 /// cargo-mutants and cargo-nextest at the pinned versions, installed with `cargo install --locked` when missing
 /// (`nextest`: the test tool of a run, which a summary does not need).
 fn install_tools(nextest: bool) -> Result<(), Bad> {
@@ -314,14 +319,7 @@ fn summary(
         .flatten()
         .map(record::Mutant::from_json)
         .collect::<Result<Vec<_>, _>>()?;
-    let code_at = |commit: &str, path: &str| {
-        output(
-            Command::new("git")
-                .arg("-C")
-                .arg(root())
-                .args(["show", &format!("{commit}:{path}")]),
-        )
-    };
+    let code_at = |commit: &str, path: &str| git(&root(), &["show", &format!("{commit}:{path}")]);
     let merged = summary::merge(recorded, &runs, &code_at);
     let code_now = |path: &str| fs::read_to_string(tree.join(path)).ok();
     let report = summary::summarize(merged, &now, &code_now, &allowed, &o.modules, judge);
@@ -411,13 +409,16 @@ fn snapshot(root: &Path, tree: &Path) -> Result<Snapshot, Bad> {
         .and_then(|()| File::create(tree.join(MARK)))
         .map_err(failed)?;
     let snapshot = Snapshot(tree.to_path_buf());
-    let files = output(Command::new("git").arg("-C").arg(root).args([
-        "ls-files",
-        "-z",
-        "--cached",
-        "--others",
-        "--exclude-standard",
-    ]));
+    let files = git(
+        root,
+        &[
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ],
+    );
     for file in files
         .unwrap_or_default()
         .split('\0')
@@ -471,33 +472,22 @@ fn run(o: &Options) -> Result<i32, Bad> {
             ));
         }
     }
-    let Some(head) =
-        output(
-            Command::new("git")
-                .arg("-C")
-                .arg(&root)
-                .args(["rev-parse", "--short=12", "HEAD"]),
-        )
-    else {
+    let Some(head) = git(&root, &["rev-parse", "--short=12", "HEAD"]) else {
         return bad(format!(
             "{} is not a git checkout: a run snapshots what git tracks",
             root.display()
         ));
     };
-    let changed = output(
-        Command::new("git")
-            .arg("-C")
-            .arg(&root)
-            .args(["status", "--porcelain"]),
-    )
-    .unwrap_or_default();
+    let changed = !git(&root, &["status", "--porcelain"])
+        .unwrap_or_default()
+        .is_empty();
     let described = format!(
         "commit {}{}",
         head.trim(),
-        if changed.is_empty() {
-            ""
-        } else {
+        if changed {
             " with uncommitted changes"
+        } else {
+            ""
         }
     );
     install_tools(true)?;

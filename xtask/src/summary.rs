@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::record::{bad, fingerprint, unplaced, Bad, Kind, Mutant, Outcome};
-use crate::{module_of, MODULES, THRESHOLD};
+use crate::{module_of, MODULES, THRESHOLD_PERCENT};
 
 /// One pass of one run of a module: `DIR/<module>/<pass>/mutants.out/`.
 #[derive(Clone, Debug)]
@@ -364,7 +364,7 @@ pub fn summarize(
             let n = viable.len() as f64;
             let build: f64 = viable.iter().map(|o| o.build).sum();
             let test: f64 = viable.iter().map(|o| o.test).sum();
-            if untested == 0 && (caught as f64) < THRESHOLD * viable.len() as f64 {
+            if untested == 0 && caught * 100 < THRESHOLD_PERCENT * viable.len() {
                 low.push(format!("{module} {}.{}%", tenths / 10, tenths % 10));
             }
             (
@@ -415,7 +415,6 @@ pub fn summarize(
             "{unlisted} missed mutant(s) neither caught by a test nor in the allowed list"
         ));
     }
-    let percent = THRESHOLD * 100.0;
     if judge && !partly.is_empty() {
         complaints.push(format!(
             "not judged, not a whole run: {}",
@@ -423,10 +422,13 @@ pub fn summarize(
         ));
     }
     if judge && !low.is_empty() {
-        complaints.push(format!("under {percent:.0}% caught: {}", low.join(", ")));
+        complaints.push(format!(
+            "under {THRESHOLD_PERCENT}% caught: {}",
+            low.join(", ")
+        ));
     } else if !judge {
         text += &format!(
-            "\n(A shard or a narrowed run: the {percent:.0}% threshold is judged on the whole run; merge the \
+            "\n(A shard or a narrowed run: the {THRESHOLD_PERCENT}% threshold is judged on the whole run; merge the \
              shards' outcomes with `cargo xtask mutants summary DIR...`.)\n"
         );
     }

@@ -598,7 +598,7 @@ mod tests {
             mutant(10, 13, TRUE),
             mutant(10, 14, TRUE),
         );
-        let e = mutant(10, 15, TRUE);
+        let (e, f) = (mutant(10, 15, TRUE), mutant(10, 16, TRUE));
         let unit = pass(
             "unit",
             "2026-12-01T10:00:00Z",
@@ -607,10 +607,12 @@ mod tests {
                 (b.clone(), Kind::Missed),
                 (c.clone(), Kind::Missed),
                 (e.clone(), Kind::Timeout),
+                (f.clone(), Kind::Missed),
             ],
         );
         // The integration pass misses a (the unit pass's catch stands), catches b, is cut short before c, and
-        // gets d, another shard's mutant (cargo-mutants' issue 632), which does not count here.
+        // gets d, another shard's mutant (cargo-mutants' issue 632), which does not count here. It times out on f,
+        // which the unit pass missed: a timeout.
         let mut integration = pass(
             "integration",
             "2026-12-01T10:30:00Z",
@@ -618,14 +620,15 @@ mod tests {
                 (a.clone(), Kind::Missed),
                 (b.clone(), Kind::Caught),
                 (d.clone(), Kind::Missed),
+                (f.clone(), Kind::Timeout),
             ],
         );
         integration.listed.as_mut().unwrap().insert(c.key());
-        let tree = [a, b, c, d, e];
+        let tree = [a, b, c, d, e, f];
         let report = summary(&[vec![unit, integration]], &tree);
         assert_eq!(
             row(&report),
-            "| persist | 3 of 5 (partly run) | 2 | 0 | 0 | 1 | 100.0% | 4 s + 8 s |"
+            "| persist | 4 of 6 (partly run) | 2 | 0 | 0 | 2 | 100.0% | 4 s + 8 s |"
         );
         assert!(!report.text.contains("Missed mutants"), "{}", report.text);
     }

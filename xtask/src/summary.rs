@@ -397,6 +397,7 @@ pub fn summarize(
             .collect();
         text += &format!("\nTested: {}.\n", at.join("; "));
     }
+    missed.sort();
     if !missed.is_empty() {
         text += "\nMissed mutants:\n";
     }

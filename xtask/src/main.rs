@@ -146,7 +146,6 @@ fn parse(args: &[String]) -> Result<Options, Bad> {
             "--out" if !o.summary => o.out = value()?.into(),
             "--all-tests" if !o.summary => o.all_tests = true,
             "--" if !o.summary => o.passthrough = args.by_ref().cloned().collect(),
-            "-h" | "--help" => return bad(USAGE),
             dir if o.summary && !dir.starts_with('-') => o.dirs.push(dir.into()),
             other => return bad(format!("unknown option '{other}'\n{USAGE}")),
         }
@@ -185,6 +184,14 @@ fn parse(args: &[String]) -> Result<Options, Bad> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "-h" || a == "--help")
+    {
+        println!("{USAGE}");
+        return;
+    }
     let code = match args.first().map(String::as_str) {
         Some("mutants") => parse(&args[1..]).and_then(|o| {
             if o.summary {

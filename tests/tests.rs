@@ -15,7 +15,6 @@ mod gate_rules;
 mod generate;
 mod hostile;
 mod import;
-mod mutants_summary;
 mod needles;
 mod outputs;
 mod profile;

@@ -418,7 +418,7 @@ mod tests {
             .unwrap();
         assert_eq!(line, b"hello");
         child.finish(Instant::now() + EXIT_GRACE);
-        assert!(!procs::child_of_us(pid), "reaped");
+        assert!(!testing::child_of_us(pid), "reaped");
     }
 
     #[test]
@@ -469,7 +469,7 @@ mod tests {
 
 /// Process checks for the tests: what is left of a child or a grandchild.
 #[cfg(test)]
-pub(crate) mod procs {
+pub(crate) mod testing {
     /// The state letter and the parent of process `pid`, if it exists.
     fn stat(pid: u32) -> Option<(char, u32)> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -488,5 +488,28 @@ pub(crate) mod procs {
     /// Whether `pid` is a child of this process, running or a zombie not yet reaped.
     pub(crate) fn child_of_us(pid: u32) -> bool {
         stat(pid).is_some_and(|(_, parent)| parent == std::process::id())
+    }
+
+    /// Asserts that every child of `children` is reaped and every one of `grandchildren` dead. A grandchild is
+    /// not ours to reap: the group's SIGKILL is delivered by the kernel on its own time, which on a loaded machine
+    /// can be a moment after the leader is reaped, so it gets up to 5 s to be gone.
+    pub(crate) fn assert_nothing_left(children: &[u32], grandchildren: &[u32]) {
+        assert!(!children.is_empty(), "the test started no child");
+        for &pid in children {
+            assert!(
+                !child_of_us(pid),
+                "child {pid} is still ours (running or a zombie)"
+            );
+        }
+        for &pid in grandchildren {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while alive(pid) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            assert!(
+                !alive(pid),
+                "grandchild {pid} still runs 5 s after its group was killed"
+            );
+        }
     }
 }

@@ -24,7 +24,7 @@ mod split;
 mod surrogates;
 
 #[cfg(test)]
-pub(crate) use child::procs;
+pub(crate) use child::testing;
 pub use child::EXIT_GRACE;
 pub use fault::{ExternalFault, Problem, SavedRequest};
 pub use finalizer::ExternalFinalizer;

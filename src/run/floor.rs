@@ -188,7 +188,7 @@ mod tests {
     use crate::workload::Mode;
     use serde_json::Value;
 
-    use crate::run::test_support::shell_entry as entry;
+    use crate::run::testing::shell_entry as entry;
 
     /// Three executed calls (outputs of 50, 400 and 3,000 units, the second with an error of 30) and a repeat of
     /// the first call's id, which the simulation treats as a duplicate answered from the earlier response.

@@ -889,7 +889,7 @@ mod tests {
             .plan()
             .unwrap()
             .run(&|_| {});
-        crate::run::test_support::write_run_folder(dir, &out);
+        crate::run::testing::write_run_folder(dir, &out);
         ShardReport::load(dir).unwrap()
     }
 

@@ -7,15 +7,13 @@
 //! floor's, see [`cost`]) differ between runs.
 
 pub mod cost;
-#[cfg(test)]
-mod external_tests;
 mod floor;
 mod merge;
 mod plan;
 mod records;
 mod results;
 #[cfg(test)]
-mod test_support;
+mod testing;
 #[cfg(test)]
 mod tests;
 

@@ -268,7 +268,7 @@ mod tests {
         }
         .plan()
         .unwrap();
-        let results = crate::run::test_support::write_run_folder(dir.path(), &plan.run(&|_| {}));
+        let results = crate::run::testing::write_run_folder(dir.path(), &plan.run(&|_| {}));
         let mut seen = Vec::new();
         for_each_record(dir.path(), &results, |line, r| {
             seen.push((line, r));

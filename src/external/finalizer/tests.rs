@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
-use crate::external::child::procs::{alive, child_of_us};
+use crate::external::child::testing::assert_nothing_left;
 use crate::external::child::ChannelError;
 use crate::persist::{FaultyStore, MemoryStore, PersistStats};
 use crate::{parse_batch, Budget};
@@ -74,26 +74,7 @@ impl Setup {
 
     /// Asserts that every child is reaped and every grandchild dead.
     fn assert_nothing_left(&self) {
-        let children = self.pids("pids");
-        assert!(!children.is_empty(), "the test started no child");
-        for pid in children {
-            assert!(
-                !child_of_us(pid),
-                "child {pid} is still ours (running or a zombie)"
-            );
-        }
-        // A grandchild is not ours to reap: the group's SIGKILL is delivered by the kernel on its own time, which
-        // on a loaded machine can be a moment after the leader is reaped. Give it up to 5 s to be gone.
-        for pid in self.pids("grandchildren") {
-            let deadline = std::time::Instant::now() + Duration::from_secs(5);
-            while alive(pid) && std::time::Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            assert!(
-                !alive(pid),
-                "grandchild {pid} still runs 5 s after its group was killed"
-            );
-        }
+        assert_nothing_left(&self.pids("pids"), &self.pids("grandchildren"));
     }
 }
 

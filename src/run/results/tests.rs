@@ -375,7 +375,7 @@ fn recorded_output(batches: &[crate::model::Batch], strategies: &[&str]) -> crat
     let dir = tempfile::tempdir().unwrap();
     PlanRequest {
         strategies: strategies.iter().map(|s| s.to_string()).collect(),
-        ..crate::run::test_support::recorded_request(dir.path(), batches, vec![1_000], None, true)
+        ..crate::run::testing::recorded_request(dir.path(), batches, vec![1_000], None, true)
     }
     .plan()
     .unwrap()
@@ -385,8 +385,7 @@ fn recorded_output(batches: &[crate::model::Batch], strategies: &[&str]) -> crat
 #[test]
 fn rows_with_violations_and_rows_without_text_fields_read_back() {
     use crate::model::Entry;
-    let shell =
-        |id: &str, units: usize| crate::run::test_support::shell_entry(id, &"x".repeat(units));
+    let shell = |id: &str, units: usize| crate::run::testing::shell_entry(id, &"x".repeat(units));
     // window-relative keeps the forty 100-unit outputs of the first batch whole (each far under its threshold),
     // and so breaks the budget: 1 violation in 2 batches.
     let many: Vec<Entry> = (0..40).map(|i| shell(&format!("c{i}"), 100)).collect();

@@ -1,6 +1,8 @@
 //! Unit tests of the plan's own arithmetic and of what a scenario hands its workload.
 
 use super::*;
+
+mod external;
 use crate::run::{PlanRequest, Workloads};
 use crate::workload::HookConfig;
 
@@ -141,7 +143,7 @@ fn threads_are_asked_for_between_1_and_four_a_core() {
 #[test]
 fn recorded_batches_run_in_their_mode_and_legacy_form_at_budgets_within_bounds() {
     use crate::scenario::MAX_BUDGET_UNITS;
-    use test_support::{recorded_request, shell_entry};
+    use testing::{recorded_request, shell_entry};
     let dir = tempfile::tempdir().unwrap();
     let batches = [vec![shell_entry("a", "ok")], vec![shell_entry("b", "ok")]];
     let request = |budgets: Vec<u64>, mode: Option<&str>, legacy: bool| {

@@ -6,9 +6,9 @@
 use std::fs;
 use std::time::Duration;
 
-use super::*;
-use crate::external::procs::{alive, child_of_us};
+use crate::external::testing::assert_nothing_left;
 use crate::external::{ExternalFault, ExternalOptions, ExternalStrategies, Problem};
+use crate::run::*;
 
 /// The handshake answer of every test child.
 const HELLO: &str = r#"{"protocol":"budgetlab-finalizer","version":1,"name":"t","capabilities":["persist-faults"]}"#;
@@ -86,21 +86,7 @@ impl Setup {
 
     /// Every child reaped (not running, not a zombie of ours) and every grandchild gone.
     fn assert_nothing_left(&self) {
-        let children = self.pids("pids");
-        assert!(!children.is_empty(), "no child was started");
-        for pid in children {
-            assert!(
-                !child_of_us(pid),
-                "child {pid} is still ours (running or a zombie)"
-            );
-        }
-        for pid in self.pids("grandchildren") {
-            let deadline = std::time::Instant::now() + Duration::from_secs(5);
-            while alive(pid) && std::time::Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            assert!(!alive(pid), "grandchild {pid} outlived its group");
-        }
+        assert_nothing_left(&self.pids("pids"), &self.pids("grandchildren"));
     }
 
     /// Runs the plan, finishes the strategies and returns the output and the fault.

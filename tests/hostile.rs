@@ -101,8 +101,11 @@ fn a_batch_too_large_for_the_memory_left_is_refused_not_aborted() {
     );
     let out = sh("ulimit -v 400000; exec \"$0\" profile \"$1\"", &[lines]);
     let line = refusal(&out);
+    // Whether the memory runs out reading the file or parsing its line 1 depends on the build's own footprint
+    // (an unoptimised build maps more): either way one line names the file, and the line where it can.
     assert!(
-        line.starts_with(&format!("budgetlab: {lines}:1: out of memory")),
+        line.starts_with(&format!("budgetlab: {lines}:1: out of memory"))
+            || line.starts_with(&format!("budgetlab: {lines}: out of memory")),
         "{line}"
     );
 }

@@ -170,6 +170,17 @@ const README_COMPARE_FLOW: [&[&str]; 4] = [
     ],
 ];
 
+/// The tolerances a check against the committed baseline runs with: the defaults in an optimised build; in an
+/// unoptimised one (plain `cargo test`) cost is off, since the baseline's times over the floor are of a release
+/// build and an unoptimised strategy beside an optimised floor (its dependencies are built optimised) is slower.
+fn baseline_tolerances() -> &'static [&'static str] {
+    if cfg!(debug_assertions) {
+        &["--tolerance", "cost=off"]
+    } else {
+        &[]
+    }
+}
+
 /// The README's own flow, in a folder holding the committed baseline: a quick run, then `compare` and `check`
 /// against the baseline, which agree on what they ran; then the same run checked with a JUnit report.
 #[test]
@@ -182,6 +193,11 @@ fn a_fresh_quick_run_passes_the_committed_baseline() {
     for args in README_COMPARE_FLOW {
         let out = budgetlab()
             .args(args)
+            .args(if args[0] == "check" {
+                baseline_tolerances()
+            } else {
+                &[]
+            })
             .current_dir(tmp.path())
             .output()
             .unwrap();
@@ -223,6 +239,7 @@ fn a_fresh_quick_run_passes_the_committed_baseline() {
         .arg(&current)
         .arg("--junit")
         .arg(&junit)
+        .args(baseline_tolerances())
         .output()
         .unwrap();
     let verdict = String::from_utf8(out.stdout).unwrap();

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use super::aggregate::Aggregate;
 use super::key::StrategyKey;
-use super::ranking::RankedBy;
+use super::ranking::{by_budget, kept_budget, RankedBy};
 use crate::scenario::BudgetLabel;
 
 /// The trade-offs of one scenario at one budget.
@@ -62,24 +62,13 @@ impl ParetoView {
 
 /// The trade-offs of every scenario and budget of `rows`, in the order their first rows come.
 pub fn pareto(rows: &[Aggregate]) -> Vec<ParetoView> {
-    let mut groups: Vec<(&str, BudgetLabel, Vec<&Aggregate>)> = Vec::new();
-    for row in rows {
-        match groups
-            .iter_mut()
-            .find(|(s, b, _)| *s == row.scenario && *b == row.budget_label)
-        {
-            Some((_, _, members)) => members.push(row),
-            None => groups.push((&row.scenario, row.budget_label, vec![row])),
-        }
-    }
-    groups
+    by_budget(rows)
         .into_iter()
         .map(|(scenario, budget, members)| view(scenario, budget, &members))
         .collect()
 }
 
 fn view(scenario: &str, budget: BudgetLabel, members: &[&Aggregate]) -> ParetoView {
-    let kept_budget = |r: &Aggregate| r.batches > 0 && r.compliance.violations == 0;
     let by = if members
         .iter()
         .any(|r| kept_budget(r) && r.needles.survival.is_some())

@@ -109,6 +109,14 @@ pub struct OverBudget {
 
 /// The rankings of `rows`, one per (scenario, budget) in the order the rows first name them.
 pub fn rank(rows: &[Aggregate]) -> Vec<BudgetRanking> {
+    by_budget(rows)
+        .into_iter()
+        .map(|(scenario, budget, members)| rank_group(scenario, budget, &members))
+        .collect()
+}
+
+/// The rows of each scenario and budget, in the order their first rows come.
+pub(super) fn by_budget(rows: &[Aggregate]) -> Vec<(&str, BudgetLabel, Vec<&Aggregate>)> {
     let mut groups: Vec<(&str, BudgetLabel, Vec<&Aggregate>)> = Vec::new();
     for row in rows {
         match groups
@@ -120,9 +128,11 @@ pub fn rank(rows: &[Aggregate]) -> Vec<BudgetRanking> {
         }
     }
     groups
-        .into_iter()
-        .map(|(scenario, budget, members)| rank_group(scenario, budget, &members))
-        .collect()
+}
+
+/// Whether a row kept the budget in every turn (and ran any): only such a strategy is ranked.
+pub(super) fn kept_budget(row: &Aggregate) -> bool {
+    row.batches > 0 && row.compliance.violations == 0
 }
 
 /// `a` and `b` ordered best first by needle survival (absent last), then retention (absent last), then name.
@@ -139,9 +149,8 @@ fn better_first(a: &Aggregate, b: &Aggregate) -> Ordering {
 }
 
 fn rank_group(scenario: &str, budget: BudgetLabel, members: &[&Aggregate]) -> BudgetRanking {
-    let (mut kept, mut broke): (Vec<&Aggregate>, Vec<&Aggregate>) = members
-        .iter()
-        .partition(|r| r.batches > 0 && r.compliance.violations == 0);
+    let (mut kept, mut broke): (Vec<&Aggregate>, Vec<&Aggregate>) =
+        members.iter().partition(|r| kept_budget(r));
     kept.sort_by(|a, b| better_first(a, b));
     broke.sort_by(|a, b| {
         a.compliance

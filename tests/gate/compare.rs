@@ -2,12 +2,9 @@
 //! not diffed, the rows that differ are ranked by the size of their change, the cost is shown only past a stated
 //! noise threshold, and two strategies of one run go side by side with the paired interval of their difference.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-
 use serde_json::{json, Value};
 
-use super::{budgetlab, expect_bad_input, path, read_json, small_run};
+use super::{baseline_and_edited, budgetlab, expect_bad_input, path, small_run};
 
 /// Runs `compare` with `args`, expecting success; its stdout.
 fn compare(args: &[&str]) -> String {
@@ -25,22 +22,6 @@ const SHOWN: &str = "Shown: compliance.rate any change, retention.mean any chang
 persistence.writes any change (`--threshold METRIC=VALUE` sets them). Ranked: rows are ranked by their largest \
 change, percentage points for shares (compliance.rate, retention.mean, needles.survival), percent of A for \
 persistence.writes; a figure absent on one side or a change from zero ranks first.";
-
-/// `dir/a`, the small run, and `dir/b`, a copy of its results.json edited by `edit`.
-fn run_and_edited(dir: &Path, edit: impl FnOnce(&mut Value)) -> (PathBuf, PathBuf) {
-    let a = dir.join("a");
-    small_run(&a, &[]);
-    let mut results = read_json(&a.join("results.json"));
-    edit(&mut results);
-    let b = dir.join("b");
-    fs::create_dir_all(&b).unwrap();
-    fs::write(
-        b.join("results.json"),
-        serde_json::to_vec_pretty(&results).unwrap(),
-    )
-    .unwrap();
-    (a, b)
-}
 
 fn row_of<'a>(
     results: &'a mut Value,
@@ -130,7 +111,7 @@ fn rows_that_differ_are_ranked_by_their_largest_change() {
     let tmp = tempfile::tempdir().unwrap();
     let mut writes = 0;
     let mut mean = 0.0;
-    let (a, b) = run_and_edited(tmp.path(), |r| {
+    let (a, b) = baseline_and_edited(tmp.path(), |r| {
         // First in A's order, the smaller change: retention down 2 points.
         let first = row_of(r, "surrogate-storm", "abs-1000", "greedy");
         mean = first["retention"]["mean"].as_f64().unwrap();
@@ -186,7 +167,7 @@ fn rows_that_differ_are_ranked_by_their_largest_change() {
 fn cost_shows_only_changes_beyond_the_stated_noise_threshold() {
     let tmp = tempfile::tempdir().unwrap();
     let mut ratios = (0.0, 0.0);
-    let (a, b) = run_and_edited(tmp.path(), |r| {
+    let (a, b) = baseline_and_edited(tmp.path(), |r| {
         // Noise: half as slow again against the floor, within check's ±100%.
         let noise = row_of(r, "surrogate-storm", "abs-1000", "greedy");
         ratios.0 = noise["cost"]["floorRatio"].as_f64().unwrap();

@@ -73,6 +73,42 @@ fn the_reference_passes_and_writes_its_report_folder_and_junit() {
         "{xml}"
     );
     assert_eq!(xml.matches("<testcase ").count(), 13);
+    // `--json` prints what conform.json holds in place of the table; it leaves stdout to the JUnit XML only when
+    // asked to, and refuses both on stdout.
+    let json = budgetlab()
+        .args([
+            "conform",
+            "--strategy",
+            "reference",
+            "--cases",
+            "30",
+            "--as",
+            "reference",
+        ])
+        .args(["--out", path(&out), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0));
+    assert_eq!(
+        json.stdout,
+        std::fs::read(out.join("conform.json")).unwrap()
+    );
+    assert_eq!(read_json(&out.join("conform.json")), report);
+    let both = budgetlab()
+        .args([
+            "conform",
+            "--strategy",
+            "reference",
+            "--json",
+            "--junit",
+            "-",
+        ])
+        .args(["--out", path(&tmp.path().join("unused"))])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(both.stdout.is_empty());
+    assert!(!tmp.path().join("unused").exists());
 }
 
 #[test]

@@ -125,8 +125,21 @@ fn a_hand_built_file_profiles_to_its_known_figures_in_markdown_json_and_charts()
             .starts_with(b"\x89PNG"));
     }
     assert!(budgetlab::report::is_report_folder(&out));
-    // Run again into the same folder: budgetlab's own folder is replaced.
-    success(budgetlab().arg("profile").arg(&file).arg("--out").arg(&out));
+    // Run again into the same folder: budgetlab's own folder is replaced; `--json` prints what profile.json
+    // holds, byte for byte.
+    let printed = success(
+        budgetlab()
+            .arg("profile")
+            .arg(&file)
+            .arg("--out")
+            .arg(&out)
+            .arg("--json"),
+    );
+    assert_eq!(
+        printed.as_bytes(),
+        fs::read(out.join("profile.json")).unwrap()
+    );
+    assert_eq!(serde_json::from_str::<Value>(&printed).unwrap(), json);
 }
 
 #[test]

@@ -43,11 +43,21 @@ pub(crate) struct ConformArgs {
     /// Also write the checks as JUnit XML to this file (`-`: standard output, instead of the table).
     #[arg(long, value_name = "FILE")]
     pub(crate) junit: Option<PathBuf>,
+    /// Print the report as JSON (what conform.json holds) instead of the table.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Runs the checks: [`Status::ChecksFailed`] when one fails. Both outputs are checked before the run and written
 /// before the table is printed.
 pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
+    if args.json && junit_on_stdout(args.junit.as_deref()) {
+        anyhow::bail!(budgetlab::Error::invalid(
+            "--junit",
+            "-",
+            "standard output already carries the --json report; give --junit a file"
+        ));
+    }
     let externals = args.externals.registry("budgetlab-external")?;
     // A split surrogate pair is a check that fails (`surrogates-intact`), not a fault that stops the run.
     externals.configure(|o| o.lone_surrogates = budgetlab::external::LoneSurrogatePolicy::Replace);
@@ -100,7 +110,9 @@ pub(crate) fn execute(args: ConformArgs) -> anyhow::Result<Status> {
         (None, Some(path)) => write_file(path, junit.as_bytes()).context("--junit")?,
         _ => {}
     }
-    if !junit_on_stdout(args.junit.as_deref()) {
+    if args.json {
+        emit(&conform::json(&report))?;
+    } else if !junit_on_stdout(args.junit.as_deref()) {
         emit(conform::markdown(&report).as_bytes())?;
     }
     Ok(Status::of_checks(report.passed))

@@ -28,10 +28,13 @@ pub(crate) struct ProfileArgs {
     /// Also write a report folder: profile.json, summary.md and the charts.
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
+    /// Print the profiles as JSON (what profile.json holds) instead of Markdown.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Profiles the sources; the folder given to `--out` is checked before anything is read, and written before the
-/// Markdown is printed.
+/// Markdown (or the JSON) is printed.
 pub(crate) fn execute(args: ProfileArgs) -> anyhow::Result<Status> {
     if let Some(out) = &args.out {
         budgetlab::report::check_folder(out).context("--out")?;
@@ -51,6 +54,10 @@ pub(crate) fn execute(args: ProfileArgs) -> anyhow::Result<Status> {
     if let Some(out) = &args.out {
         budgetlab::report::ReportWriter::new(out).profile(&report)?;
     }
-    emit(markdown(&report).as_bytes())?;
+    if args.json {
+        emit(&report.json()?)?;
+    } else {
+        emit(markdown(&report).as_bytes())?;
+    }
     Ok(Status::Done)
 }

@@ -37,6 +37,16 @@ pub struct ProfileReport {
     pub compare: Option<Profile>,
 }
 
+impl ProfileReport {
+    /// `profile.json`: the report, pretty-printed, with a final newline (what `profile --json` prints).
+    pub fn json(&self) -> Result<Vec<u8>> {
+        let mut bytes = serde_json::to_vec_pretty(self)
+            .map_err(|e| Error::io("profile.json", std::io::Error::other(e)))?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
 impl ProfileJob {
     /// Checks the flags, reads every source and profiles it.
     pub fn run(&self) -> Result<ProfileReport> {

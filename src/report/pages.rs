@@ -63,11 +63,8 @@ const PROFILE_JSON: &str = "profile.json";
 /// Every file of a profile's folder (`budgetlab profile --out`): `profile.json` (the [`ProfileReport`]),
 /// `summary.md` (the Markdown printed on stdout) and its charts, without touching the disk.
 pub(super) fn profile_folder_files(report: &ProfileReport) -> Result<Vec<(String, Vec<u8>)>> {
-    let mut json = serde_json::to_vec_pretty(report)
-        .map_err(|e| Error::io(PROFILE_JSON, std::io::Error::other(e)))?;
-    json.push(b'\n');
     let mut files = vec![
-        (PROFILE_JSON.to_string(), json),
+        (PROFILE_JSON.to_string(), report.json()?),
         ("summary.md".to_string(), markdown(report).into_bytes()),
     ];
     files.extend(chart_files(&chart::render(Source::Profile(report))?));

@@ -58,7 +58,7 @@ fn the_verdict_tables_up_to_its_limit_and_says_so_only_past_it() {
 fn a_tolerance_of_zero_is_accepted_and_allows_no_change() {
     let t = Tolerances::from_specs(&["retention=0,writes=abs:0,needles=rel:0,cost=0%"]).unwrap();
     assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.0));
-    assert_eq!(t.get(Metric::Writes), Tolerance::Absolute(0.0));
+    assert_eq!(t.get(Metric::WRITES), Tolerance::Absolute(0.0));
     assert_eq!(t.get(Metric::Needles), Tolerance::Relative(0.0));
     assert_eq!(t.get(Metric::Cost), Tolerance::Relative(0.0));
     for tolerance in [Tolerance::Absolute(0.0), Tolerance::Relative(0.0)] {
@@ -78,7 +78,7 @@ fn a_tolerance_of_zero_is_accepted_and_allows_no_change() {
 
 #[test]
 fn metrics_and_tolerances_print_as_the_reports_name_them() {
-    let names: Vec<String> = Metric::ALL.iter().map(ToString::to_string).collect();
+    let names: Vec<String> = Metric::all().iter().map(ToString::to_string).collect();
     assert_eq!(
         names,
         [
@@ -91,7 +91,7 @@ fn metrics_and_tolerances_print_as_the_reports_name_them() {
         ]
     );
     // Absolute tolerances are percentage points for shares only; a count's is in its own unit.
-    assert_eq!(Tolerance::Absolute(3.0).describe(Metric::Writes), "±3");
+    assert_eq!(Tolerance::Absolute(3.0).describe(Metric::WRITES), "±3");
     assert_eq!(
         Tolerance::Absolute(0.01).describe(Metric::Retention),
         "±0.01 (1 pp)"

@@ -117,7 +117,7 @@ fn set(metric: Metric, r: &mut Aggregate, value: f64) {
         Metric::Compliance => r.compliance.rate = value,
         Metric::Retention => r.retention.mean = Some(value),
         Metric::Needles => r.needles.survival = Some(value),
-        Metric::Writes => r.persistence.writes = value as u64,
+        Metric::WRITES => r.persistence.writes = value as u64,
         other => panic!("{other} is not set by these tests"),
     }
 }
@@ -167,12 +167,12 @@ fn default_tolerances_hold_at_their_limit_and_fail_just_past_it_either_way() {
     }
     // Writes: ±5% of the baseline; a baseline of 0 allows no change.
     moves(
-        Metric::Writes,
+        Metric::WRITES,
         &defaults,
         100.0,
         &[(105.0, true), (95.0, true), (106.0, false), (94.0, false)],
     );
-    moves(Metric::Writes, &defaults, 0.0, &[(0.0, true), (1.0, false)]);
+    moves(Metric::WRITES, &defaults, 0.0, &[(0.0, true), (1.0, false)]);
 }
 
 #[test]
@@ -191,13 +191,13 @@ fn given_tolerances_hold_at_their_limit_and_fail_just_past_it() {
         &[(0.55, true), (0.45, true), (0.5501, false), (0.4499, false)],
     );
     moves(
-        Metric::Writes,
+        Metric::WRITES,
         &spec("writes=abs:2"),
         100.0,
         &[(102.0, true), (98.0, true), (103.0, false), (97.0, false)],
     );
     moves(
-        Metric::Writes,
+        Metric::WRITES,
         &spec("writes=10%"),
         100.0,
         &[(110.0, true), (90.0, true), (111.0, false), (89.0, false)],
@@ -376,7 +376,7 @@ fn compare_lists_every_kind_of_input_difference_and_the_rows_of_other_strategies
         let c = compare(
             &a,
             &b,
-            &Metric::ALL,
+            Metric::all(),
             &thresholds::<&str>(&[]).unwrap(),
             "a",
             "b",
@@ -403,7 +403,7 @@ fn compare_lists_every_kind_of_input_difference_and_the_rows_of_other_strategies
     let c = compare(
         &a,
         &b,
-        &Metric::ALL,
+        Metric::all(),
         &thresholds::<&str>(&[]).unwrap(),
         "a",
         "b",

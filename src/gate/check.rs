@@ -221,7 +221,7 @@ pub fn check(
         if other_inputs.contains(row.scenario.as_str()) {
             continue;
         }
-        for metric in Metric::ALL {
+        for &metric in Metric::all() {
             let tolerance = tolerances.get(metric);
             if tolerance == Tolerance::Off {
                 continue;

@@ -62,7 +62,7 @@ pub struct RowChange {
     pub strategy: Option<StrategyKey>,
     /// The size of its largest change (`None`: unbounded, see [`MetricChange::size`]).
     pub size: Option<f64>,
-    /// The metrics that differ, in [`Metric::ALL`] order.
+    /// The metrics that differ, in [`Metric::all`] order.
     pub changes: Vec<MetricChange>,
 }
 
@@ -660,7 +660,7 @@ mod tests {
         Metric::Compliance,
         Metric::Retention,
         Metric::Needles,
-        Metric::Writes,
+        Metric::WRITES,
     ];
 
     #[test]
@@ -686,7 +686,7 @@ mod tests {
         let c = compare(&a, &b, &DETERMINISTIC, &exact(), "a", "b");
         assert_eq!(c.rows.len(), 1);
         let metrics: Vec<Metric> = c.rows[0].changes.iter().map(|m| m.metric).collect();
-        assert_eq!(metrics, [Metric::Retention, Metric::Writes]);
+        assert_eq!(metrics, [Metric::Retention, Metric::WRITES]);
         assert_eq!(c.only_a, [gone.key().to_string()]);
         let text = render(&c);
         assert!(text.contains("1 of "), "{text}");
@@ -695,13 +695,13 @@ mod tests {
         assert!(text.contains("Rows only A has (1)"), "{text}");
 
         b.rows[1].cost.floor_ratio = None;
-        let with_cost = compare(&a, &b, &Metric::ALL, &exact(), "a", "b");
+        let with_cost = compare(&a, &b, Metric::all(), &exact(), "a", "b");
         let metrics: Vec<Metric> = with_cost.rows[0].changes.iter().map(|m| m.metric).collect();
         assert_eq!(
             metrics,
             [
                 Metric::Retention,
-                Metric::Writes,
+                Metric::WRITES,
                 Metric::Cost,
                 Metric::Time
             ]
@@ -726,9 +726,9 @@ mod tests {
     #[test]
     fn sizes_are_points_for_shares_and_relative_for_the_rest() {
         assert_eq!(size(Metric::Retention, Some(0.5), Some(0.25)), Some(0.25));
-        assert_eq!(size(Metric::Writes, Some(4.0), Some(5.0)), Some(0.25));
-        assert_eq!(size(Metric::Writes, Some(0.0), Some(5.0)), None);
-        assert_eq!(size(Metric::Writes, Some(0.0), Some(0.0)), Some(0.0));
+        assert_eq!(size(Metric::WRITES, Some(4.0), Some(5.0)), Some(0.25));
+        assert_eq!(size(Metric::WRITES, Some(0.0), Some(5.0)), None);
+        assert_eq!(size(Metric::WRITES, Some(0.0), Some(0.0)), Some(0.0));
         assert_eq!(size(Metric::Cost, None, Some(1.0)), None);
         assert_eq!(
             larger_first(None, Some(9.0)),
@@ -736,7 +736,7 @@ mod tests {
             "no size ranks first"
         );
         assert_eq!(
-            threshold_text(Metric::Writes, Tolerance::Absolute(0.0)),
+            threshold_text(Metric::WRITES, Tolerance::Absolute(0.0)),
             "any change"
         );
         assert_eq!(

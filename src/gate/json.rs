@@ -69,9 +69,9 @@ pub fn render(v: &Verdict) -> Vec<u8> {
         current_only: v.current_only,
         checks: v.cases.len(),
         failed: v.failures().count(),
-        tolerances: Metric::ALL
-            .into_iter()
-            .map(|m| Tolerance {
+        tolerances: Metric::all()
+            .iter()
+            .map(|&m| Tolerance {
                 metric: m.name(),
                 field: m.field(),
                 tolerance: v.tolerances.get(m).describe(m),
@@ -139,7 +139,7 @@ mod tests {
                 "check": "within-budget", "passed": false, "failure": "2 of 12 batches over budget"})
         );
         let tolerances = json["tolerances"].as_array().unwrap();
-        assert_eq!(tolerances.len(), Metric::ALL.len());
+        assert_eq!(tolerances.len(), Metric::all().len());
         let writes = tolerances.iter().find(|t| t["metric"] == "writes").unwrap();
         assert_eq!(writes["field"], "persistence.writes");
         assert_eq!(writes["tolerance"], "off");

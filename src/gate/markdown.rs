@@ -151,7 +151,7 @@ mod tests {
     fn a_failure_tables_every_failed_check() {
         let text = render(&verdict(vec![
             case(CheckKind::Integrity, None),
-            case(CheckKind::Metric(Metric::Writes), Some("moved\nfar")),
+            case(CheckKind::Metric(Metric::WRITES), Some("moved\nfar")),
             CheckCase {
                 budget_label: None,
                 strategy: None,

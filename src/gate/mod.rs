@@ -118,8 +118,9 @@ impl CompareJob {
                 }
             }
         }
-        let metrics: Vec<Metric> = Metric::ALL
-            .into_iter()
+        let metrics: Vec<Metric> = Metric::all()
+            .iter()
+            .copied()
             .filter(|m| self.cost || m.deterministic())
             .collect();
         let (a, a_name) = load_results(&self.a)?;
@@ -174,16 +175,17 @@ mod tests {
             cost,
             thresholds: Vec::new(),
         };
-        let deterministic: Vec<Metric> = Metric::ALL
-            .into_iter()
+        let deterministic: Vec<Metric> = Metric::all()
+            .iter()
+            .copied()
             .filter(|m| m.deterministic())
             .collect();
-        assert!(!deterministic.is_empty() && deterministic.len() < Metric::ALL.len());
+        assert!(!deterministic.is_empty() && deterministic.len() < Metric::all().len());
         let without = job(false).run().unwrap();
         assert_eq!(without.metrics, deterministic);
         assert_eq!(without.matched_rows, results.rows.len());
         assert!(without.rows.is_empty());
-        assert_eq!(job(true).run().unwrap().metrics, Metric::ALL.to_vec());
+        assert_eq!(job(true).run().unwrap().metrics, Metric::all().to_vec());
         assert_eq!(
             without.a,
             dir.path()

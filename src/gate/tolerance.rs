@@ -90,13 +90,16 @@ fn trim(x: f64) -> String {
 /// The tolerance of every tracked metric.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tolerances {
-    by_metric: [Tolerance; 6],
+    by_metric: Vec<Tolerance>,
 }
 
 impl Default for Tolerances {
     fn default() -> Self {
         Tolerances {
-            by_metric: Metric::ALL.map(default_tolerance),
+            by_metric: Metric::all()
+                .iter()
+                .map(|&m| default_tolerance(m))
+                .collect(),
         }
     }
 }
@@ -114,7 +117,7 @@ impl Tolerances {
     /// Every metric at the tolerance `default` gives it (`compare`'s thresholds start from their own defaults).
     pub fn with_defaults(default: impl Fn(Metric) -> Tolerance) -> Tolerances {
         Tolerances {
-            by_metric: Metric::ALL.map(default),
+            by_metric: Metric::all().iter().map(|&m| default(m)).collect(),
         }
     }
 
@@ -141,24 +144,26 @@ impl Tolerances {
                 bad(format!(
                     "unknown metric {:?}; the tracked metrics are {}",
                     name.trim(),
-                    Metric::ALL.map(Metric::name).join(", ")
+                    Metric::names()
                 ))
             })?;
             let tolerance = parse_value(metric, value.trim()).map_err(bad)?;
-            self.by_metric[metric as usize] = tolerance;
+            self.by_metric[metric.index()] = tolerance;
         }
         Ok(())
     }
 
     /// The tolerance of `metric`.
     pub fn get(&self, metric: Metric) -> Tolerance {
-        self.by_metric[metric as usize]
+        self.by_metric[metric.index()]
     }
 
     /// Every metric with its tolerance, for reports: `compliance.rate ±0.005 (0.5 pp), ...`.
     pub fn describe(&self) -> String {
-        Metric::ALL
-            .map(|m| format!("{} {}", m.field(), self.get(m).describe(m)))
+        Metric::all()
+            .iter()
+            .map(|&m| format!("{} {}", m.field(), self.get(m).describe(m)))
+            .collect::<Vec<_>>()
             .join(", ")
     }
 }
@@ -202,7 +207,7 @@ mod tests {
         assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.005));
         assert_eq!(t.get(Metric::Needles), Tolerance::Absolute(0.005));
         assert_eq!(t.get(Metric::Compliance), Tolerance::Absolute(0.005));
-        assert_eq!(t.get(Metric::Writes), Tolerance::Relative(0.05));
+        assert_eq!(t.get(Metric::WRITES), Tolerance::Relative(0.05));
         assert_eq!(t.get(Metric::Cost), Tolerance::Relative(1.0));
         assert_eq!(t.get(Metric::Time), Tolerance::Off);
         assert_eq!(
@@ -225,7 +230,7 @@ mod tests {
         assert_eq!(t.get(Metric::Time), Tolerance::Relative(0.5));
         assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.01));
         assert_eq!(t.get(Metric::Cost), Tolerance::Relative(3.0));
-        assert_eq!(t.get(Metric::Writes), Tolerance::Absolute(3.0));
+        assert_eq!(t.get(Metric::WRITES), Tolerance::Absolute(3.0));
         assert_eq!(t.get(Metric::Needles), Tolerance::Relative(0.1));
         assert_eq!(t.get(Metric::Compliance), Tolerance::Off);
     }
@@ -235,7 +240,7 @@ mod tests {
         let t =
             Tolerances::from_specs(&["retention=0,writes=0%,cost=rel:0,needles=abs:0"]).unwrap();
         assert_eq!(t.get(Metric::Retention), Tolerance::Absolute(0.0));
-        assert_eq!(t.get(Metric::Writes), Tolerance::Relative(0.0));
+        assert_eq!(t.get(Metric::WRITES), Tolerance::Relative(0.0));
         assert_eq!(t.get(Metric::Cost), Tolerance::Relative(0.0));
         assert_eq!(t.get(Metric::Needles), Tolerance::Absolute(0.0));
     }
@@ -273,8 +278,8 @@ mod tests {
         assert!(!rel.allows(0.0, 1.0));
         assert!(Tolerance::Off.allows(1.0, 1e12));
         assert_eq!(abs.allowance(Metric::Retention), "±0.5 pp");
-        assert_eq!(Tolerance::Absolute(3.0).allowance(Metric::Writes), "±3");
-        assert_eq!(rel.allowance(Metric::Writes), "±5%");
+        assert_eq!(Tolerance::Absolute(3.0).allowance(Metric::WRITES), "±3");
+        assert_eq!(rel.allowance(Metric::WRITES), "±5%");
         // A relative tolerance of 200% never fails a speed-up.
         assert!(Tolerance::Relative(2.0).allows(1000.0, 1.0));
         assert!(!Tolerance::Relative(2.0).allows(1000.0, 3001.0));

@@ -7,7 +7,7 @@
 //! Figures that are not plain counts (shares, histograms, needles by kind, the bootstrap resamples) keep their own
 //! code in `metrics`.
 
-use super::{Aggregate, BatchMetrics, Metric, RowSummary};
+use super::{Aggregate, BatchMetrics, RowSummary};
 
 /// The one list of row figures, in the order of the turn's fields (`batches.jsonl`, `batches.csv`), grouped by
 /// where the row shows their totals ([`Section`]). It hands the list to `$callback`, which makes something of it:
@@ -21,13 +21,20 @@ use super::{Aggregate, BatchMetrics, Metric, RowSummary};
 /// - `"label"`: how it reads in tables and messages;
 /// - `column`: its column in the Markdown and HTML tables of rows ([`Column`]);
 /// - `at_most`: what it can never exceed, checked when records and results are read back ([`AtMost`]);
-/// - `gate`: the tracked [`Metric`] it is, if any.
+/// - `gate`: how the gate tracks it, if it does ([`Tracked`]): it is then a [`Metric`](super::Metric)
+///   (`Metric::Count`), which `check` compares with the baseline, `compare` lists and the budget and sweep
+///   charts can draw, with no other code.
 macro_rules! figure_list {
     ($callback:ident) => {
         $callback! {
             persistence [
                 /// Successful writes.
-                writes => writes: "writes" at 0, "writes", Column::Count, AtMost::Any, Some(Metric::Writes);
+                writes => writes: "writes" at 0, "writes", Column::Count, AtMost::Any,
+                    Some(Tracked {
+                        title: "Artifact writes",
+                        read: "Writes buy recoverability of what was cut; more writes for the same retention is \
+wasted I/O.",
+                    });
                 /// Bytes written.
                 bytes_written => bytes: "bytes" at 1, "bytes written", Column::None, AtMost::Any, None;
                 /// Writes of an entry that had already been written once in the turn.
@@ -111,6 +118,15 @@ pub enum Column {
     Issue,
 }
 
+/// How the gate tracks a row figure: the words its reports and charts use for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tracked {
+    /// Its title in reports and charts (`Artifact writes`); its axis reads `artifact writes per turn`.
+    pub title: &'static str,
+    /// How to read its chart against a budget or a swept parameter, after `<title> per turn.`.
+    pub read: &'static str,
+}
+
 /// One row figure: what [`figure_list!`] declares of it, and how to read it at each level.
 #[derive(Debug, Clone, Copy)]
 pub struct Figure {
@@ -131,8 +147,8 @@ pub struct Figure {
     pub table: Column,
     /// What it can never exceed.
     pub at_most: AtMost,
-    /// The tracked metric it is, if any.
-    pub gate: Option<Metric>,
+    /// How the gate tracks it, if it does.
+    pub gate: Option<Tracked>,
     /// Its value in a turn.
     pub turn: fn(&BatchMetrics) -> u64,
     /// Its total in a row's summary.
@@ -292,7 +308,8 @@ mod tests {
         assert_eq!(Figure::named("dropped").unwrap().field, "integrity.dropped");
         // A tracked metric that is a row figure reads it from the table.
         for f in FIGURES {
-            if let Some(metric) = f.gate {
+            if f.gate.is_some() {
+                let metric = super::super::Metric::Count(f.column);
                 assert_eq!(metric.field(), f.field);
                 assert_eq!(metric.figure().map(|m| m.column), Some(f.column));
                 assert_eq!(metric.unit(), super::super::Unit::Count);

@@ -3,6 +3,7 @@
 //! differences and the charts draw them against a budget or a swept parameter, all from this one list.
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use super::{Aggregate, Figure, FIGURES};
 
@@ -16,8 +17,9 @@ pub enum Metric {
     Retention,
     /// `needles.survival`: the share of planted needles still visible.
     Needles,
-    /// `persistence.writes`: successful artifact writes.
-    Writes,
+    /// A row figure the gate tracks (its [`Figure::gate`] is set), named by its [`Figure::column`]: for example
+    /// [`Metric::WRITES`], `persistence.writes`.
+    Count(&'static str),
     /// `cost.floorRatio`: the strategy's time over the floor's, measured side by side, averaged over the middle
     /// half of the batches (not deterministic, but what load on the machine changes cancels out).
     Cost,
@@ -40,15 +42,42 @@ pub enum Unit {
 }
 
 impl Metric {
-    /// Every tracked metric, in report order.
-    pub const ALL: [Metric; 6] = [
-        Metric::Compliance,
-        Metric::Retention,
-        Metric::Needles,
-        Metric::Writes,
-        Metric::Cost,
-        Metric::Time,
-    ];
+    /// `persistence.writes`: successful artifact writes.
+    pub const WRITES: Metric = Metric::Count("writes");
+
+    /// Every tracked metric, in report order: compliance, retention and needles, then the tracked row figures in
+    /// the order of [`FIGURES`], then the cost and the time.
+    pub fn all() -> &'static [Metric] {
+        static ALL: LazyLock<Vec<Metric>> = LazyLock::new(|| {
+            let counts = FIGURES
+                .iter()
+                .filter(|f| f.gate.is_some())
+                .map(|f| Metric::Count(f.column));
+            [Metric::Compliance, Metric::Retention, Metric::Needles]
+                .into_iter()
+                .chain(counts)
+                .chain([Metric::Cost, Metric::Time])
+                .collect()
+        });
+        &ALL
+    }
+
+    /// Its place in [`Metric::all`].
+    pub fn index(self) -> usize {
+        Metric::all()
+            .iter()
+            .position(|&m| m == self)
+            .expect("a metric is one of Metric::all()")
+    }
+
+    /// The names of every tracked metric, for messages: `compliance, retention, ...`.
+    pub fn names() -> String {
+        Metric::all()
+            .iter()
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 
     /// The short name used in tolerance specs and reports.
     pub fn name(self) -> &'static str {
@@ -56,7 +85,7 @@ impl Metric {
             Metric::Compliance => "compliance",
             Metric::Retention => "retention",
             Metric::Needles => "needles",
-            Metric::Writes => "writes",
+            Metric::Count(_) => self.figure().map_or("", |f| f.key),
             Metric::Cost => "cost",
             Metric::Time => "time",
         }
@@ -68,7 +97,7 @@ impl Metric {
             Metric::Compliance => "compliance.rate",
             Metric::Retention => "retention.mean",
             Metric::Needles => "needles.survival",
-            Metric::Writes => self.figure().map_or("", |f| f.field),
+            Metric::Count(_) => self.figure().map_or("", |f| f.field),
             Metric::Cost => "cost.floorRatio",
             Metric::Time => "cost.medianNs",
         }
@@ -78,15 +107,20 @@ impl Metric {
     pub fn unit(self) -> Unit {
         match self {
             Metric::Compliance | Metric::Retention | Metric::Needles => Unit::Share,
-            Metric::Writes => Unit::Count,
+            Metric::Count(_) => Unit::Count,
             Metric::Cost => Unit::Ratio,
             Metric::Time => Unit::Nanos,
         }
     }
 
-    /// The row figure it is ([`super::FIGURES`] names the metric it is as its `gate`), if any.
+    /// The row figure it is, if any.
     pub fn figure(self) -> Option<&'static Figure> {
-        FIGURES.iter().find(|f| f.gate == Some(self))
+        match self {
+            Metric::Count(column) => FIGURES
+                .iter()
+                .find(|f| f.column == column && f.gate.is_some()),
+            _ => None,
+        }
     }
 
     /// Whether two runs of the same inputs give the same value (all but the cost and the time).
@@ -101,7 +135,7 @@ impl Metric {
             Metric::Compliance => Some(row.compliance.rate),
             Metric::Retention => row.retention.mean,
             Metric::Needles => row.needles.survival,
-            Metric::Writes => self.figure().and_then(|f| Some(f.row?(row) as f64)),
+            Metric::Count(_) => self.figure().and_then(|f| Some(f.row?(row) as f64)),
             Metric::Cost => row.cost.floor_ratio,
             Metric::Time => Some(row.cost.median_ns as f64),
         }
@@ -160,7 +194,7 @@ impl Metric {
             Metric::Compliance => "Budget compliance",
             Metric::Retention => "Retention",
             Metric::Needles => "Needle survival",
-            Metric::Writes => "Artifact writes",
+            Metric::Count(_) => self.figure().and_then(|f| f.gate).map_or("", |g| g.title),
             Metric::Cost => "Cost over the floor",
             Metric::Time => "Time per batch",
         }
@@ -168,8 +202,9 @@ impl Metric {
 
     /// The metric a tolerance spec names: its short name or its field.
     pub fn parse(name: &str) -> Option<Metric> {
-        Metric::ALL
-            .into_iter()
+        Metric::all()
+            .iter()
+            .copied()
             .find(|m| m.name() == name || m.field() == name)
     }
 }
@@ -195,18 +230,21 @@ mod tests {
 
     #[test]
     fn names_and_fields_parse_back() {
-        for m in Metric::ALL {
+        for &m in Metric::all() {
             assert_eq!(Metric::parse(m.name()), Some(m));
             assert_eq!(Metric::parse(m.field()), Some(m));
             assert_eq!(m.to_string(), m.name());
         }
         assert_eq!(Metric::parse("speed"), None);
         assert_eq!(
-            Metric::ALL.map(Metric::deterministic),
+            Metric::all()
+                .iter()
+                .map(|m| m.deterministic())
+                .collect::<Vec<_>>(),
             [true, true, true, true, false, false]
         );
         assert_eq!(
-            Metric::ALL.map(Metric::title),
+            Metric::all().iter().map(|m| m.title()).collect::<Vec<_>>(),
             [
                 "Budget compliance",
                 "Retention",
@@ -219,11 +257,33 @@ mod tests {
     }
 
     #[test]
+    fn every_tracked_row_figure_is_a_metric_between_the_needles_and_the_cost() {
+        let tracked: Vec<Metric> = FIGURES
+            .iter()
+            .filter(|f| f.gate.is_some())
+            .map(|f| Metric::Count(f.column))
+            .collect();
+        assert_eq!(tracked, [Metric::WRITES]);
+        let all = Metric::all();
+        assert_eq!(&all[3..all.len() - 2], tracked.as_slice());
+        for (i, &m) in all.iter().enumerate() {
+            assert_eq!(m.index(), i);
+        }
+        // A figure the gate does not track is no metric, whatever its column.
+        assert_eq!(Metric::Count("bytes_written").figure().map(|f| f.key), None);
+        assert_eq!(Metric::WRITES.figure().map(|f| f.key), Some("writes"));
+        assert_eq!(
+            Metric::names(),
+            "compliance, retention, needles, writes, cost, time"
+        );
+    }
+
+    #[test]
     fn values_and_changes_read_well() {
         assert_eq!(Metric::Retention.format(0.81234), "81.23%");
         assert_eq!(Metric::Retention.format_change(0.8, 0.7957), "-0.43 pp");
-        assert_eq!(Metric::Writes.format_change(40.0, 42.0), "+2 (+5.0%)");
-        assert_eq!(Metric::Writes.format_change(0.0, 3.0), "+3");
+        assert_eq!(Metric::WRITES.format_change(40.0, 42.0), "+2 (+5.0%)");
+        assert_eq!(Metric::WRITES.format_change(0.0, 3.0), "+3");
         assert_eq!(Metric::Time.format(12_345.0), "12.3 µs");
         assert_eq!(Metric::Time.format_change(1000.0, 3500.0), "+250.0%");
         assert_eq!(Metric::Cost.format(1.234), "1.23x");

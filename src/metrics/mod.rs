@@ -20,7 +20,7 @@ pub use aggregate::{
     NeedleSummary, PersistenceSummary, RetentionSummary,
 };
 pub use bound::needle_upper_bound;
-pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, FIGURES};
+pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, Tracked, FIGURES};
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
 pub use retention::{first_line, jain_index, kept_units, last_line};

@@ -413,7 +413,7 @@ fn the_integrity_total_adds_every_count() {
 #[test]
 fn each_metric_reads_its_own_figure_of_the_row() {
     let a = aggregate(&four_batches(), &costs(&[40, 10, 30, 20], &[20, 10, 10, 0]));
-    let values: Vec<Option<f64>> = crate::metrics::Metric::ALL
+    let values: Vec<Option<f64>> = crate::metrics::Metric::all()
         .iter()
         .map(|m| m.value(&a))
         .collect();

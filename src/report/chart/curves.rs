@@ -19,13 +19,15 @@ use crate::scenario::BudgetLabel;
 /// The scenario the run's budget-curve chart prefers when several have as many budgets.
 pub const PREFERRED_CURVE_SCENARIO: &str = "mixed-realistic";
 
-/// What a curve chart draws of a row: shares in percent, writes per turn, the cost ratio, the time in µs.
+/// What a curve chart draws of a row: shares in percent, counts per turn, the cost ratio, the time in µs.
 fn plotted(metric: Metric, row: &Aggregate) -> Option<f64> {
     match metric {
         Metric::Compliance | Metric::Retention | Metric::Needles => {
             metric.value(row).map(|share| share * 100.0)
         }
-        Metric::Writes => Some(row.persistence.writes as f64 / row.batches.max(1) as f64),
+        Metric::Count(_) => metric
+            .value(row)
+            .map(|count| count / row.batches.max(1) as f64),
         Metric::Cost => metric.value(row),
         Metric::Time => metric.value(row).map(|ns| ns / 1000.0),
     }
@@ -37,10 +39,18 @@ fn axis(metric: Metric) -> Axis {
         Metric::Retention => Axis::new("kept share per field, mean (%)", Scale::Percent),
         Metric::Needles => Axis::new("needles still visible (% of planted)", Scale::Percent),
         Metric::Compliance => Axis::new("turns within budget (%)", Scale::Percent),
-        Metric::Writes => Axis::new("artifact writes per turn", Scale::Linear),
+        Metric::Count(_) => Axis::new(per_turn(metric), Scale::Linear),
         Metric::Cost => Axis::new("strategy time over the floor's (x)", Scale::Linear),
         Metric::Time => Axis::new("median time per batch (µs, log scale)", Scale::Log),
     }
+}
+
+/// A counted metric's axis and caption words: its title, lower-cased, per turn (`artifact writes per turn`).
+fn per_turn(metric: Metric) -> String {
+    let title = metric.title();
+    let mut chars = title.chars();
+    let first = chars.next().map(|c| c.to_lowercase().to_string());
+    format!("{}{} per turn", first.unwrap_or_default(), chars.as_str())
 }
 
 /// Lines of metrics against a parameter, in a grid of panels.

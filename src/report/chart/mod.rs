@@ -52,7 +52,7 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::sweep("sweep-retention", |s| sweep::metric(s, Metric::Retention)),
     Chart::sweep("sweep-needles", |s| sweep::metric(s, Metric::Needles)),
     Chart::sweep("sweep-compliance", |s| sweep::metric(s, Metric::Compliance)),
-    Chart::sweep("sweep-writes", |s| sweep::metric(s, Metric::Writes)),
+    Chart::sweep("sweep-writes", |s| sweep::metric(s, Metric::WRITES)),
     Chart::sweep("sweep-token-compliance", sweep::token_compliance),
     Chart::profile("size-cdf", size_cdf::plot),
     Chart::profile("shape", shape::plot),

@@ -72,24 +72,25 @@ impl<'a> Against<'a> {
 pub(super) fn metric(sweep: &SweepResults, metric: Metric) -> Option<Plot> {
     let against = Against::of(sweep);
     let read = match metric {
-        Metric::Retention => {
-            "Mean share of each output field the model still sees. Higher is better; where the lines \
-flatten, more budget buys little."
-        }
-        Metric::Needles => {
-            "Share of planted needles (exit lines, first errors, summary lines, JSON keys) still visible. \
+        Metric::Retention => "Mean share of each output field the model still sees. Higher is better; where the lines \
+flatten, more budget buys little.".to_string(),
+        Metric::Needles => "Share of planted needles (exit lines, first errors, summary lines, JSON keys) still visible. \
 The dashed grey line, where shown, is the most any allocation of the same budget could keep."
-        }
-        Metric::Compliance => {
-            "Share of turns whose model request fits the budget. Anything below 100% means the model \
+            .to_string(),
+        Metric::Compliance => "Share of turns whose model request fits the budget. Anything below 100% means the model \
 was sent more than the budget allows."
+            .to_string(),
+        Metric::Count(_) => format!(
+            "{} per turn. {}",
+            metric.title(),
+            metric.figure().and_then(|f| f.gate).map_or("", |g| g.read)
+        ),
+        Metric::Cost => {
+            "The strategy's time over the floor's. Lower is cheaper; it differs between runs.".to_string()
         }
-        Metric::Writes => {
-            "Artifact writes per turn. Writes buy recoverability of what was cut; more writes for the same \
-retention is wasted I/O."
+        Metric::Time => {
+            "Median time per batch. Lower is faster; it differs between runs and with load.".to_string()
         }
-        Metric::Cost => "The strategy's time over the floor's. Lower is cheaper; it differs between runs.",
-        Metric::Time => "Median time per batch. Lower is faster; it differs between runs and with load.",
     };
     Some(Plot::new(
         format!(

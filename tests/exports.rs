@@ -554,7 +554,9 @@ fn chart_data_follows_the_records_and_rows() {
     }
 
     // Budget curves: one point per budget of the scenario, the row's value.
-    let (scenario, curves) = curves::budget_curves(&results).unwrap();
+    let drawn = curves::budget_curves(&results).unwrap();
+    assert!(drawn.left_out.is_empty());
+    let (scenario, curves) = (drawn.scenario, drawn.curves);
     let info = results
         .inputs
         .scenarios

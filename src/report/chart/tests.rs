@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::compliance::compliance_grid;
 use super::cost::cost_curves;
+use super::cost_floor::cost_floor_grid;
 use super::curves::{budget_curves, BudgetCurves};
 use super::data::*;
 use super::draw::legend::Swatch;
@@ -591,6 +592,50 @@ fn lines_on_the_same_pixels_are_named_together() {
         vec![vec![0, 2, 4]]
     );
     assert!(coinciding(&[vec![], vec![]]).is_empty());
+}
+
+#[test]
+fn the_cost_floor_chart_holds_each_rows_ratio_and_leaves_the_unmeasured_absent() {
+    let (mut results, _) = run();
+    for r in &mut results.rows {
+        if r.strategy == "codex" && r.scenario == "b" {
+            r.cost.floor_ratio = None;
+        }
+    }
+    results
+        .rows
+        .retain(|r| !(r.strategy == "reference" && r.budget_label == "abs-4000"));
+    let grid = cost_floor_grid(&results);
+    assert_eq!(grid.strategies, names(&["reference", "codex"]));
+    let lines: Vec<(String, String)> = grid
+        .rows
+        .iter()
+        .map(|r| (r.scenario.clone(), r.budget.to_string()))
+        .collect();
+    assert_eq!(
+        lines,
+        [("a", "abs-1000"), ("a", "abs-4000"), ("b", "abs-1000")]
+            .map(|(s, b)| (s.to_string(), b.to_string()))
+    );
+    for line in &grid.rows {
+        for (strategy, ratio) in grid.strategies.iter().zip(&line.ratios) {
+            let row = results.rows.iter().find(|r| {
+                r.scenario == line.scenario
+                    && r.budget_label == line.budget
+                    && r.strategy == *strategy
+            });
+            assert_eq!(*ratio, row.and_then(|r| r.cost.floor_ratio));
+        }
+    }
+    // Measured: the fixture's strategy took twice the floor's time.
+    assert!(grid.rows[0]
+        .ratios
+        .iter()
+        .all(|r| r.is_some_and(|r| (r - 2.0).abs() < 0.1)));
+    // Not run, and not measured: absent, never 1 or 0.
+    assert_eq!(grid.rows[1].ratios[0], None);
+    assert_eq!(grid.rows[2].ratios[1], None);
+    assert!(grid.rows[2].ratios[0].is_some());
 }
 
 #[test]

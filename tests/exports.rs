@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use assert_cmd::Command;
 use budgetlab::metrics::{RowKey, StrategyKey};
 use budgetlab::report::chart::{
-    compliance, curves, data, needles, overshoot, persistence, retention,
+    compliance, cost_floor, curves, data, needles, overshoot, persistence, retention,
 };
 use budgetlab::run::{parse_records, BatchRecord, RunResults};
 use serde_json::Value;
@@ -554,7 +554,9 @@ fn chart_data_follows_the_records_and_rows() {
     }
 
     // Budget curves: one point per budget of the scenario, the row's value.
-    let (scenario, curves) = curves::budget_curves(&results).unwrap();
+    let drawn = curves::budget_curves(&results).unwrap();
+    assert!(drawn.left_out.is_empty());
+    let (scenario, curves) = (drawn.scenario, drawn.curves);
     let info = results
         .inputs
         .scenarios
@@ -580,5 +582,20 @@ fn chart_data_follows_the_records_and_rows() {
         expected.sort_by(|a, b| a.0.total_cmp(&b.0));
         assert_eq!(expected.len(), 3);
         assert_eq!(series.points, expected, "{}", series.name);
+    }
+
+    // Cost over the floor: every row's own figure, in its scenario, budget and strategy's cell.
+    let grid = cost_floor::cost_floor_grid(&results);
+    assert_eq!(grid.rows.len() * grid.strategies.len(), results.rows.len());
+    for line in &grid.rows {
+        for (strategy, ratio) in grid.strategies.iter().zip(&line.ratios) {
+            let key = RowKey {
+                scenario: &line.scenario,
+                budget: line.budget,
+                strategy,
+            };
+            assert_eq!(*ratio, results.row(key).unwrap().cost.floor_ratio);
+            assert!(ratio.is_some());
+        }
     }
 }

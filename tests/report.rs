@@ -74,7 +74,7 @@ fn ink_in_title(path: &Path, rows: u32) -> usize {
 }
 
 #[test]
-fn run_leaves_seven_charts_in_both_formats_and_a_page_showing_them_all() {
+fn run_leaves_eight_charts_in_both_formats_and_a_page_showing_them_all() {
     let dir = quick_report();
     let stems = chart_stems(dir);
     assert_eq!(
@@ -83,6 +83,7 @@ fn run_leaves_seven_charts_in_both_formats_and_a_page_showing_them_all() {
             "budget-curves",
             "compliance",
             "cost",
+            "cost-floor",
             "needles",
             "overshoot",
             "persistence",
@@ -165,6 +166,7 @@ fn report_redraws_charts_and_page_from_the_results_alone() {
         [
             "budget-curves",
             "compliance",
+            "cost-floor",
             "needles",
             "overshoot",
             "persistence",

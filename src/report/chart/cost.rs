@@ -73,8 +73,10 @@ pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
     Some(Plot::new(
         "Cost per turn against batch size",
         "Median wall-clock time of a simulated turn (finalizer and runtime boundaries) for turns of \
-each size, binned by powers of two of the producers' output (log-log). A line that climbs steeper than the others \
-scales worse with batch size. These are the only figures that differ between runs.",
+each size, binned by powers of two of the producers' output (log-log), one line per strategy in its own colour, \
+marker and dash. A line that climbs steeper than the others scales worse with batch size. This is time, which \
+load on the machine moves; the figure the gate checks is each strategy's time over the floor's, in the chart \
+\"Cost over the floor\". These are the only figures that differ between runs.",
         cost_curves(run.results, run.turns)?,
         |data, title, format| draw::render(title, format, &Lines(data)),
     ))

@@ -1,20 +1,23 @@
 //! The curve charts: tracked [`Metric`]s against a budget (a run's budget curves) or a swept parameter (a
 //! sweep's charts), one line per strategy or per budget, in a grid of panels.
 //!
-//! Metrics against budget (or a swept parameter): a grid of panels, one line per strategy with a marker at every
-//! budget run, the needle upper bound dashed.
+//! Metrics against budget (or a swept parameter): a grid of panels, one line per strategy in its own look with a
+//! marker at every budget run, the needle upper bound dashed grey over the lines. The run's budget curves draw
+//! every budget of their scenario at its UTF-16 units, window budgets included and marked (see
+//! [`curve_budgets`] for the few it cannot draw, which the caption names).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::data::{strategy_groups, Axis, LinePanel, Scale, Series};
+use super::data::{strategy_groups, Axis, LineKind, LinePanel, Scale, Series};
 use super::draw::lines::{self, Look};
+use super::draw::style::number;
 use super::draw::{DrawResult, Figure};
 use super::{draw, Format, Plot, Run};
 use crate::error::Result;
 use crate::metrics::{Aggregate, Metric, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
-use crate::scenario::BudgetLabel;
+use crate::scenario::{BudgetLabel, ScenarioBudget};
 
 /// The scenario the run's budget-curve chart prefers when several have as many budgets.
 pub const PREFERRED_CURVE_SCENARIO: &str = "mixed-realistic";
@@ -80,11 +83,11 @@ pub enum Lines<'a> {
     Budgets(&'a [BudgetLabel]),
 }
 
-/// One line of a curve chart.
+/// One line of a curve chart: a strategy, or a budget with its place among the chart's budgets.
 #[derive(Debug, Clone, Copy)]
 enum Line<'a> {
     Strategy(&'a StrategyKey),
-    Budget(BudgetLabel),
+    Budget(BudgetLabel, usize),
 }
 
 impl Line<'_> {
@@ -92,19 +95,36 @@ impl Line<'_> {
     fn holds(&self, row: &Aggregate) -> bool {
         match self {
             Line::Strategy(s) => row.strategy == **s,
-            Line::Budget(b) => row.budget_label == *b,
+            Line::Budget(b, _) => row.budget_label == *b,
         }
     }
 
     fn name(&self) -> String {
         match self {
             Line::Strategy(s) => s.to_string(),
-            Line::Budget(b) => b.to_string(),
+            Line::Budget(b, _) => b.to_string(),
         }
     }
 
     fn baseline(&self) -> bool {
         matches!(self, Line::Strategy(s) if s.is_reference())
+    }
+
+    fn kind(&self) -> LineKind {
+        match self {
+            Line::Strategy(_) => LineKind::Strategy,
+            Line::Budget(_, i) => LineKind::Other(*i),
+        }
+    }
+
+    /// The line as a series of `points`.
+    fn series(&self, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: self.name(),
+            points,
+            baseline: self.baseline(),
+            kind: self.kind(),
+        }
     }
 }
 
@@ -113,7 +133,11 @@ impl<'a> Lines<'a> {
     fn all(self) -> Vec<Line<'a>> {
         match self {
             Lines::Strategies(s) => s.iter().map(Line::Strategy).collect(),
-            Lines::Budgets(b) => b.iter().copied().map(Line::Budget).collect(),
+            Lines::Budgets(b) => b
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| Line::Budget(b, i))
+                .collect(),
         }
     }
 
@@ -176,21 +200,20 @@ pub fn curve_panels(
                     name: "upper bound (best possible allocation)".into(),
                     points: line(&first, &|r| r.needles.upper_bound.map(|u| u * 100.0)),
                     baseline: false,
-                });
+                    kind: LineKind::Other(0),
+                })
+                .filter(|b| !b.points.is_empty());
             panels.push(LinePanel {
                 title,
                 x: x.clone(),
                 y: axis(metric),
                 series: members
                     .iter()
-                    .map(|l| Series {
-                        name: l.name(),
-                        points: line(l, &|r| plotted(metric, r)),
-                        baseline: l.baseline(),
-                    })
+                    .map(|l| l.series(line(l, &|r| plotted(metric, r))))
                     .filter(|s| !s.points.is_empty())
                     .collect(),
                 bound,
+                marks: Vec::new(),
             });
         }
     }
@@ -200,56 +223,146 @@ pub fn curve_panels(
     }
 }
 
-/// The scenario of a run whose budgets make the best curve: the most absolute budgets (at least two), then the
-/// most budgets of any kind, preferring [`PREFERRED_CURVE_SCENARIO`] on a tie.
-pub fn curve_scenario(results: &RunResults) -> Option<(&WorkloadInfo, bool)> {
-    let absolute = |s: &WorkloadInfo| {
-        s.budgets
-            .iter()
-            .filter(|b| b.window_tokens.is_none())
-            .count()
-    };
-    let best = |count: &dyn Fn(&WorkloadInfo) -> usize| {
-        results
-            .inputs
-            .scenarios
-            .iter()
-            .filter(|s| count(s) >= 2)
-            .max_by_key(|s| (count(s), s.name == PREFERRED_CURVE_SCENARIO))
-    };
-    best(&absolute)
-        .map(|s| (s, true))
-        .or_else(|| best(&|s| s.budgets.len()).map(|s| (s, false)))
+/// The budgets of `scenario` a budget curve draws, by units, and those it leaves out with why: every budget is
+/// drawn at its UTF-16 units (a window budget is one more budget in units) but one of 0 units, which a log scale
+/// has no place for, and one with the units of a budget already drawn (an absolute one first), whose points
+/// would sit at the same x.
+pub fn curve_budgets(
+    scenario: &WorkloadInfo,
+) -> (Vec<ScenarioBudget>, Vec<(ScenarioBudget, String)>) {
+    let mut sorted: Vec<&ScenarioBudget> = scenario.budgets.iter().collect();
+    sorted.sort_by_key(|b| (b.units, b.window_tokens.is_some()));
+    let mut drawn: Vec<ScenarioBudget> = Vec::new();
+    let mut left_out = Vec::new();
+    for budget in sorted {
+        if budget.units == 0 {
+            left_out.push((budget.clone(), "0 units has no place on a log scale".into()));
+        } else if let Some(same) = drawn.iter().find(|d| d.units == budget.units) {
+            left_out.push((
+                budget.clone(),
+                format!(
+                    "the same {} units as {}, which is drawn",
+                    grouped(budget.units),
+                    same.label
+                ),
+            ));
+        } else {
+            drawn.push(budget.clone());
+        }
+    }
+    (drawn, left_out)
 }
 
-/// Retention and needle survival against the budgets of one scenario of the run (see [`curve_scenario`]);
-/// `None` when no scenario ran at two budgets or more.
-pub fn budget_curves(results: &RunResults) -> Option<(String, Curves)> {
-    let (scenario, absolute_only) = curve_scenario(results)?;
+/// The scenario of a run whose budgets make the best curve: the most budgets drawn (at least two, see
+/// [`curve_budgets`]), preferring [`PREFERRED_CURVE_SCENARIO`] on a tie.
+pub fn curve_scenario(results: &RunResults) -> Option<&WorkloadInfo> {
+    results
+        .inputs
+        .scenarios
+        .iter()
+        .map(|s| (s, curve_budgets(s).0.len()))
+        .filter(|(_, drawn)| *drawn >= 2)
+        .max_by_key(|(s, drawn)| (*drawn, s.name == PREFERRED_CURVE_SCENARIO))
+        .map(|(s, _)| s)
+}
+
+/// A run's budget curves: the scenario they follow, which of its budgets they draw and which they leave out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetCurves {
+    /// The scenario.
+    pub scenario: String,
+    /// Its budgets drawn, by units.
+    pub drawn: Vec<ScenarioBudget>,
+    /// Its budgets left out, each with why.
+    pub left_out: Vec<(ScenarioBudget, String)>,
+    /// The panels: retention and needle survival against the budget, the window budgets marked.
+    pub curves: Curves,
+}
+
+/// Retention and needle survival against the budgets of one scenario of the run (see [`curve_scenario`]), each
+/// budget drawn at its units and the window budgets marked; `None` when no scenario ran at two budgets or more.
+pub fn budget_curves(results: &RunResults) -> Option<BudgetCurves> {
+    let scenario = curve_scenario(results)?;
+    let (drawn, left_out) = curve_budgets(scenario);
     let points: Vec<CurvePoint<'_>> = results
         .rows
         .iter()
         .filter(|r| r.scenario == scenario.name)
-        .filter(|r| {
-            let budget = scenario.budgets.iter().find(|b| b.label == r.budget_label);
-            budget.is_some_and(|b| !absolute_only || b.window_tokens.is_none())
-        })
         .filter_map(|r| {
+            let budget = drawn.iter().find(|b| b.label == r.budget_label)?;
             Some(CurvePoint {
-                x: r.budget.filter(|&b| b > 0)? as f64,
+                x: budget.units as f64,
                 row: r,
             })
         })
         .collect();
     let x = Axis::new("budget (UTF-16 units, log scale)", Scale::Log);
-    let curves = curve_panels(
+    let mut curves = curve_panels(
         &points,
         Lines::Strategies(&results.inputs.strategies),
         &x,
         &[Metric::Retention, Metric::Needles],
         true,
     );
-    Some((scenario.name.clone(), curves))
+    let marks: Vec<(f64, String)> = drawn
+        .iter()
+        .filter_map(|b| {
+            Some((
+                b.units as f64,
+                format!("{}-token window", number(b.window_tokens? as f64)),
+            ))
+        })
+        .collect();
+    for panel in &mut curves.panels {
+        panel.marks = marks.clone();
+    }
+    Some(BudgetCurves {
+        scenario: scenario.name.clone(),
+        drawn,
+        left_out,
+        curves,
+    })
+}
+
+/// `n` with a comma between thousands: `4,800`.
+fn grouped(n: u64) -> String {
+    crate::gate::markdown::count(n as usize)
+}
+
+/// What the budget curves' caption says of the budgets: each drawn, by units (naming the window budgets), and
+/// each left out with why.
+fn budgets_drawn(curves: &BudgetCurves) -> String {
+    let one = |b: &ScenarioBudget| match b.window_tokens {
+        Some(tokens) => format!(
+            "{} ({}, the budget of a {}-token window)",
+            grouped(b.units),
+            b.label,
+            grouped(tokens)
+        ),
+        None => grouped(b.units),
+    };
+    let list = |items: Vec<String>| match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
+    };
+    let mut out = format!(
+        "at each of its {} budgets drawn: {} UTF-16 units",
+        curves.drawn.len(),
+        list(curves.drawn.iter().map(one).collect())
+    );
+    if !curves.left_out.is_empty() {
+        out.push_str(&format!(
+            ". Not drawn: {}",
+            list(
+                curves
+                    .left_out
+                    .iter()
+                    .map(|(b, why)| format!("{} ({why})", b.label))
+                    .collect()
+            )
+        ));
+    }
+    out
 }
 
 /// Compliance in UTF-16 units (left) and in tokens (right) against a swept parameter, one line per entry of
@@ -284,11 +397,7 @@ pub(crate) fn token_compliance_curves(
                     .filter_map(|p| Some((p.x, value(p.row)? * 100.0)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                Series {
-                    name: l.name(),
-                    points: pts,
-                    baseline: l.baseline(),
-                }
+                l.series(pts)
             })
             .filter(|s| !s.points.is_empty())
             .collect();
@@ -298,6 +407,7 @@ pub(crate) fn token_compliance_curves(
             y: Axis::new(y, Scale::Percent),
             series,
             bound: None,
+            marks: Vec::new(),
         }
     };
     Some(Curves {
@@ -341,15 +451,24 @@ impl Figure for Grid<'_> {
 
 /// The chart of a run: its budget curves, when a scenario ran at several budgets.
 pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
-    let (scenario, curves) = budget_curves(run.results)?;
+    let curves = budget_curves(run.results)?;
+    let scenario = curves.scenario.clone();
+    let windows = if curves.drawn.iter().any(|b| b.window_tokens.is_some()) {
+        " A thin vertical line marks each window budget."
+    } else {
+        ""
+    };
     Some(Plot::new(
         format!("Retention and needle survival against budget ({scenario})"),
         format!(
-            "Mean kept share per field (left) and needle survival (right) at each budget {scenario} ran at \
-(log scale), one line per strategy; the dashed grey line is the needle upper bound. Lines that rise earlier do \
-more with less budget. For a finer curve run `budgetlab sweep --scenario {scenario}`."
+            "Mean kept share per field (left) and needle survival (right) of {scenario} {} (log scale), one \
+line per strategy, each strategy in its own colour, marker and dash as on every chart; the dashed grey line over \
+them is the needle upper bound (the most any allocation of the budget could keep).{windows} Lines that rise \
+earlier do more with less budget. Lines drawn on the same pixels show as one, and the panel names them at its \
+bottom right (\"one line: ...\"). For a finer curve run `budgetlab sweep --scenario {scenario}`.",
+            budgets_drawn(&curves)
         ),
-        curves,
+        curves.curves,
         draw_grid,
     ))
 }

@@ -14,6 +14,7 @@
 
 pub mod compliance;
 pub mod cost;
+pub mod cost_floor;
 pub mod curves;
 pub mod data;
 mod draw;
@@ -46,6 +47,7 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::run("needles", needles::plot),
     Chart::run("persistence", persistence::plot),
     Chart::run("budget-curves", curves::plot),
+    Chart::run("cost-floor", cost_floor::plot),
     Chart::run("cost", cost::plot),
     Chart::run("units-per-token", units_per_token::plot),
     Chart::run("token-compliance", token_compliance::plot),

@@ -10,7 +10,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::data::{rows_of, Spread, TurnTallies};
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, number, AXIS, SMALL, TICK};
+use super::draw::style::{self, number, Dash, StrategyStyle, AXIS, SMALL, TICK};
 use super::draw::{DrawResult, Figure};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
@@ -90,7 +90,7 @@ fn entries() -> Vec<Entry> {
     vec![
         Entry {
             label: "box: middle half of the over-budget turns".into(),
-            swatch: Swatch::BoxPlot(style::palette(0)),
+            swatch: Swatch::BoxPlot(style::MUTED),
         },
         Entry {
             label: "bar in the box: median".into(),
@@ -99,15 +99,12 @@ fn entries() -> Vec<Entry> {
         Entry {
             label: "whiskers: smallest to largest".into(),
             swatch: Swatch::Line {
-                colour: style::palette(0),
-                width: 2,
-                dashed: false,
+                style: StrategyStyle {
+                    dash: Dash::Solid,
+                    ..style::BOUND
+                },
                 marker: false,
             },
-        },
-        Entry {
-            label: "reference".into(),
-            swatch: Swatch::BoxPlot(style::BASELINE),
         },
     ]
 }
@@ -175,11 +172,7 @@ impl Figure for Boxes<'_> {
         )?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
-            let colour = if r.strategy.is_reference() {
-                style::BASELINE
-            } else {
-                style::palette(0)
-            };
+            let colour = style::strategy(r.strategy.as_str()).colour;
             match r.spread {
                 Some(s) => {
                     chart.draw_series(std::iter::once(PathElement::new(
@@ -232,11 +225,12 @@ pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
     let caption = if run.per_turn() {
         "How far the turns that broke the budget went over it, in percent of the budget (log scale): the \
 box spans the middle half of those turns, the bar inside is the median and the whiskers reach the smallest and \
-largest. The count on the right is how many turns were over. No box means never over budget."
+largest. The count on the right is how many turns were over. No box means never over budget. Each box is in its \
+strategy's colour, as on every chart (the reference black)."
     } else {
         "How far rows that broke the budget went over it, in percent of the budget (log scale), from each \
 row's 99th percentile and maximum overshoot (batches.jsonl was not available for single turns). No box means \
-never over budget."
+never over budget. Each box is in its strategy's colour, as on every chart (the reference black)."
     };
     Some(Plot::new(
         "Overshoot of over-budget turns",

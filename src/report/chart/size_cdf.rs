@@ -1,7 +1,7 @@
 //! The size chart of a profile: the cumulative distribution of its outputs' sizes on a log axis, one line per
 //! source, the compared source marked; drawn as the retention CDF is.
 
-use super::data::{Axis, LinePanel, Scale, Series};
+use super::data::{Axis, LineKind, LinePanel, Scale, Series};
 use super::retention::{draw_cdf, RetentionCdf};
 use super::Plot;
 use crate::profile::{Profile, ProfileReport};
@@ -33,14 +33,17 @@ pub fn size_cdf(report: &ProfileReport) -> RetentionCdf {
         y: Axis::new("outputs of at most that size (%)", Scale::Percent),
         series: drawn(report)
             .iter()
-            .map(|p| Series {
+            .enumerate()
+            .map(|(i, p)| Series {
                 name: p.source.name.clone(),
                 points: size_cdf_points(p),
                 baseline: compared.is_some_and(|c| std::ptr::eq(c, *p)),
+                kind: LineKind::Other(i),
             })
             .filter(|s| !s.points.is_empty())
             .collect(),
         bound: None,
+        marks: Vec::new(),
     };
     RetentionCdf {
         panels: vec![cdf],

@@ -4,8 +4,13 @@ use std::collections::BTreeMap;
 
 use super::compliance::compliance_grid;
 use super::cost::cost_curves;
-use super::curves::budget_curves;
+use super::cost_floor::cost_floor_grid;
+use super::curves::{budget_curves, BudgetCurves};
 use super::data::*;
+use super::draw::legend::Swatch;
+use super::draw::lines::{row_legend, style_of};
+use super::draw::overlap::coinciding;
+use super::draw::style::{self, Dash, StrategyStyle};
 use super::needles::needle_survival;
 use super::overshoot::overshoot;
 use super::persistence::persistence_io;
@@ -22,7 +27,7 @@ use crate::profile::{
 use crate::run::RunResults;
 use crate::run::{aggregate, BatchRecord, RunInputs, WorkloadInfo, WorkloadSource};
 use crate::scenario::Scenario;
-use crate::scenario::ScenarioBudget;
+use crate::scenario::{BudgetLabel, ScenarioBudget};
 use crate::workload::Mode;
 
 /// One turn's metrics: `input` units in, `budget`, `over` units over it, `kept` share per field.
@@ -322,7 +327,9 @@ fn persistence_is_per_turn() {
 #[test]
 fn budget_curves_follow_the_scenario_with_the_most_budgets() {
     let (results, _) = run();
-    let (scenario, curves) = budget_curves(&results).unwrap();
+    let BudgetCurves {
+        scenario, curves, ..
+    } = budget_curves(&results).unwrap();
     assert_eq!(scenario, "a");
     assert_eq!(curves.columns, 2);
     assert_eq!(curves.panels.len(), 2);
@@ -342,6 +349,293 @@ fn budget_curves_follow_the_scenario_with_the_most_budgets() {
     let mut one_budget = results.clone();
     one_budget.inputs.scenarios.remove(0);
     assert!(budget_curves(&one_budget).is_none());
+}
+
+/// A run of `strategies` on one scenario `a` at `budgets`, two turns each: strategy `k` keeps a share of each
+/// field of its own (0.1 + 0.04k), so that no two lines coincide, and half of four planted needles.
+fn run_with(strategies: &[StrategyKey], budgets: Vec<ScenarioBudget>) -> RunResults {
+    let mut scenario = workload("a", &[]);
+    scenario.budgets = budgets.clone();
+    let inputs = RunInputs {
+        scenarios: vec![scenario],
+        strategies: strategies.to_vec(),
+        shard: None,
+        tokens: None,
+    };
+    let mut records = Vec::new();
+    for budget in &budgets {
+        for (k, strategy) in strategies.iter().enumerate() {
+            for batch in 0..2 {
+                let kept = 0.1 + 0.04 * k as f64;
+                let m = turn(batch, budget.units, 3000 + batch as u64 * 30_000, 0, kept);
+                let m = with_needles(m, NeedleKind::ExitInfo, 4, 2);
+                let label = budget.label.to_string();
+                records.push(record("a", strategy.as_str(), &label, 1000, m));
+            }
+        }
+    }
+    aggregate(inputs, &records)
+}
+
+fn every_strategy() -> Vec<StrategyKey> {
+    StrategyName::all().iter().map(StrategyKey::of).collect()
+}
+
+#[test]
+fn every_strategy_has_one_look_on_every_chart_and_row_and_no_two_share_one() {
+    let strategies = every_strategy();
+    let results = run_with(
+        &strategies,
+        vec![
+            ScenarioBudget::absolute(1000),
+            ScenarioBudget::absolute(4000),
+        ],
+    );
+    let curves = budget_curves(&results).unwrap().curves;
+    let cdf = retention_cdf(&results, None);
+    // Three rows of panels (batch allocations, head shares, policies) in both charts.
+    assert_eq!(curves.panels.len(), 6);
+    assert_eq!(cdf.panels.len(), 3);
+    let mut looks: BTreeMap<String, StrategyStyle> = BTreeMap::new();
+    for series in curves
+        .panels
+        .iter()
+        .chain(&cdf.panels)
+        .flat_map(|p| &p.series)
+    {
+        let look = style_of(series);
+        assert_eq!(
+            *looks.entry(series.name.clone()).or_insert(look),
+            look,
+            "{}",
+            series.name
+        );
+        assert_eq!(look, style::strategy(&series.name));
+    }
+    assert_eq!(looks.len(), strategies.len());
+    // Each row's legend shows the looks its lines are drawn in.
+    for row in curves
+        .panels
+        .chunks(curves.columns)
+        .chain(cdf.panels.chunks(1))
+    {
+        for entry in row_legend(row) {
+            match entry.swatch {
+                Swatch::Line {
+                    style,
+                    marker: true,
+                } => assert_eq!(style, looks[&entry.label], "{}", entry.label),
+                Swatch::Line {
+                    style,
+                    marker: false,
+                } if entry.label.starts_with("upper bound") => assert_eq!(style, style::BOUND),
+                other => panic!("{}: {other:?}", entry.label),
+            }
+        }
+    }
+    // The first line of each row after the reference used to take the first colour in every row.
+    assert_eq!(looks["reference"], style::REFERENCE);
+    for (a, b) in [
+        ("send-guard", "head-tail-0"),
+        ("send-guard", "legacy-layers"),
+        ("head-tail-0", "legacy-layers"),
+    ] {
+        assert_ne!(looks[a], looks[b], "{a} and {b}");
+    }
+    let all: Vec<&StrategyStyle> = looks.values().collect();
+    for (i, a) in all.iter().enumerate() {
+        for b in &all[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+}
+
+#[test]
+fn no_two_registered_strategies_share_a_colour_marker_and_dash_nor_in_grey_a_marker_and_dash() {
+    let looks: Vec<StrategyStyle> = StrategyName::all()
+        .iter()
+        .map(|n| style::strategy(&n.as_str()))
+        .collect();
+    assert_eq!(looks.len(), 19);
+    // The reference is listed first: black, solid and wider than every other line.
+    assert_eq!(looks[0], style::REFERENCE);
+    assert_eq!(
+        (looks[0].colour, looks[0].width, looks[0].dash),
+        (style::BASELINE, 4, Dash::Solid)
+    );
+    for (i, a) in looks.iter().enumerate().skip(1) {
+        assert_eq!(a.width, 2);
+        assert_ne!(a.colour, style::BASELINE);
+        assert_ne!(a.colour, style::BOUND.colour);
+        for b in &looks[i + 1..] {
+            assert_ne!((a.colour, a.marker, a.dash), (b.colour, b.marker, b.dash));
+            assert_ne!((a.marker, a.dash), (b.marker, b.dash));
+        }
+    }
+    // Two spellings of one strategy look alike; a strategy the registry does not list (an external one) keeps
+    // one look of its own, as does a line that is no strategy.
+    assert_eq!(
+        style::strategy("head-tail-1/2"),
+        style::strategy("head-tail-0.5")
+    );
+    let external = style::strategy("headtail");
+    assert_eq!(external, style::strategy("headtail"));
+    assert!(!looks.contains(&external));
+    assert!(!looks.contains(&style::strategy("head-tail-0.25")));
+    assert!(!looks.contains(&style::other(0)));
+}
+
+#[test]
+fn budget_curves_draw_every_budget_of_the_scenario_window_budgets_included() {
+    let window = ScenarioBudget::window(100_000, 16_000);
+    assert_eq!(window.units, 4800);
+    // A window budget of the units of an absolute one would put two points of a line at one x.
+    let twin = ScenarioBudget {
+        label: BudgetLabel::Window(200_000),
+        units: 4000,
+        window_tokens: Some(200_000),
+    };
+    let results = run_with(
+        &names(&["reference", "codex"]),
+        vec![
+            ScenarioBudget::absolute(4000),
+            window.clone(),
+            twin.clone(),
+            ScenarioBudget::absolute(1000),
+        ],
+    );
+    let curves = budget_curves(&results).unwrap();
+    assert_eq!(
+        curves.drawn,
+        vec![
+            ScenarioBudget::absolute(1000),
+            ScenarioBudget::absolute(4000),
+            window
+        ]
+    );
+    assert_eq!(
+        curves.left_out,
+        vec![(
+            twin,
+            "the same 4,000 units as abs-4000, which is drawn".to_string()
+        )]
+    );
+    for panel in &curves.curves.panels {
+        assert_eq!(panel.marks, vec![(4800.0, "16k-token window".to_string())]);
+        assert_eq!(panel.series.len(), 2);
+        for series in &panel.series {
+            let xs: Vec<f64> = series.points.iter().map(|p| p.0).collect();
+            assert_eq!(xs, [1000.0, 4000.0, 4800.0], "{}", series.name);
+        }
+    }
+    let plot = super::curves::plot(&super::Run {
+        results: &results,
+        turns: None,
+    })
+    .unwrap();
+    assert!(
+        plot.caption.contains(
+            "at each of its 3 budgets drawn: 1,000, 4,000 and 4,800 (window-16000, the budget of a \
+16,000-token window) UTF-16 units"
+        ),
+        "{}",
+        plot.caption
+    );
+    assert!(
+        plot.caption.contains(
+            "Not drawn: window-200000 (the same 4,000 units as abs-4000, which is drawn)"
+        ),
+        "{}",
+        plot.caption
+    );
+}
+
+#[test]
+fn the_upper_bound_is_drawn_over_the_lines_and_in_the_legend_only_where_there_is_one() {
+    let (results, _) = run();
+    let curves = budget_curves(&results).unwrap().curves;
+    let bound = |entries: &[super::draw::legend::Entry]| {
+        entries.iter().any(|e| e.label.starts_with("upper bound"))
+    };
+    assert!(bound(&row_legend(&curves.panels)));
+    // Drawn over the lines: in the picture of the needle panel the bound's grey comes after the reference's wide
+    // black line (and before the legend, which shows both again).
+    let needles = super::curves::Curves {
+        panels: vec![curves.panels[1].clone()],
+        columns: 1,
+    };
+    let svg =
+        String::from_utf8(super::curves::draw_grid(&needles, "t", super::Format::Svg).unwrap())
+            .unwrap();
+    let black = svg.find(r##"stroke="#000000" stroke-width="4""##).unwrap();
+    let grey = svg.find(r##"stroke="#6E6E6E" stroke-width="2""##).unwrap();
+    assert!(black < grey);
+
+    // Without needles there is no bound, in the panels or the legend.
+    let mut none = results.clone();
+    for r in &mut none.rows {
+        r.needles.upper_bound = None;
+    }
+    let curves = budget_curves(&none).unwrap().curves;
+    assert!(curves.panels.iter().all(|p| p.bound.is_none()));
+    assert!(!bound(&row_legend(&curves.panels)));
+}
+
+#[test]
+fn lines_on_the_same_pixels_are_named_together() {
+    let a = vec![(0, 0), (10, 10)];
+    let near_a = vec![(1, 2), (10, 8)];
+    let apart = vec![(0, 0), (10, 20)];
+    let shorter = vec![(0, 0)];
+    assert_eq!(
+        coinciding(&[a.clone(), apart, near_a, shorter, a]),
+        vec![vec![0, 2, 4]]
+    );
+    assert!(coinciding(&[vec![], vec![]]).is_empty());
+}
+
+#[test]
+fn the_cost_floor_chart_holds_each_rows_ratio_and_leaves_the_unmeasured_absent() {
+    let (mut results, _) = run();
+    for r in &mut results.rows {
+        if r.strategy == "codex" && r.scenario == "b" {
+            r.cost.floor_ratio = None;
+        }
+    }
+    results
+        .rows
+        .retain(|r| !(r.strategy == "reference" && r.budget_label == "abs-4000"));
+    let grid = cost_floor_grid(&results);
+    assert_eq!(grid.strategies, names(&["reference", "codex"]));
+    let lines: Vec<(String, String)> = grid
+        .rows
+        .iter()
+        .map(|r| (r.scenario.clone(), r.budget.to_string()))
+        .collect();
+    assert_eq!(
+        lines,
+        [("a", "abs-1000"), ("a", "abs-4000"), ("b", "abs-1000")]
+            .map(|(s, b)| (s.to_string(), b.to_string()))
+    );
+    for line in &grid.rows {
+        for (strategy, ratio) in grid.strategies.iter().zip(&line.ratios) {
+            let row = results.rows.iter().find(|r| {
+                r.scenario == line.scenario
+                    && r.budget_label == line.budget
+                    && r.strategy == *strategy
+            });
+            assert_eq!(*ratio, row.and_then(|r| r.cost.floor_ratio));
+        }
+    }
+    // Measured: the fixture's strategy took twice the floor's time.
+    assert!(grid.rows[0]
+        .ratios
+        .iter()
+        .all(|r| r.is_some_and(|r| (r - 2.0).abs() < 0.1)));
+    // Not run, and not measured: absent, never 1 or 0.
+    assert_eq!(grid.rows[1].ratios[0], None);
+    assert_eq!(grid.rows[2].ratios[1], None);
+    assert!(grid.rows[2].ratios[0].is_some());
 }
 
 #[test]

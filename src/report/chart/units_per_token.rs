@@ -13,6 +13,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::data::{Spread, TurnTallies};
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
+use super::draw::mark;
 use super::draw::style::{self, number, AXIS, SMALL, TICK};
 use super::draw::{DrawResult, Figure};
 use super::{draw, Plot, Run};
@@ -108,9 +109,7 @@ impl Boxes<'_> {
         out.push(Entry {
             label: "3 units per token (the rule's)".into(),
             swatch: Swatch::Line {
-                colour: style::MUTED,
-                width: 2,
-                dashed: true,
+                style: style::BOUND,
                 marker: false,
             },
         });
@@ -178,12 +177,10 @@ impl Figure for Boxes<'_> {
             .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
             .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
-        chart.draw_series(DashedLineSeries::new(
+        chart.draw_series(std::iter::once(mark::stroke(
             vec![(RULE, -0.5), (RULE, lanes as f64 - 0.5)],
-            6,
-            4,
-            ShapeStyle::from(&style::MUTED).stroke_width(2),
-        ))?;
+            &style::BOUND,
+        )))?;
         let base = plot.get_base_pixel();
         for (k, _) in data.kinds.iter().enumerate() {
             for (t, series) in data.series.iter().enumerate() {

@@ -22,6 +22,17 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Drawn as the baseline the others are compared with (the reference).
     pub baseline: bool,
+    /// What the line stands for, which decides its look.
+    pub kind: LineKind,
+}
+
+/// What a line stands for, which decides its colour, marker and dash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// The strategy the series is named after: it looks the same on every chart of every report.
+    Strategy,
+    /// The `i`-th line of a chart whose lines are no strategies (budgets, a profile's sources).
+    Other(usize),
 }
 
 /// How an axis maps values.
@@ -65,8 +76,11 @@ pub struct LinePanel {
     pub y: Axis,
     /// The lines.
     pub series: Vec<Series>,
-    /// A bound drawn dashed behind the lines (the needle upper bound), if any.
+    /// A bound drawn dashed in grey over the lines (the needle upper bound), if any.
     pub bound: Option<Series>,
+    /// Values of x marked by a thin vertical line, each with a short label at the top (the budget curves' window
+    /// budgets).
+    pub marks: Vec<(f64, String)>,
 }
 
 /// One panel per strategy family of the run, each with a line per strategy from `points` (the strategy's
@@ -90,10 +104,12 @@ pub(super) fn strategy_panels(
                     name: s.to_string(),
                     points: points(s),
                     baseline: s.is_reference(),
+                    kind: LineKind::Strategy,
                 })
                 .filter(|s| !s.points.is_empty())
                 .collect(),
             bound: None,
+            marks: Vec::new(),
         })
         .collect()
 }

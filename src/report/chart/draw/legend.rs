@@ -5,21 +5,18 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::style::{self, LEGEND};
+use super::mark::{self, MarkerAt};
+use super::style::{self, StrategyStyle, LEGEND};
 use super::DrawResult;
 
 /// How an entry is shown.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(in crate::report::chart) enum Swatch {
-    /// A line of a colour and width, solid or dashed, optionally with a point marker.
+    /// A line of a look (colour, width, dash), with the look's marker or without.
     Line {
-        /// Colour.
-        colour: RGBColor,
-        /// Stroke width.
-        width: u32,
-        /// Dashed.
-        dashed: bool,
-        /// With a point marker.
+        /// The look.
+        style: StrategyStyle,
+        /// With the look's marker.
         marker: bool,
     },
     /// A filled box.
@@ -100,25 +97,11 @@ where
     DB::ErrorType: 'static,
 {
     match swatch {
-        Swatch::Line {
-            colour,
-            width,
-            dashed,
-            marker,
-        } => {
-            let style = ShapeStyle::from(&colour).stroke_width(width);
-            if dashed {
-                for s in (0..34).step_by(10) {
-                    area.draw(&PathElement::new(
-                        vec![(x + s, y), (x + (s + 6).min(34), y)],
-                        style,
-                    ))?;
-                }
-            } else {
-                area.draw(&PathElement::new(vec![(x, y), (x + 34, y)], style))?;
-            }
+        Swatch::Line { style, marker } => {
+            area.draw(&mark::stroke(vec![(x, y), (x + 34, y)], &style))?;
             if marker {
-                area.draw(&Circle::new((x + 17, y), 4, colour.filled()))?;
+                let radius = if style.width > 2 { 6 } else { 5 };
+                area.draw(&MarkerAt::new((x + 17, y), &style, radius))?;
             }
         }
         Swatch::Box(colour) => {

@@ -1,6 +1,8 @@
 //! Panels of lines in a grid, each row with its legend on the right: what the retention CDF, the budget curves,
-//! the sweeps and the cost chart are made of. Within a row every panel shows the same lines in the same
-//! colours; the baseline (the reference) is black, wider, and drawn first so that lines equal to it stay visible.
+//! the sweeps and the cost chart are made of. Every strategy's line has its own look on every chart (colour,
+//! marker and dash, see [`style::strategy`]); the baseline (the reference) is black, wider, and drawn first so
+//! that lines equal to it stay visible; markers go over the lines and the bound over both, and lines drawn on the
+//! same pixels are named in their panel ([`overlap`]).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -8,14 +10,17 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::axis::ScaleCoord;
 use super::legend::{self, Entry, Swatch};
-use super::style::{self, number, AXIS, PANEL_TITLE, TICK};
+use super::mark::{self, MarkerAt};
+use super::overlap;
+use super::style::{self, number, StrategyStyle, AXIS, PANEL_TITLE, TICK};
 use super::DrawResult;
-use crate::report::chart::data::{LinePanel, Series};
+use crate::report::chart::data::{LineKind, LinePanel, Series};
 
 /// How lines are drawn.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::report::chart) struct Look {
-    /// A point marker at every point (for few points; not for CDFs).
+    /// A marker at every point (for few points); otherwise a few markers along each line (a CDF), at points
+    /// that differ from line to line so that lines on top of each other still show whose they are.
     pub markers: bool,
     /// Width of one panel.
     pub panel_width: u32,
@@ -23,55 +28,44 @@ pub(in crate::report::chart) struct Look {
     pub panel_height: u32,
 }
 
-/// The colour and width each line of a row gets, and the row's legend.
-struct RowStyle {
-    lines: Vec<(String, RGBColor, u32)>,
-    legend: Vec<Entry>,
+/// The look of `series`: the reference's for the baseline, its strategy's (the same on every chart of every
+/// report, see [`style::strategy`]), or the `i`-th of lines that are no strategies.
+pub(in crate::report::chart) fn style_of(series: &Series) -> StrategyStyle {
+    match series.kind {
+        _ if series.baseline => style::REFERENCE,
+        LineKind::Strategy => style::strategy(&series.name),
+        LineKind::Other(i) => style::other(i),
+    }
 }
 
-fn row_style(panels: &[LinePanel], look: Look) -> RowStyle {
-    let mut names: Vec<(&str, bool)> = Vec::new();
+/// The legend of a row: each line once, in the order the row first shows them, with its look, and the bound
+/// where one is drawn.
+pub(in crate::report::chart) fn row_legend(panels: &[LinePanel]) -> Vec<Entry> {
+    let mut legend: Vec<Entry> = Vec::new();
     for s in panels.iter().flat_map(|p| &p.series) {
-        if !names.iter().any(|(n, _)| *n == s.name) {
-            names.push((&s.name, s.baseline));
+        if !legend.iter().any(|e| e.label == s.name) {
+            legend.push(Entry {
+                label: s.name.clone(),
+                swatch: Swatch::Line {
+                    style: style_of(s),
+                    marker: true,
+                },
+            });
         }
     }
-    let mut next = 0;
-    let lines: Vec<(String, RGBColor, u32)> = names
+    if let Some(bound) = panels
         .iter()
-        .map(|&(name, baseline)| {
-            if baseline {
-                (name.to_string(), style::BASELINE, 4)
-            } else {
-                next += 1;
-                (name.to_string(), style::palette(next - 1), 2)
-            }
-        })
-        .collect();
-    let mut legend: Vec<Entry> = lines
-        .iter()
-        .map(|(name, colour, width)| Entry {
-            label: name.clone(),
-            swatch: Swatch::Line {
-                colour: *colour,
-                width: *width,
-                dashed: false,
-                marker: look.markers,
-            },
-        })
-        .collect();
-    if let Some(bound) = panels.iter().find_map(|p| p.bound.as_ref()) {
+        .find_map(|p| p.bound.as_ref().filter(|b| !b.points.is_empty()))
+    {
         legend.push(Entry {
             label: bound.name.clone(),
             swatch: Swatch::Line {
-                colour: style::MUTED,
-                width: 2,
-                dashed: true,
+                style: style::BOUND,
                 marker: false,
             },
         });
     }
-    RowStyle { lines, legend }
+    legend
 }
 
 fn rows(panels: &[LinePanel], columns: usize) -> impl Iterator<Item = &[LinePanel]> {
@@ -80,15 +74,11 @@ fn rows(panels: &[LinePanel], columns: usize) -> impl Iterator<Item = &[LinePane
 
 /// Width of the legend column and height of each row.
 fn layout(panels: &[LinePanel], columns: usize, look: Look) -> (u32, Vec<u32>) {
-    let styles: Vec<RowStyle> = rows(panels, columns).map(|r| row_style(r, look)).collect();
-    let legend_w = styles
+    let legends: Vec<Vec<Entry>> = rows(panels, columns).map(row_legend).collect();
+    let legend_w = legends.iter().map(|l| legend::width(l)).max().unwrap_or(0);
+    let heights = legends
         .iter()
-        .map(|s| legend::width(&s.legend))
-        .max()
-        .unwrap_or(0);
-    let heights = styles
-        .iter()
-        .map(|s| look.panel_height.max(legend::height(&s.legend) + 60))
+        .map(|l| look.panel_height.max(legend::height(l) + 60))
         .collect();
     (legend_w, heights)
 }
@@ -122,18 +112,18 @@ where
     for (row, height) in rows(panels, columns).zip(heights) {
         let (this, below) = rest.split_vertically(height);
         rest = below;
-        let row_style = row_style(row, look);
+        let row_legend = row_legend(row);
         let (charts, legend_area) = this.split_horizontally(this.dim_in_pixel().0 - legend_w - 20);
         let cells = charts.split_evenly((1, columns.max(1)));
         for (panel, cell) in row.iter().zip(&cells) {
-            draw_panel(cell, panel, &row_style, look)?;
+            draw_panel(cell, panel, look)?;
         }
         let legend_top = if row.iter().any(|p| !p.title.is_empty()) {
             40
         } else {
             14
         };
-        legend::draw(&legend_area.margin(legend_top, 0, 10, 0), &row_style.legend)?;
+        legend::draw(&legend_area.margin(legend_top, 0, 10, 0), &row_legend)?;
     }
     Ok(())
 }
@@ -141,7 +131,6 @@ where
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &LinePanel,
-    row: &RowStyle,
     look: Look,
 ) -> DrawResult
 where
@@ -170,6 +159,7 @@ where
     };
     let mut chart = ChartBuilder::on(&area)
         .margin(10)
+        .margin_top(if panel.marks.is_empty() { 10 } else { 48 })
         .margin_right(30)
         .x_label_area_size(64)
         .y_label_area_size(84)
@@ -185,34 +175,44 @@ where
         .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
         .light_line_style(RGBColor(0, 0, 0).mix(0.05))
         .draw()?;
-    if let Some(bound) = &panel.bound {
-        chart.draw_series(DashedLineSeries::new(
-            bound.points.iter().copied(),
-            8,
-            6,
-            ShapeStyle::from(&style::MUTED).stroke_width(2),
-        ))?;
-    }
-    // The baseline first, wide, so that a line equal to it shows as a coloured line on a black one.
+    mark::x_marks(&mut chart, &panel.marks)?;
+    // The baseline first, wide, so that a line equal to it shows as a coloured line on a black one; then every
+    // line's markers over all the lines, and the bound over everything, so that it shows where lines reach it.
     let mut ordered: Vec<&Series> = panel.series.iter().filter(|s| s.baseline).collect();
     ordered.extend(panel.series.iter().filter(|s| !s.baseline));
-    for s in ordered {
-        let (colour, width) = row
-            .lines
-            .iter()
-            .find(|(n, _, _)| *n == s.name)
-            .map_or((style::MUTED, 2), |(_, c, w)| (*c, *w));
-        chart.draw_series(LineSeries::new(
-            s.points.iter().copied(),
-            ShapeStyle::from(&colour).stroke_width(width),
-        ))?;
-        if look.markers {
-            chart.draw_series(
-                s.points
-                    .iter()
-                    .map(|&p| Circle::new(p, width + 2, colour.filled())),
-            )?;
-        }
+    let styled: Vec<(&Series, StrategyStyle)> =
+        ordered.into_iter().map(|s| (s, style_of(s))).collect();
+    for (s, style) in &styled {
+        chart.draw_series(std::iter::once(mark::stroke(s.points.clone(), style)))?;
     }
+    let markers: Vec<((f64, f64), StrategyStyle)> = styled
+        .iter()
+        .enumerate()
+        .flat_map(|(j, (s, style))| {
+            marked(s.points.len(), j, styled.len(), look.markers)
+                .map(move |i| (s.points[i], *style))
+        })
+        .collect();
+    for (point, style) in &markers {
+        let radius = if style.width > 2 { 6 } else { 5 };
+        chart.draw_series(std::iter::once(MarkerAt::new(*point, style, radius)))?;
+    }
+    if let Some(bound) = &panel.bound {
+        chart.draw_series(std::iter::once(mark::stroke(
+            bound.points.clone(),
+            &style::BOUND,
+        )))?;
+    }
+    let lines: Vec<&Series> = styled.iter().map(|(s, _)| *s).collect();
+    overlap::name_coinciding(&area, &chart, &lines)?;
     Ok(())
+}
+
+/// The points of a line of `n` points that get a marker: every one with `every`, otherwise about eight spread
+/// along it, shifted by the line's place `j` among the panel's `of` lines so that lines on top of each other
+/// show their markers side by side.
+fn marked(n: usize, j: usize, of: usize, every: bool) -> impl Iterator<Item = usize> {
+    let step = if every { 1 } else { (n / 8).max(1) };
+    let start = if every { 0 } else { j * step / of.max(1) };
+    (start..n).step_by(step)
 }

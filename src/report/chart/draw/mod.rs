@@ -1,11 +1,13 @@
 //! What every chart's drawing shares: the [`Figure`] each chart implements, the page it is drawn on (title,
 //! margins) in SVG and PNG with the shipped font, and the pieces the figures are built of (axes, legends,
-//! styles, panels of lines). Every chart is drawn once for any plotters backend (the SVG backend into a string,
-//! the bitmap backend into a buffer that is then encoded as PNG).
+//! styles and how a strategy's is drawn, panels of lines). Every chart is drawn once for any plotters backend
+//! (the SVG backend into a string, the bitmap backend into a buffer that is then encoded as PNG).
 
 pub(super) mod axis;
 pub(super) mod legend;
 pub(super) mod lines;
+pub(super) mod mark;
+pub(super) mod overlap;
 pub(super) mod style;
 mod text;
 

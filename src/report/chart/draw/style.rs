@@ -1,8 +1,14 @@
-//! Shared looks: font sizes, the strategy palette (the baseline always black), the colour scale of rates, and
-//! how numbers are printed on axes and labels.
+//! Shared looks: font sizes, each strategy's look on every chart ([`strategy`]: colour, marker and dash by its
+//! place in the registry, the reference always black and wider), the colour scale of rates, and how numbers are
+//! printed on axes and labels.
+
+use std::sync::OnceLock;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::finalize::StrategyName;
+use crate::metrics::StrategyKey;
 
 /// Chart title.
 pub(in crate::report::chart) const TITLE: u32 = 28;
@@ -24,7 +30,8 @@ pub(in crate::report::chart) const MUTED: RGBColor = RGBColor(110, 110, 110);
 /// The baseline's (reference's) colour.
 pub(in crate::report::chart) const BASELINE: RGBColor = RGBColor(0, 0, 0);
 
-/// Ten distinguishable colours (a Tableau-like palette, darkened where too light for lines on white).
+/// Ten distinguishable colours (a Tableau-like palette, darkened where too light for lines on white; its grey
+/// replaced by a dark violet, grey being the bounds' colour).
 const PALETTE: [RGBColor; 10] = [
     RGBColor(0x4E, 0x79, 0xA7),
     RGBColor(0xF2, 0x8E, 0x2B),
@@ -35,12 +42,173 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0xB0, 0x7A, 0xA1),
     RGBColor(0xD3, 0x72, 0x95),
     RGBColor(0x9C, 0x75, 0x5F),
-    RGBColor(0x79, 0x70, 0x6E),
+    RGBColor(0x5E, 0x3C, 0x99),
 ];
 
-/// The `i`-th non-baseline colour.
+/// The `i`-th colour of things that are no strategy (kinds of needle, tokenizers, sources).
 pub(in crate::report::chart) fn palette(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
+}
+
+/// The shape of a point marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(in crate::report::chart) enum Shape {
+    /// A circle.
+    Circle,
+    /// A square.
+    Square,
+    /// A triangle pointing up.
+    Triangle,
+    /// A square standing on a corner.
+    Diamond,
+}
+
+/// A point marker: a shape, filled with the line's colour or hollow (white inside, outlined in it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(in crate::report::chart) struct Marker {
+    /// The shape.
+    pub shape: Shape,
+    /// Filled rather than hollow.
+    pub filled: bool,
+}
+
+/// How a line is stroked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(in crate::report::chart) enum Dash {
+    /// Unbroken.
+    Solid,
+    /// Long dashes.
+    Dashed,
+    /// Short dots.
+    Dotted,
+}
+
+impl Dash {
+    /// The lengths of a dash and of the gap after it, in pixels; `None` for a solid line.
+    pub(in crate::report::chart) fn pattern(self) -> Option<(u32, u32)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some((11, 6)),
+            Dash::Dotted => Some((3, 4)),
+        }
+    }
+}
+
+/// How a strategy (or another line) looks on every chart of every report: the colour of its line, bar or box,
+/// the marker at its points and the dash of its line, and the line's width. Colour, marker and dash each tell it
+/// apart on their own, so charts printed in grey still do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(in crate::report::chart) struct StrategyStyle {
+    /// The colour.
+    pub colour: RGBColor,
+    /// The marker at its points.
+    pub marker: Marker,
+    /// The dash of its line.
+    pub dash: Dash,
+    /// The width of its line in pixels.
+    pub width: u32,
+}
+
+/// The reference's look: black, solid, wider than the others, filled circles.
+pub(in crate::report::chart) const REFERENCE: StrategyStyle = StrategyStyle {
+    colour: BASELINE,
+    marker: Marker {
+        shape: Shape::Circle,
+        filled: true,
+    },
+    dash: Dash::Solid,
+    width: 4,
+};
+
+/// The look of a bound (the needle upper bound, a rule): grey and dashed, with no marker of its own.
+pub(in crate::report::chart) const BOUND: StrategyStyle = StrategyStyle {
+    colour: MUTED,
+    marker: Marker {
+        shape: Shape::Circle,
+        filled: false,
+    },
+    dash: Dash::Dashed,
+    width: 2,
+};
+
+/// The markers, in the order looks take them: shapes and fills alternate.
+const MARKERS: [Marker; 8] = {
+    const fn m(shape: Shape, filled: bool) -> Marker {
+        Marker { shape, filled }
+    }
+    [
+        m(Shape::Circle, true),
+        m(Shape::Square, false),
+        m(Shape::Triangle, true),
+        m(Shape::Diamond, false),
+        m(Shape::Circle, false),
+        m(Shape::Square, true),
+        m(Shape::Triangle, false),
+        m(Shape::Diamond, true),
+    ]
+};
+
+/// The dashes, in the order looks take them.
+const DASHES: [Dash; 3] = [Dash::Solid, Dash::Dashed, Dash::Dotted];
+
+/// How many looks differ in all of colour, marker and dash together (10 x 8 x 3 have 120 distinct triples when
+/// look `k` takes the `k`-th of each, modulo its count, as the counts' least common multiple is 120); the first
+/// 24 also differ in marker and dash alone.
+pub(in crate::report::chart) const LOOKS: usize = 120;
+
+/// Look `k` of the strategies that are not the reference: the `k`-th colour, marker and dash, each modulo its
+/// count.
+fn look(k: usize) -> StrategyStyle {
+    StrategyStyle {
+        colour: PALETTE[k % PALETTE.len()],
+        marker: MARKERS[k % MARKERS.len()],
+        dash: DASHES[k % DASHES.len()],
+        width: 2,
+    }
+}
+
+/// The registry's strategies but the reference, in listing order (`head-tail` by its listed ratios).
+fn registered() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        StrategyName::all()
+            .iter()
+            .filter(|n| StrategyKey::of(n) != StrategyKey::of(&StrategyName::REFERENCE))
+            .map(|n| n.as_str().into_owned())
+            .collect()
+    })
+}
+
+/// The look of strategy `name` on every chart: [`REFERENCE`] for the reference; for the registry's `k`-th other
+/// strategy (`budgetlab strategies` order), look `k`, so that no two of them share a colour, marker and dash
+/// (and none of them a marker and dash, as long as there are at most 24); for any other name (an external
+/// strategy, a head share the registry does not list), one of the remaining looks chosen by a hash of the name,
+/// the same in every chart and every report (two such names may share one; their labels tell them apart).
+pub(in crate::report::chart) fn strategy(name: &str) -> StrategyStyle {
+    let canonical = name
+        .parse::<StrategyName>()
+        .map_or_else(|_| name.to_string(), |n| n.as_str().into_owned());
+    if canonical == StrategyName::REFERENCE.as_str() {
+        return REFERENCE;
+    }
+    let listed = registered();
+    match listed.iter().position(|n| *n == canonical) {
+        Some(k) => look(k),
+        None => {
+            // FNV-1a: stable across builds and platforms, unlike the standard library's hasher.
+            let hash = canonical.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            });
+            let spare = (LOOKS - listed.len()) as u64;
+            look(listed.len() + (hash % spare) as usize)
+        }
+    }
+}
+
+/// The look of the `i`-th line of a chart whose lines are no strategies (budgets, a profile's sources): looks
+/// after the registry's, so that none is mistaken for a built-in strategy.
+pub(in crate::report::chart) fn other(i: usize) -> StrategyStyle {
+    look(registered().len() + i % (LOOKS - registered().len()))
 }
 
 /// Text of `size` pixels in the shipped font, dark grey, anchored at its left centre.

@@ -74,7 +74,7 @@ fn ink_in_title(path: &Path, rows: u32) -> usize {
 }
 
 #[test]
-fn run_leaves_seven_charts_in_both_formats_and_a_page_showing_them_all() {
+fn run_leaves_eight_charts_in_both_formats_and_a_page_showing_them_all() {
     let dir = quick_report();
     let stems = chart_stems(dir);
     assert_eq!(
@@ -85,6 +85,7 @@ fn run_leaves_seven_charts_in_both_formats_and_a_page_showing_them_all() {
             "cost",
             "needles",
             "overshoot",
+            "pareto",
             "persistence",
             "retention-cdf"
         ]
@@ -167,6 +168,7 @@ fn report_redraws_charts_and_page_from_the_results_alone() {
             "compliance",
             "needles",
             "overshoot",
+            "pareto",
             "persistence",
             "retention-cdf"
         ]
@@ -477,7 +479,7 @@ fn the_page_renders_in_headless_chromium_and_its_first_screen_shows_the_ranking(
         assert!(l["answerTop"] < height / 2.0, "{size}: {l:?}");
         assert!(l["firstRowBottom"] <= height, "{size}: {l:?}");
         assert_eq!(l["overflow"], 0.0, "{size}: the ranking is cut off: {l:?}");
-        assert!(l["charts"] >= 7.0, "{size}: {l:?}");
+        assert!(l["charts"] >= 8.0, "{size}: {l:?}");
         assert_eq!(
             l["loaded"], l["charts"],
             "{size}: a chart did not load: {l:?}"

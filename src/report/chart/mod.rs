@@ -19,6 +19,7 @@ pub mod data;
 mod draw;
 pub mod needles;
 pub mod overshoot;
+pub mod pareto;
 pub mod persistence;
 pub mod retention;
 pub mod shape;
@@ -46,6 +47,7 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::run("needles", needles::plot),
     Chart::run("persistence", persistence::plot),
     Chart::run("budget-curves", curves::plot),
+    Chart::run(pareto::STEM, pareto::plot),
     Chart::run("cost", cost::plot),
     Chart::run("units-per-token", units_per_token::plot),
     Chart::run("token-compliance", token_compliance::plot),

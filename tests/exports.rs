@@ -239,8 +239,9 @@ fn summary_tables_hold_what_the_records_add_up_to() {
     // Sections: the heading names scenario and budget; the table's rows follow.
     let mut tables: BTreeMap<(String, String), Vec<Vec<String>>> = BTreeMap::new();
     let mut current: Option<(String, String)> = None;
-    // The answer table comes first, under its own heading; the per-budget sections follow it.
-    let (answer, sections) = text
+    // The answer table comes first, under its own heading, then the Pareto fronts; the per-budget sections
+    // follow them.
+    let (answer, rest) = text
         .split_once("\n## Which strategy for each budget\n")
         .map(|(_, rest)| rest.split_once("\n## ").unwrap())
         .expect("summary.md opens with the answer");
@@ -252,6 +253,42 @@ fn summary_tables_hold_what_the_records_add_up_to() {
         2 * 3,
         "{answer}"
     );
+    let (fronts, sections) = rest
+        .strip_prefix("What each strategy keeps for what it spends (Pareto fronts)\n")
+        .and_then(|rest| rest.split_once("\n## "))
+        .expect("the Pareto fronts follow the answer");
+    // One line per scenario and budget, each front starting with its least spending strategy, as results.json
+    // names them (and as its rows give them).
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(report().join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        serde_json::to_value(&results.pareto).unwrap(),
+        written["pareto"]
+    );
+    let lines: Vec<Vec<String>> = fronts
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| scenario |"))
+        .map(cells)
+        .collect();
+    assert_eq!(lines.len(), results.pareto.len());
+    assert_eq!(lines.len(), 2 * 3);
+    for (line, view) in lines.iter().zip(&results.pareto) {
+        assert_eq!(line[0], view.scenario);
+        for (cell, front) in [(&line[2], &view.bytes), (&line[3], &view.cost)] {
+            match front.first() {
+                Some(first) => assert!(cell.starts_with(&format!("{first} ")), "{cell}"),
+                None => assert!(cell.starts_with("– ("), "{cell}"),
+            }
+            // A strategy over budget is on no front.
+            let ranking = results
+                .ranking
+                .iter()
+                .find(|r| r.scenario == view.scenario && r.budget == view.budget)
+                .unwrap();
+            assert!(ranking.broke.iter().all(|b| !front.contains(&b.strategy)));
+        }
+    }
     for line in format!("## {sections}").lines() {
         if let Some(heading) = line.strip_prefix("## ") {
             let parts: Vec<&str> = heading.split(" · ").collect();

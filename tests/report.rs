@@ -86,6 +86,7 @@ fn run_leaves_eight_charts_in_both_formats_and_a_page_showing_them_all() {
             "cost-floor",
             "needles",
             "overshoot",
+            "pareto",
             "persistence",
             "retention-cdf"
         ]
@@ -169,6 +170,7 @@ fn report_redraws_charts_and_page_from_the_results_alone() {
             "cost-floor",
             "needles",
             "overshoot",
+            "pareto",
             "persistence",
             "retention-cdf"
         ]
@@ -479,7 +481,7 @@ fn the_page_renders_in_headless_chromium_and_its_first_screen_shows_the_ranking(
         assert!(l["answerTop"] < height / 2.0, "{size}: {l:?}");
         assert!(l["firstRowBottom"] <= height, "{size}: {l:?}");
         assert_eq!(l["overflow"], 0.0, "{size}: the ranking is cut off: {l:?}");
-        assert!(l["charts"] >= 7.0, "{size}: {l:?}");
+        assert!(l["charts"] >= 8.0, "{size}: {l:?}");
         assert_eq!(
             l["loaded"], l["charts"],
             "{size}: a chart did not load: {l:?}"

@@ -71,13 +71,17 @@ pub(crate) fn tool_missing(what: &str) {
 }
 
 /// `results.json` of the report folder `dir` without what differs between two runs of the same plan: each row's
-/// cost figures, and the sha256 of the per-batch files (which hold per-batch costs).
+/// cost figures, each Pareto view's cost front (timed), and the sha256 of the per-batch files (which hold
+/// per-batch costs).
 pub(crate) fn results_without_cost(dir: &std::path::Path) -> Value {
     let mut results: Value =
         serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
     results.as_object_mut().unwrap().remove("sha256");
     for row in results["rows"].as_array_mut().unwrap() {
         row.as_object_mut().unwrap().remove("cost").unwrap();
+    }
+    for view in results["pareto"].as_array_mut().unwrap() {
+        view.as_object_mut().unwrap().remove("cost").unwrap();
     }
     results
 }

@@ -7,8 +7,14 @@
 //! sending more than the budget allows, which is no trade-off a user can take. They are listed, unmarked, so
 //! that a chart can show them apart. A strategy whose cost has nothing to measure it by (no turn timed) is on no
 //! cost front.
+//!
+//! `results.json` keeps each view's fronts by name ([`ParetoFronts`]), made again from the rows when the file is
+//! read, like the ranking. The cost front rests on timings, so like every row's `cost` it may differ between two
+//! runs of the same plan; it is the view's `cost` field, which is all that may.
 
 use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
 
 use super::aggregate::Aggregate;
 use super::key::StrategyKey;
@@ -40,7 +46,9 @@ pub struct ParetoPoint {
     pub needles: Option<f64>,
     /// Mean kept share per field (`None` when no turn had a field).
     pub retention: Option<f64>,
-    /// Bytes written to artifacts.
+    /// Turns run (one a batch).
+    pub batches: u64,
+    /// Bytes written to artifacts, over every turn.
     pub bytes: u64,
     /// The strategy's time over the floor's (`None`: nothing timed).
     pub cost_ratio: Option<f64>,
@@ -48,6 +56,37 @@ pub struct ParetoPoint {
     pub front_bytes: bool,
     /// On the front of what it keeps against time over the floor.
     pub front_cost: bool,
+}
+
+/// What a strategy spends, the other side of a trade-off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spend {
+    /// Bytes written to artifacts.
+    Bytes,
+    /// The strategy's time over the floor's.
+    Cost,
+}
+
+impl Spend {
+    /// Both, in the order views show them.
+    pub const ALL: [Spend; 2] = [Spend::Bytes, Spend::Cost];
+
+    /// What `p` spends (`None`: nothing to measure it by). Bytes are per turn, which orders the strategies of one
+    /// view as their totals do (they ran the same turns).
+    pub fn of(self, p: &ParetoPoint) -> Option<f64> {
+        match self {
+            Spend::Bytes => Some(p.bytes as f64 / p.batches.max(1) as f64),
+            Spend::Cost => p.cost_ratio,
+        }
+    }
+
+    /// Whether `p` is on this front.
+    pub fn on(self, p: &ParetoPoint) -> bool {
+        match self {
+            Spend::Bytes => p.front_bytes,
+            Spend::Cost => p.front_cost,
+        }
+    }
 }
 
 impl ParetoView {
@@ -58,6 +97,58 @@ impl ParetoView {
             RankedBy::Retention => p.retention,
         }
     }
+
+    /// The points on the front of `spend`, least spent first (then in the rows' order): each keeps more than
+    /// the one before it, or as much at the same spend.
+    pub fn front(&self, spend: Spend) -> Vec<&ParetoPoint> {
+        let mut front: Vec<&ParetoPoint> = self.points.iter().filter(|p| spend.on(p)).collect();
+        front.sort_by(|a, b| {
+            let (x, y) = (spend.of(a), spend.of(b));
+            x.unwrap_or(f64::INFINITY)
+                .total_cmp(&y.unwrap_or(f64::INFINITY))
+        });
+        front
+    }
+
+    /// The fronts by name, as `results.json` holds them.
+    pub fn fronts(&self) -> ParetoFronts {
+        let names = |spend| {
+            self.front(spend)
+                .into_iter()
+                .map(|p| p.strategy.clone())
+                .collect()
+        };
+        ParetoFronts {
+            scenario: self.scenario.clone(),
+            budget: self.budget,
+            by: self.by,
+            bytes: names(Spend::Bytes),
+            cost: names(Spend::Cost),
+        }
+    }
+}
+
+/// The fronts of one scenario at one budget, by name, as `results.json` holds them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParetoFronts {
+    /// The scenario.
+    pub scenario: String,
+    /// The budget's label.
+    pub budget: BudgetLabel,
+    /// What measures what a strategy keeps: `needles` (then retention), or `retention` where no needle was
+    /// planted.
+    pub by: RankedBy,
+    /// The strategies on the front of what they keep against bytes written, fewest bytes first.
+    pub bytes: Vec<StrategyKey>,
+    /// The strategies on the front of what they keep against time over the floor, cheapest first. Timed: like
+    /// every row's `cost`, it may differ between two runs.
+    pub cost: Vec<StrategyKey>,
+}
+
+/// The fronts of every scenario and budget of `rows` ([`pareto`]), by name.
+pub fn fronts(rows: &[Aggregate]) -> Vec<ParetoFronts> {
+    pareto(rows).iter().map(ParetoView::fronts).collect()
 }
 
 /// The trade-offs of every scenario and budget of `rows`, in the order their first rows come.
@@ -84,6 +175,7 @@ fn view(scenario: &str, budget: BudgetLabel, members: &[&Aggregate]) -> ParetoVi
             kept_budget: kept_budget(r),
             needles: r.needles.survival,
             retention: r.retention.mean,
+            batches: r.batches,
             bytes: r.persistence.bytes,
             cost_ratio: r.cost.floor_ratio,
             front_bytes: false,
@@ -93,10 +185,8 @@ fn view(scenario: &str, budget: BudgetLabel, members: &[&Aggregate]) -> ParetoVi
     let candidates: Vec<usize> = (0..points.len())
         .filter(|&i| points[i].kept_budget)
         .collect();
-    let bytes = |p: &ParetoPoint| Some(p.bytes as f64);
-    let cost = |p: &ParetoPoint| p.cost_ratio;
-    let on_bytes = front(&points, &candidates, by, bytes);
-    let on_cost = front(&points, &candidates, by, cost);
+    let on_bytes = front(&points, &candidates, by, |p| Spend::Bytes.of(p));
+    let on_cost = front(&points, &candidates, by, |p| Spend::Cost.of(p));
     for i in on_bytes {
         points[i].front_bytes = true;
     }
@@ -241,5 +331,88 @@ mod tests {
         // The cost ratios tie, so the most retention alone is on the cost front.
         let cost: Vec<bool> = v.points.iter().map(|p| p.front_cost).collect();
         assert_eq!(cost, [false, true, false]);
+    }
+
+    #[test]
+    fn a_front_runs_from_least_spent_to_most_kept_and_names_it_so_for_results_json() {
+        let rows = [
+            row_with("a", 0, Some(0.9), 1000, Some(2.0)),
+            row_with("b", 0, Some(0.8), 100, Some(1.0)),
+            row_with("c", 0, Some(0.8), 500, Some(3.0)),
+            row_with("d", 3, Some(1.0), 0, Some(0.5)),
+            row_with("e", 0, Some(0.7), 10, None),
+        ];
+        let v = &pareto(&rows)[0];
+        let names =
+            |spend| -> Vec<&str> { v.front(spend).iter().map(|p| p.strategy.as_str()).collect() };
+        assert_eq!(names(Spend::Bytes), ["e", "b", "a"]);
+        assert_eq!(names(Spend::Cost), ["b", "a"]);
+        // Bytes are per turn (ten turns a row).
+        assert_eq!(Spend::Bytes.of(&v.points[0]), Some(100.0));
+        assert_eq!(Spend::Cost.of(&v.points[4]), None);
+        let fronts = fronts(&rows);
+        assert_eq!(
+            serde_json::to_string(&fronts).unwrap(),
+            r#"[{"scenario":"s","budget":"abs-1000","by":"needles","bytes":["e","b","a"],"cost":["b","a"]}]"#
+        );
+        let back: Vec<ParetoFronts> =
+            serde_json::from_str(&serde_json::to_string(&fronts).unwrap()).unwrap();
+        assert_eq!(back, fronts);
+    }
+
+    proptest::proptest! {
+        /// On any rows, a marked strategy kept the budget and no strategy that kept it beats it on both at once,
+        /// and every strategy that kept the budget and is not marked (its spend known) is beaten by one that is.
+        #[test]
+        fn no_dominated_strategy_is_ever_marked(
+            figures in proptest::collection::vec(
+                (0u64..3, 0u8..5, 0u8..4, 0u64..4, proptest::option::of(0u8..4)),
+                1..9,
+            )
+        ) {
+            let rows: Vec<Aggregate> = figures
+                .iter()
+                .enumerate()
+                .map(|(i, &(violations, needles, retention, bytes, cost))| {
+                    let mut r = row_with(
+                        &format!("s{i}"),
+                        violations % 2,
+                        (needles > 0).then(|| f64::from(needles) / 4.0),
+                        bytes * 100,
+                        cost.map(|c| 1.0 + f64::from(c) / 2.0),
+                    );
+                    r.retention.mean = Some(f64::from(retention) / 3.0);
+                    r
+                })
+                .collect();
+            let v = &pareto(&rows)[0];
+            for spend in Spend::ALL {
+                let beats = |a: &ParetoPoint, b: &ParetoPoint| {
+                    let (sa, sb) = (spend.of(a).unwrap(), spend.of(b).unwrap());
+                    let k = keeps(a, b, v.by);
+                    k != Ordering::Less && sa <= sb && (k == Ordering::Greater || sa < sb)
+                };
+                let in_budget: Vec<&ParetoPoint> = v
+                    .points
+                    .iter()
+                    .filter(|p| p.kept_budget && spend.of(p).is_some())
+                    .collect();
+                for p in &v.points {
+                    if spend.on(p) {
+                        proptest::prop_assert!(p.kept_budget && spend.of(p).is_some());
+                        proptest::prop_assert!(!in_budget.iter().any(|q| beats(q, p)), "{:?} is dominated", p.strategy);
+                    } else if p.kept_budget && spend.of(p).is_some() {
+                        proptest::prop_assert!(
+                            in_budget.iter().any(|q| spend.on(q) && beats(q, p)),
+                            "{:?} is not dominated but not marked", p.strategy
+                        );
+                    }
+                }
+                let front = v.front(spend);
+                proptest::prop_assert!(front
+                    .windows(2)
+                    .all(|w| spend.of(w[0]) <= spend.of(w[1]) && keeps(w[0], w[1], v.by) != Ordering::Greater));
+            }
+        }
     }
 }

@@ -63,20 +63,31 @@ fn named(names: &[String], sep: &str, most: usize) -> String {
     out
 }
 
-fn line(results: &RunResults, r: &BudgetRanking) -> AnswerLine {
+/// The budget `label` of `scenario` in UTF-16 units, and the context window it comes from: `20,000`, `4,800 (16k
+/// window)`; the label when it has no units.
+pub(crate) fn budget_text(
+    results: &RunResults,
+    scenario: &str,
+    label: &crate::scenario::BudgetLabel,
+    units: Option<u64>,
+) -> String {
     let count = |n: u64| crate::gate::markdown::count(n as usize);
     let window = results
         .inputs
         .scenarios
         .iter()
-        .find(|s| s.name == r.scenario)
-        .and_then(|s| s.budgets.iter().find(|b| b.label == r.budget))
+        .find(|s| s.name == scenario)
+        .and_then(|s| s.budgets.iter().find(|b| &b.label == label))
         .and_then(|b| b.window_tokens);
-    let budget = match (r.units, window) {
+    match (units, window) {
         (Some(units), Some(w)) => format!("{} ({} window)", count(units), tokens_short(w)),
         (Some(units), None) => count(units),
-        (None, _) => r.budget.to_string(),
-    };
+        (None, _) => label.to_string(),
+    }
+}
+
+fn line(results: &RunResults, r: &BudgetRanking) -> AnswerLine {
+    let budget = budget_text(results, &r.scenario, &r.budget, r.units);
     let broke = if r.broke.is_empty() {
         "none".to_string()
     } else {
@@ -148,7 +159,7 @@ fn tokens_short(n: u64) -> String {
 }
 
 /// A share with one decimal, a whole one without: `91.2%`, `100%`; `–` for none.
-fn share(x: Option<f64>) -> String {
+pub(crate) fn share(x: Option<f64>) -> String {
     match x {
         Some(x) => {
             let t = format!("{:.1}", x * 100.0);

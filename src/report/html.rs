@@ -298,6 +298,55 @@ fn answer_table(out: &mut String, results: &RunResults) {
     );
 }
 
+/// The trade-offs, after the answer: for each scenario and budget, the strategies on the Pareto fronts of what
+/// they keep against bytes written and against cost, each place on a front on a line of its own.
+fn pareto_table(out: &mut String, results: &RunResults, charts: &[Rendered]) {
+    let lines = super::pareto::lines(results);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2 id=\"pareto\">What each strategy keeps for what it spends (Pareto fronts)</h2>\n",
+    );
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"answer\">\n<tr><th>scenario</th><th class=\"text\">budget (units)</th>\
+<th class=\"text\">front against KiB written per turn (needles / kept per field, KiB)</th>\
+<th class=\"text\">front against cost / floor (needles / kept per field, cost)</th><th>kept the budget</th></tr>\n",
+    );
+    let places = |f: &super::pareto::Front| escape(&f.text("\n")).replace('\n', "<br>");
+    let mut last_scenario = None;
+    for l in &lines {
+        let scenario = if last_scenario == Some(&l.scenario) {
+            String::new()
+        } else {
+            escape(&l.scenario)
+        };
+        last_scenario = Some(&l.scenario);
+        let _ = writeln!(
+            out,
+            "<tr><td>{scenario}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>\
+<td>{}</td></tr>",
+            escape(&l.budget),
+            places(&l.bytes),
+            places(&l.cost),
+            escape(&l.in_budget),
+        );
+    }
+    let chart = match charts.iter().find(|c| c.stem == super::chart::pareto::STEM) {
+        Some(c) => format!(
+            " <a href=\"#chart-{}\">{}</a> draws them for one scenario.",
+            escape(&c.stem),
+            escape(&c.title)
+        ),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "</table></div>\n<p class=\"note\">{}{chart}</p>",
+        escape(super::pareto::NOTE)
+    );
+}
+
 /// The page of a run.
 pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> String {
     let mut out = String::with_capacity(64 * 1024);
@@ -328,6 +377,7 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
         &mut out,
         &[
             ("answer", "Which strategy"),
+            ("pareto", "Trade-offs"),
             ("inputs", "Inputs"),
             ("overview", "Overview"),
             ("charts", "Charts"),
@@ -337,6 +387,7 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
     );
 
     answer_table(&mut out, results);
+    pareto_table(&mut out, results, charts);
 
     out.push_str("<h2 id=\"inputs\">Inputs</h2>\n");
     scenario_table(&mut out, scenarios);
@@ -530,6 +581,32 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_page_shows_the_pareto_fronts_after_the_answer() {
+        let results = crate::report::pareto::tests::with_figures(
+            crate::report::pareto::tests::small_run(),
+            crate::report::pareto::tests::FIGURES,
+        );
+        let page = run_page(&results, &[], true);
+        let answer = page.find("<h2 id=\"answer\">").unwrap();
+        let pareto = page.find("<h2 id=\"pareto\">").unwrap();
+        let inputs = page.find("<h2 id=\"inputs\">").unwrap();
+        assert!(answer < pareto && pareto < inputs);
+        assert!(page.contains("<a href=\"#pareto\">Trade-offs</a>"));
+        assert!(
+            page.contains(
+                "<tr><td>surrogate-storm</td><td class=\"text\">1,000</td>\
+<td class=\"text\">greedy = head-tail-0 (80% / 70%, 1.0 KiB)<br>reference (90% / 80%, 8.0 KiB)</td>\
+<td class=\"text\">uniform (80% / 60%, 1.01x)<br>reference (90% / 80%, 1.02x)</td><td>4 of 5</td></tr>\n"
+            ),
+            "{page}"
+        );
+        // One line per scenario and budget, the scenario named once.
+        let table = &page[pareto..inputs];
+        assert_eq!(table.matches("<tr><td>").count(), 3);
+        assert_eq!(table.matches("surrogate-storm").count(), 1);
+    }
 
     #[test]
     fn text_is_escaped_and_backticks_become_code() {

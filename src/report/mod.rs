@@ -13,6 +13,7 @@ pub(crate) mod answer;
 mod batches;
 mod folder;
 mod pages;
+pub(crate) mod pareto;
 mod writer;
 
 pub use folder::{

@@ -594,6 +594,7 @@ impl RowSummaries {
             inputs,
             sha256: None,
             ranking: crate::metrics::ranking::rank(&rows),
+            pareto: crate::metrics::pareto::fronts(&rows),
             rows,
         }
     }

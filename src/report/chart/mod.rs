@@ -20,6 +20,7 @@ pub mod data;
 mod draw;
 pub mod needles;
 pub mod overshoot;
+pub mod pareto;
 pub mod persistence;
 pub mod retention;
 pub mod shape;
@@ -47,6 +48,7 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::run("needles", needles::plot),
     Chart::run("persistence", persistence::plot),
     Chart::run("budget-curves", curves::plot),
+    Chart::run(pareto::STEM, pareto::plot),
     Chart::run("cost-floor", cost_floor::plot),
     Chart::run("cost", cost::plot),
     Chart::run("units-per-token", units_per_token::plot),

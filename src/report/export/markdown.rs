@@ -149,6 +149,32 @@ fn answer(out: &mut String, results: &RunResults) {
     let _ = writeln!(out, "\n{}\n", crate::report::answer::NOTE);
 }
 
+/// The trade-offs: for each scenario and budget, the strategies on the Pareto fronts of what they keep against
+/// bytes written and against cost, one compact table.
+fn pareto_table(out: &mut String, results: &RunResults) {
+    let lines = crate::report::pareto::lines(results);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("## What each strategy keeps for what it spends (Pareto fronts)\n\n");
+    out.push_str(
+        "| scenario | budget (units) | front against KiB written per turn (needles / kept per field, KiB) | front against cost / floor (needles / kept per field, cost) | kept the budget |\n\
+|---|---|---|---|---:|\n",
+    );
+    for l in &lines {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            l.scenario,
+            l.budget,
+            l.bytes.text(" → "),
+            l.cost.text(" → "),
+            l.in_budget
+        );
+    }
+    let _ = writeln!(out, "\n{}\n", crate::report::pareto::NOTE);
+}
+
 /// The whole summary of `results`.
 pub(super) fn render(results: &RunResults) -> String {
     let tokens = results.inputs.tokens.as_ref();
@@ -170,6 +196,7 @@ pub(super) fn render(results: &RunResults) -> String {
         );
     }
     answer(&mut out, results);
+    pareto_table(&mut out, results);
     for scenario in &results.inputs.scenarios {
         for budget in &scenario.budgets {
             let rows = crate::report::rows_at(results, &scenario.name, &budget.label);
@@ -337,6 +364,32 @@ mod tests {
         assert_eq!(token_compliance_cell(&r), "50.0%");
         r.tokens = Some(crate::metrics::TokenSummary::from_turns(&refs, None, None));
         assert_eq!(token_compliance_cell(&r), "–");
+    }
+
+    #[test]
+    fn the_summary_has_one_table_of_pareto_fronts_after_the_answer() {
+        let results = crate::report::pareto::tests::with_figures(
+            crate::report::pareto::tests::small_run(),
+            crate::report::pareto::tests::FIGURES,
+        );
+        let text = render(&results);
+        let answer = text.find("## Which strategy for each budget").unwrap();
+        let pareto = text
+            .find("## What each strategy keeps for what it spends (Pareto fronts)\n")
+            .unwrap();
+        let first_scenario = text.find("## surrogate-storm").unwrap();
+        assert!(answer < pareto && pareto < first_scenario);
+        assert!(
+            text.contains(
+                "| surrogate-storm | 1,000 | greedy = head-tail-0 (80% / 70%, 1.0 KiB) → reference (90% / 80%, \
+8.0 KiB) | uniform (80% / 60%, 1.01x) → reference (90% / 80%, 1.02x) | 4 of 5 |\n"
+            ),
+            "{text}"
+        );
+        // One table: a line per scenario and budget.
+        let table = &text[pareto..first_scenario];
+        assert_eq!(table.matches("\n| surrogate-storm |").count(), 3);
+        assert_eq!(table.lines().filter(|l| l.starts_with("|---")).count(), 1);
     }
 
     #[test]

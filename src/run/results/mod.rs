@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::metrics::pareto::ParetoFronts;
 use crate::metrics::ranking::BudgetRanking;
 use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TokenSettings, TurnCost};
 use crate::scenario::{BudgetLabel, ScenarioBudget};
@@ -27,7 +28,9 @@ pub(crate) mod validate;
 /// the figures with nothing to measure null (`retention.budgetUsed`, `firstLine`, `lastLine`, `pathVisibility`,
 /// `persistence.recoverable`). Version 4 made a turn's kept shares and fairness null without a field. Version 5
 /// keeps the times in `cost.summary` in coarser buckets (1/32 of their value: [`crate::metrics::TimeHistogram`]).
-/// Version 6 adds each row's bootstrap `summary.resamples` and the `ranking` of every scenario and budget.
+/// Version 6 adds each row's bootstrap `summary.resamples` and the `ranking` of every scenario and budget; it
+/// later gained the `pareto` fronts, which a file of version 6 may lack: like the ranking, they are made again
+/// from the rows when a file is read, so a file without them reads the same.
 pub const SCHEMA_VERSION: u32 = 6;
 
 /// The name of the per-batch records file of a report folder.
@@ -127,6 +130,12 @@ pub struct RunResults {
     /// For each scenario and budget, the strategies that kept the budget ranked, then those that broke it
     /// ([`crate::metrics::ranking`]); made again from the rows when the file is read.
     pub ranking: Vec<BudgetRanking>,
+    /// For each scenario and budget, the strategies no other that kept the budget beats on what it keeps and
+    /// what it spends at once, against bytes written and against time over the floor
+    /// ([`crate::metrics::pareto`]); made again from the rows when the file is read. The `cost` fronts rest on
+    /// timings: like the rows' `cost`, they may differ between two runs.
+    #[serde(default)]
+    pub pareto: Vec<ParetoFronts>,
 }
 
 /// The sha256 (lowercase hex) of the per-batch files of a report folder, as written.
@@ -273,8 +282,9 @@ impl RunResults {
             ))
         })?;
         results.validate().map_err(bad)?;
-        // The ranking is what the rows give: made again from them, whatever the file says.
+        // The ranking and the fronts are what the rows give: made again from them, whatever the file says.
         results.ranking = crate::metrics::ranking::rank(&results.rows);
+        results.pareto = crate::metrics::pareto::fronts(&results.rows);
         Ok(results)
     }
 

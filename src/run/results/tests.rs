@@ -44,6 +44,30 @@ fn a_run_reads_back_as_written() {
 }
 
 #[test]
+fn the_pareto_fronts_are_the_rows_and_a_file_without_them_reads_the_same() {
+    let (results, _) = tiny();
+    assert_eq!(
+        results.pareto,
+        crate::metrics::pareto::fronts(&results.rows)
+    );
+    assert_eq!(results.pareto.len(), results.ranking.len());
+    let mut value = serde_json::to_value(&results).unwrap();
+    assert_eq!(value["pareto"][0]["scenario"], "surrogate-storm");
+    assert!(value["pareto"][0]["bytes"].is_array() && value["pareto"][0]["cost"].is_array());
+    // A file of version 6 written before the fronts: they are made from its rows.
+    value.as_object_mut().unwrap().remove("pareto");
+    let bytes = serde_json::to_vec(&value).unwrap();
+    assert_eq!(RunResults::parse(&bytes, "r.json").unwrap(), results);
+    // Whatever a file says of them, its rows decide.
+    value["pareto"] = json!([]);
+    let bytes = serde_json::to_vec(&value).unwrap();
+    assert_eq!(
+        RunResults::parse(&bytes, "r.json").unwrap().pareto,
+        results.pareto
+    );
+}
+
+#[test]
 fn impossible_values_are_refused_naming_the_field_and_the_row() {
     let (results, _) = tiny();
     let row1 = label(&results, 1);

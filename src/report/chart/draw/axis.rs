@@ -119,6 +119,19 @@ impl ScaleCoord {
         }
     }
 
+    /// The same axis with `share` of its length added at each end (on a log axis, of its length in decades),
+    /// so that marks at its ends are drawn whole; the ticks stay.
+    pub(in crate::report::chart) fn widened(mut self, share: f64) -> ScaleCoord {
+        let (a, b) = (
+            self.position(self.range.start),
+            self.position(self.range.end),
+        );
+        let pad = (b - a) * share;
+        let value = |p: f64| if self.log { 10f64.powf(p) } else { p };
+        self.range = value(a - pad)..value(b + pad);
+        self
+    }
+
     fn position(&self, v: f64) -> f64 {
         if self.log {
             v.max(f64::MIN_POSITIVE).log10()
@@ -226,6 +239,17 @@ mod tests {
         assert_eq!(axis.bold, vec![0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]);
         assert_eq!(nice_step(0.54), 1.0);
         assert_eq!(nice_step(130.0), 200.0);
+    }
+
+    #[test]
+    fn a_widened_axis_keeps_its_ticks_and_grows_at_both_ends() {
+        let axis = ScaleCoord::linear(0.0, 10.0, 2.0, 1.0).widened(0.05);
+        assert_eq!(axis.range, -0.5..10.5);
+        assert_eq!(axis.bold, vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        let log = ScaleCoord::log(1.0, 100.0).widened(0.1);
+        assert!((log.range.start - 10f64.powf(-0.2)).abs() < 1e-12);
+        assert!((log.range.end - 10f64.powf(2.2)).abs() < 1e-9);
+        assert_eq!(log.bold, ScaleCoord::log(1.0, 100.0).bold);
     }
 
     #[test]

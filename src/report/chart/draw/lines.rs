@@ -212,6 +212,7 @@ where
                     .iter()
                     .map(|&p| Circle::new(p, width + 2, colour.filled())),
             )?;
+            super::hotspot::mark_series(panel, s, |p| chart.backend_coord(&p));
         }
     }
     Ok(())

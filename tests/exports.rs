@@ -195,14 +195,24 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-/// Nanoseconds as `summary.md` prints them.
-fn duration(ns: u64) -> String {
-    if ns < 10_000 {
-        format!("{ns} ns")
-    } else if ns < 10_000_000 {
-        format!("{:.1} µs", ns as f64 / 1e3)
+/// The unit `summary.md` gives a column of times whose largest is `max_ns`: nanoseconds below 10 µs, microseconds
+/// below 10 ms, milliseconds beyond.
+fn time_unit(max_ns: u64) -> &'static str {
+    if max_ns < 10_000 {
+        "ns"
+    } else if max_ns < 10_000_000 {
+        "µs"
     } else {
-        format!("{:.1} ms", ns as f64 / 1e6)
+        "ms"
+    }
+}
+
+/// Nanoseconds in `unit` as `summary.md` prints them, the unit left to the header.
+fn in_unit(ns: u64, unit: &str) -> String {
+    match unit {
+        "ns" => ns.to_string(),
+        "µs" => format!("{:.1}", ns as f64 / 1e3),
+        _ => format!("{:.1}", ns as f64 / 1e6),
     }
 }
 
@@ -238,6 +248,8 @@ fn summary_tables_hold_what_the_records_add_up_to() {
     let text = std::fs::read_to_string(report().join("summary.md")).unwrap();
     // Sections: the heading names scenario and budget; the table's rows follow.
     let mut tables: BTreeMap<(String, String), Vec<Vec<String>>> = BTreeMap::new();
+    // The unit of each table's median cost, from its header.
+    let mut units: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut current: Option<(String, String)> = None;
     // The answer table comes first, under its own heading, then the Pareto fronts; the per-budget sections
     // follow them.
@@ -296,7 +308,19 @@ fn summary_tables_hold_what_the_records_add_up_to() {
             current = Some((parts[0].to_string(), label.to_string()));
             assert_eq!(parts[3], "5 batches", "{line}");
         } else if line.starts_with("| rank |") {
-            assert_eq!(cells(line), SUMMARY_COLUMNS);
+            let mut header = cells(line);
+            let at = SUMMARY_COLUMNS
+                .iter()
+                .position(|c| *c == "median cost")
+                .unwrap();
+            let unit = header[at]
+                .strip_prefix("median cost (")
+                .and_then(|u| u.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("no unit in {:?}", header[at]))
+                .to_string();
+            header[at] = "median cost".into();
+            assert_eq!(header, SUMMARY_COLUMNS);
+            units.insert(current.clone().expect("a table under a heading"), unit);
         } else if line.starts_with("| ") {
             let key = current.clone().expect("a table under a heading");
             tables.entry(key).or_default().push(cells(line));
@@ -337,6 +361,24 @@ fn summary_tables_hold_what_the_records_add_up_to() {
                 .collect();
             all.sort_unstable();
             assert_eq!(strategies, all);
+            // The nearest-rank median of each row's five costs is the third smallest, as the row's histogram of
+            // times keeps it (the lowest value of its bucket, 1/32 of its value wide); the column has the unit
+            // its largest median calls for.
+            let median = |strategy: &str| {
+                let mut costs: Vec<u64> = records
+                    .iter()
+                    .filter(|r| {
+                        r.scenario == info.name
+                            && r.budget_label == budget.label
+                            && r.strategy == strategy
+                    })
+                    .map(|r| r.cost_ns)
+                    .collect();
+                costs.sort_unstable();
+                budgetlab::metrics::TimeHistogram::bucket(costs[2])
+            };
+            let unit = time_unit(table.iter().map(|r| median(&r[1])).max().unwrap());
+            assert_eq!(units[&(info.name.clone(), budget.label.to_string())], unit);
             for row in table {
                 let mine: Vec<&BatchRecord> = records
                     .iter()
@@ -420,12 +462,11 @@ fn summary_tables_hold_what_the_records_add_up_to() {
                     integrity.to_string(),
                     "{what}"
                 );
-                // The nearest-rank median of five costs is the third smallest, as the row's histogram of times
-                // keeps it (the lowest value of its bucket, 1/32 of its value wide).
-                let mut costs: Vec<u64> = mine.iter().map(|r| r.cost_ns).collect();
-                costs.sort_unstable();
-                let median = budgetlab::metrics::TimeHistogram::bucket(costs[2]);
-                assert_eq!(row[column("median cost")], duration(median), "{what}");
+                assert_eq!(
+                    row[column("median cost")],
+                    in_unit(median(&row[1]), unit),
+                    "{what}"
+                );
                 // Cost over the floor: the batches' ratios, sorted, the lowest and highest quarter (one of
                 // five) left out, the rest averaged; "–" when no floor was long enough to measure. Each ratio
                 // as the row's histogram holds it: in thousandths, rounded, then its bucket's lowest value (so

@@ -415,26 +415,78 @@ fn headless(browser: &Path, profile: &Path, size: &str) -> Process {
     cmd
 }
 
-/// What the page's layout is at `size`, measured by a script in a copy of `index.html` (its relative links kept
-/// by a `<base>`): where the answer table starts and its first row ends, whether it fits the page's width, and
-/// how many of the charts' images loaded, as `key=value` words.
-fn layout(browser: &Path, report: &Path, size: &str) -> std::collections::BTreeMap<String, f64> {
+/// What the page does at `size`, measured by a script in a copy of `index.html` (its relative links kept by a
+/// `<base>`), as `key=value` words:
+/// - where the answer table starts and its first row ends, and whether it fits the page's width;
+/// - with every `<details>` open, how many tables there are and by how many pixels the widest of them is cut
+///   off (wider than the page's column or than the box scrolling it), before the clicks below or after them;
+/// - clicks on headers of the first table of rows: whether its strategy column then reads in ascending and, on a
+///   second click, descending order (and not the served order), and its median cost in ascending order of the
+///   cells' raw values, a cell without one last;
+/// - how many points the budget-curve and cost charts carry, and whether the pointer on one shows its line and
+///   values in a tooltip, and away from every point hides it;
+/// - how many of the charts' images loaded.
+fn probe(browser: &Path, report: &Path, size: &str) -> std::collections::BTreeMap<String, f64> {
     let profile = tempfile::tempdir().unwrap();
     let page = std::fs::read_to_string(report.join("index.html")).unwrap();
     let base = format!(
         "<head><base href=\"file://{}/\">",
         report.canonicalize().unwrap().display()
     );
-    let probe = "<script>window.addEventListener('load', () => {\
-        const t = document.querySelector('table.answer');\
-        const rows = t.querySelectorAll('tr');\
-        const imgs = [...document.querySelectorAll('figure img')];\
-        const out = document.createElement('pre'); out.id = 'probe';\
-        out.textContent = ['answerTop=' + t.getBoundingClientRect().top,\
-          'firstRowBottom=' + rows[1].getBoundingClientRect().bottom,\
-          'overflow=' + (t.parentElement.scrollWidth - t.parentElement.clientWidth),\
-          'charts=' + imgs.length, 'loaded=' + imgs.filter(i => i.naturalWidth > 0).length].join(' ');\
-        document.body.appendChild(out); });</script></body>";
+    let probe = r#"<script>window.addEventListener('load', () => {
+  const words = [];
+  const put = (k, v) => words.push(k + '=' + Number(v));
+  const t = document.querySelector('table.answer');
+  const main = document.querySelector('main');
+  put('answerTop', t.getBoundingClientRect().top);
+  put('firstRowBottom', t.querySelectorAll('tr')[1].getBoundingClientRect().bottom);
+  put('overflow', t.parentElement.scrollWidth - t.parentElement.clientWidth);
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const right = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
+  const tables = [...document.querySelectorAll('table')];
+  put('tables', tables.length);
+  const cutOff = () => Math.max(...tables.map(x => Math.max(x.getBoundingClientRect().right - right,
+    x.parentElement.scrollWidth - x.parentElement.clientWidth)));
+  const before = cutOff();
+  const rows = document.querySelector('table.sortable.rows');
+  const heads = [...rows.tHead.rows[0].cells];
+  const column = name => heads.findIndex(h => h.textContent.startsWith(name));
+  const cells = c => [...rows.tBodies[0].rows].map(r => r.cells[c]);
+  const strategy = column('strategy');
+  const names = () => cells(strategy).map(d => d.textContent);
+  const served = names();
+  const ascending = [...served].sort(), descending = [...ascending].reverse();
+  heads[strategy].click();
+  const up = names();
+  heads[strategy].click();
+  const down = names();
+  put('sortText', up.join() === ascending.join() && down.join() === descending.join());
+  put('sortChanged', up.join() !== served.join());
+  const cost = column('median cost');
+  heads[cost].click();
+  const values = cells(cost).map(d => d.dataset.v === '' ? null : Number(d.dataset.v));
+  const known = values.filter(v => v !== null);
+  put('sortNumber', values.slice(0, known.length).every((v, i) => v === known[i])
+    && known.every((v, i) => i === 0 || known[i - 1] <= v) && known.length > 1);
+  put('tableOverflow', Math.max(before, cutOff()));
+  const points = id => JSON.parse(document.getElementById(id).dataset.points || '[]');
+  put('curvePoints', points('chart-budget-curves').length);
+  put('costPoints', points('chart-cost').length);
+  const f = document.getElementById('chart-budget-curves'), img = f.querySelector('img');
+  f.scrollIntoView();
+  const r = img.getBoundingClientRect(), p = points('chart-budget-curves')[0];
+  const move = (x, y) => img.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
+  move(r.left + p[0] * r.width + 3, r.top + p[1] * r.height - 2);
+  const tip = f.querySelector('.tip');
+  put('tip', tip && !tip.hidden && tip.textContent.includes(p[2]) && tip.textContent.includes(p[3]));
+  move(r.left + 2, r.bottom - 2);
+  put('tipHides', tip && tip.hidden);
+  const imgs = [...document.querySelectorAll('figure img')];
+  put('charts', imgs.length);
+  put('loaded', imgs.filter(i => i.naturalWidth > 0).length);
+  const out = document.createElement('pre'); out.id = 'probe'; out.textContent = words.join(' ');
+  document.body.appendChild(out);
+});</script></body>"#;
     let copy = page
         .replacen("<head>", &base, 1)
         .replacen("</body>", probe, 1);
@@ -474,38 +526,59 @@ fn the_page_renders_in_headless_chromium_and_its_first_screen_shows_the_ranking(
         return;
     };
     let quick = quick_report();
-    // At a laptop's size and a desktop's, the ranking starts on the first screen with its first line whole, and
-    // it is not cut off at the side; every chart loads.
-    for (size, height) in [("1280,800", 800.0), ("1920,1080", 1080.0)] {
-        let l = layout(&browser, quick, size);
-        assert!(l["answerTop"] < height / 2.0, "{size}: {l:?}");
-        assert!(l["firstRowBottom"] <= height, "{size}: {l:?}");
-        assert_eq!(l["overflow"], 0.0, "{size}: the ranking is cut off: {l:?}");
-        assert!(l["charts"] >= 8.0, "{size}: {l:?}");
-        assert_eq!(
-            l["loaded"], l["charts"],
-            "{size}: a chart did not load: {l:?}"
-        );
-    }
-    // And the first screen, as a picture, holds text.
-    let profile = tempfile::tempdir().unwrap();
-    let shot = profile.path().join("page.png");
     let url = format!(
         "file://{}",
         quick.join("index.html").canonicalize().unwrap().display()
     );
-    let out = headless(&browser, profile.path(), "1280,800")
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        shot.exists(),
-        "no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (w, h, rgb) = decode_png(&shot);
-    assert_eq!((w, h), (1280, 800));
-    let dark = rgb.chunks(3).filter(|p| p.iter().all(|&c| c < 80)).count();
-    assert!(dark > 2_000, "no text in the first screen");
+    for (size, width, height) in [("1280,800", 1280, 800), ("1920,1080", 1920, 1080)] {
+        // At a laptop's size and a desktop's, the ranking starts on the first screen with its first line whole;
+        // no table is cut off at the side; a click on a header sorts, again reverses; the curves carry their
+        // points and show one under the pointer; every chart loads.
+        let l = probe(&browser, quick, size);
+        assert!(l["answerTop"] < f64::from(height) / 2.0, "{size}: {l:?}");
+        assert!(l["firstRowBottom"] <= f64::from(height), "{size}: {l:?}");
+        assert_eq!(l["overflow"], 0.0, "{size}: the ranking is cut off: {l:?}");
+        assert!(l["tables"] >= 4.0, "{size}: {l:?}");
+        assert!(
+            l["tableOverflow"] <= 0.0,
+            "{size}: a table is cut off: {l:?}"
+        );
+        assert_eq!(l["sortText"], 1.0, "{size}: a click did not sort: {l:?}");
+        assert_eq!(l["sortChanged"], 1.0, "{size}: {l:?}");
+        assert_eq!(l["sortNumber"], 1.0, "{size}: numbers did not sort: {l:?}");
+        assert!(
+            l["curvePoints"] >= 2.0 && l["costPoints"] >= 2.0,
+            "{size}: a chart has no hotspots: {l:?}"
+        );
+        assert_eq!(l["tip"], 1.0, "{size}: no tooltip on a point: {l:?}");
+        assert_eq!(l["tipHides"], 1.0, "{size}: {l:?}");
+        assert!(l["charts"] >= 9.0, "{size}: {l:?}");
+        assert_eq!(
+            l["loaded"], l["charts"],
+            "{size}: a chart did not load: {l:?}"
+        );
+        // And the first screen, as a picture kept beside the test binaries, holds text.
+        let profile = tempfile::tempdir().unwrap();
+        let shot = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("page-first-screen-{width}x{height}.png"));
+        let _ = std::fs::remove_file(&shot);
+        let out = headless(&browser, profile.path(), size)
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(
+            shot.exists(),
+            "no screenshot: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (w, h, rgb) = decode_png(&shot);
+        assert_eq!((w, h), (width, height));
+        let dark = rgb.chunks(3).filter(|p| p.iter().all(|&c| c < 80)).count();
+        assert!(
+            dark > 2_000,
+            "{size}: no text in the first screen ({})",
+            shot.display()
+        );
+    }
 }

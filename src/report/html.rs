@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use super::chart::data::overview;
 use super::chart::{Format, Rendered};
 use super::export::{
-    duration, figure_cell, floor_ratio, needles_cell, pct, pct_opt, token_compliance_cell,
-    units_per_token_cell,
+    figure_cell, floor_ratio, needles_cell, pct, pct_opt, token_compliance_cell,
+    units_per_token_cell, TimeUnit,
 };
 use crate::metrics::{in_tables, Aggregate, Column, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
@@ -17,7 +17,7 @@ const STYLE: &str = r#"
 :root { color-scheme: light; }
 body { font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif; margin: 0; color: #1e1e1e;
   background: #f6f6f4; line-height: 1.45; }
-main { max-width: 1500px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+main { max-width: 1800px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
 h1 { margin: 0 0 4px; font-size: 28px; }
 h2 { margin: 36px 0 10px; font-size: 22px; border-bottom: 2px solid #ddd; padding-bottom: 4px; }
 h3 { margin: 0 0 8px; font-size: 18px; }
@@ -26,8 +26,20 @@ nav { margin: 12px 0; font-size: 15px; }
 nav a { margin-right: 14px; white-space: nowrap; }
 a { color: #2b5d8f; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
-th, td { padding: 4px 10px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
-th { background: #f0f0ee; font-weight: 600; position: sticky; top: 0; }
+th, td { padding: 4px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
+th { background: #f0f0ee; font-weight: 600; position: sticky; top: 0; white-space: normal; vertical-align: bottom; }
+table.rows { font-size: 13px; }
+table.rows th, table.rows td { padding: 4px 5px; }
+td.lead { white-space: normal; text-align: left; font-size: 12px; color: #333; }
+th.lead { width: 25%; }
+.js table.sortable th { cursor: pointer; padding-top: 14px; text-decoration: underline dotted #999;
+  text-underline-offset: 3px; }
+.js table.sortable th:hover { background: #e4e4e0; }
+.js table.sortable th[aria-sort] { background: #e4e4e0; }
+.js table.sortable th[aria-sort]::after { position: absolute; top: 2px; left: 0; right: 0; text-align: center;
+  font-size: 10px; line-height: 1; color: #333; }
+.js table.sortable th[aria-sort=ascending]::after { content: "\25B2"; }
+.js table.sortable th[aria-sort=descending]::after { content: "\25BC"; }
 td:first-child, th:first-child { text-align: left; }
 td.text, th.text { text-align: left; }
 td.wrap { white-space: normal; min-width: 260px; max-width: 460px; }
@@ -36,11 +48,15 @@ td.bad { color: #a50026; font-weight: 600; }
 td.best { font-weight: 600; }
 table.answer { font-size: 13px; }
 table.answer td, table.answer th { white-space: normal; }
+table.answer td:not(.text) { white-space: nowrap; }
 table.answer { width: 100%; }
 table.answer td.over { font-size: 12px; color: #555; }
 tr.baseline td { font-weight: 600; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
-figure { margin: 28px 0 36px; padding: 16px; border: 1px solid #e3e3e3; border-radius: 6px; }
+figure { margin: 28px 0 36px; padding: 16px; border: 1px solid #e3e3e3; border-radius: 6px; position: relative; }
+.tip { position: absolute; z-index: 2; pointer-events: none; background: #1e1e1e; color: #fff; font-size: 13px;
+  padding: 6px 9px; border-radius: 4px; white-space: pre-line; max-width: 420px; }
+.tip[hidden] { display: none; }
 figure img { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 figcaption { margin-top: 10px; font-size: 15px; color: #333; max-width: 1100px; }
 figcaption .files { color: #777; font-size: 13px; margin-left: 6px; }
@@ -49,6 +65,58 @@ summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
 .note { color: #555; font-size: 14px; max-width: 1100px; }
 .scroll { overflow-x: auto; }
 footer { margin-top: 40px; color: #777; font-size: 13px; }
+"#;
+
+/// The page's script, a few lines with no network: tables of class `sortable` sort by the column whose header is
+/// clicked (again: reversed), numbers by their cell's raw `data-v` (an empty one, nothing measured, last either
+/// way; ties keep the served order), and the points of a figure's `data-points` (`[x share, y share, line,
+/// values]`) show their line and values when the pointer is within 8 pixels of them. Without it the page is the
+/// same, in the served order, its charts plain images.
+const SCRIPT: &str = r#"
+document.documentElement.classList.add('js');
+for (const t of document.querySelectorAll('table.sortable')) {
+  const body = t.tBodies[0], heads = [...t.tHead.rows[0].cells], served = [...body.rows];
+  heads.forEach((th, c) => {
+    th.tabIndex = 0;
+    const sort = () => {
+      const dir = th.getAttribute('aria-sort') === 'ascending' ? -1 : 1;
+      heads.forEach(h => h.removeAttribute('aria-sort'));
+      th.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+      const key = r => {
+        const d = r.cells[c], v = d.dataset.v, text = d.textContent.trim();
+        if (v === '' || (v === undefined && text === '\u2013')) return null;
+        return v === undefined ? text.toLowerCase() : Number(v);
+      };
+      const rows = served.map((r, i) => [key(r), i, r]).sort((a, b) => {
+        if (a[0] === null || b[0] === null) return (a[0] === null) - (b[0] === null) || a[1] - b[1];
+        const d = typeof a[0] !== typeof b[0] ? (typeof a[0] === 'number' ? -1 : 1)
+          : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+        return dir * d || a[1] - b[1];
+      });
+      body.append(...rows.map(x => x[2]));
+    };
+    th.addEventListener('click', sort);
+    th.addEventListener('keydown', e => { if (e.key === 'Enter') { e.preventDefault(); sort(); } });
+  });
+}
+for (const f of document.querySelectorAll('figure[data-points]')) {
+  const pts = JSON.parse(f.dataset.points), img = f.querySelector('img'), tip = document.createElement('div');
+  tip.className = 'tip'; tip.hidden = true; tip.setAttribute('role', 'tooltip'); f.append(tip);
+  img.addEventListener('mousemove', e => {
+    const r = img.getBoundingClientRect(), fr = f.getBoundingClientRect();
+    const d = pts.map(p => Math.hypot(r.left + p[0] * r.width - e.clientX, r.top + p[1] * r.height - e.clientY));
+    const m = Math.min(...d);
+    if (!(m <= 8)) { tip.hidden = true; return; }
+    const near = new Map();
+    pts.forEach((p, i) => { if (d[i] <= m + 1) near.set(p[3], [...(near.get(p[3]) || []), p[2]]); });
+    tip.textContent = [...near].map(([values, lines]) => lines.join(', ') + '\n' + values).join('\n\n');
+    const p = pts[d.indexOf(m)], x = r.left - fr.left + p[0] * r.width, y = r.top - fr.top + p[1] * r.height;
+    tip.hidden = false;
+    tip.style.left = (p[0] > 0.6 ? x - tip.offsetWidth - 12 : x + 12) + 'px';
+    tip.style.top = (y + 12) + 'px';
+  });
+  img.addEventListener('mouseleave', () => { tip.hidden = true; });
+}
 "#;
 
 /// Escapes text for HTML content and attribute values.
@@ -97,19 +165,34 @@ fn foot(out: &mut String, version: &str) {
         out,
         "<footer>Written by budgetlab {}. Everything on this page is in this folder: it opens from the file system \
 with no server and no network. <code>budgetlab report DIR</code> redraws the charts and this page from the results.\
-</footer>\n</main>\n</body>\n</html>\n",
+</footer>\n</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
         escape(version)
     );
 }
 
-/// The charts section: every chart with its caption and links to both files.
+/// The hotspots of a chart as the page's script reads them: a JSON array of `[x share, y share, line, values]`.
+fn points(hotspots: &[super::chart::Hotspot]) -> String {
+    let points: Vec<serde_json::Value> = hotspots
+        .iter()
+        .map(|h| serde_json::json!([h.x, h.y, h.line, h.values]))
+        .collect();
+    serde_json::Value::Array(points).to_string()
+}
+
+/// The charts section: every chart with its caption and links to both files, and its hotspots (if any) for the
+/// script's tooltips.
 fn figures(out: &mut String, charts: &[Rendered]) {
     for c in charts {
         let svg = c.path(Format::Svg);
         let png = c.path(Format::Png);
+        let points = if c.hotspots.is_empty() {
+            String::new()
+        } else {
+            format!(" data-points=\"{}\"", escape(&points(&c.hotspots)))
+        };
         let _ = write!(
             out,
-            "<figure id=\"chart-{stem}\">\n<h3>{title}</h3>\n<a href=\"{png}\"><img src=\"{svg}\" alt=\"{title}\" \
+            "<figure id=\"chart-{stem}\"{points}>\n<h3>{title}</h3>\n<a href=\"{png}\"><img src=\"{svg}\" alt=\"{title}\" \
 loading=\"eager\"></a>\n<figcaption>{caption} <span class=\"files\">(<a href=\"{svg}\">SVG</a> · \
 <a href=\"{png}\">PNG</a>)</span></figcaption>\n</figure>\n",
             stem = escape(&c.stem),
@@ -154,66 +237,150 @@ fn budgets_text(info: &WorkloadInfo) -> String {
 
 fn scenario_table(out: &mut String, scenarios: &[WorkloadInfo]) {
     out.push_str(
-        "<div class=\"scroll\"><table>\n<tr><th>scenario</th><th class=\"text\">source</th><th class=\"text\">mode</th>\
-<th>batches</th><th>seed</th><th class=\"text\">budgets</th><th class=\"text\">digest (SHA-256)</th></tr>\n",
+        "<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr><th>scenario</th><th class=\"text\">source</th>\
+<th class=\"text\">mode</th><th>batches</th><th>seed</th><th class=\"text\">budgets</th>\
+<th class=\"text\">digest (SHA-256)</th></tr></thead>\n<tbody>\n",
     );
     for s in scenarios {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}{}</td><td>{}</td><td>{}</td>\
+            "<tr><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}{}</td>{}{}\
 <td class=\"text wrap\">{}</td><td class=\"text digest\"><code>{}</code></td></tr>",
             escape(&s.name),
             escape(s.source.as_str()),
             escape(s.mode.as_str()),
             if s.legacy { " (legacy)" } else { "" },
-            s.batches,
-            s.seed,
+            num("", &s.batches.to_string(), Some(s.batches as f64)),
+            num("", &s.seed.to_string(), Some(s.seed as f64)),
             escape(&budgets_text(s)),
             escape(&s.digest),
         );
     }
-    out.push_str("</table></div>\n");
+    out.push_str("</tbody></table></div>\n");
+}
+
+/// A cell of a number: `text`, with its raw `value` in `data-v` for sorting (empty when nothing was measured:
+/// sorted last) and `class` when not empty.
+fn num(class: &str, text: &str, value: Option<f64>) -> String {
+    let class = if class.is_empty() {
+        String::new()
+    } else {
+        format!(" class=\"{class}\"")
+    };
+    let value = value
+        .filter(|v| v.is_finite())
+        .map_or(String::new(), |v| v.to_string());
+    format!("<td{class} data-v=\"{value}\">{}</td>", escape(text))
+}
+
+/// The class of a cell that is bad when `is_bad`, for [`num`].
+fn bad_class(is_bad: bool) -> &'static str {
+    if is_bad {
+        "bad"
+    } else {
+        ""
+    }
+}
+
+/// How a table of rows shows its figures: the median cost in one unit for the column, and the needles' upper
+/// bound once, in the header, when every row has planted needles and the same bound (the rows of one scenario
+/// and budget: the bound is the batches', whatever the strategy), or beside each row's survival otherwise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RowTable {
+    unit: TimeUnit,
+    bound: Option<f64>,
+}
+
+impl RowTable {
+    fn of<'a>(rows: impl Iterator<Item = &'a Aggregate> + Clone) -> RowTable {
+        let planted = |r: &Aggregate| r.needles.by_kind.values().any(|k| k.planted > 0);
+        let mut bounds = rows
+            .clone()
+            .map(|r| r.needles.upper_bound.filter(|_| planted(r)));
+        let first = bounds.next().flatten();
+        RowTable {
+            unit: TimeUnit::of(rows.map(|r| r.cost.median_ns)),
+            bound: first.filter(|&b| bounds.all(|other| other == Some(b))),
+        }
+    }
 }
 
 /// The header cells of a row's figures (after the cells naming the row): the row figures with a column
-/// ([`in_tables`]) between the needles and the recoverable share.
-fn row_columns() -> String {
-    let mut out = String::from(
-        "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th>\
-<th>needles / possible</th>",
+/// ([`in_tables`]) between the needles and the recoverable share; see [`RowTable`].
+fn row_columns(table: RowTable) -> String {
+    let mut out = format!(
+        "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th><th>{}</th>",
+        match table.bound {
+            Some(bound) => format!("needles kept (of {} possible)", pct(bound)),
+            None => "needles / possible".to_string(),
+        }
     );
     for f in in_tables() {
         let _ = write!(out, "<th>{}</th>", escape(f.label));
     }
-    out.push_str(
-        "<th>recoverable</th><th>integrity issues</th><th>median cost</th><th>cost / floor</th>",
+    let _ = write!(
+        out,
+        "<th>recoverable</th><th>integrity issues</th><th>median cost ({})</th><th>cost / floor</th>",
+        table.unit.symbol()
     );
     out
 }
 
-fn row_cells(r: &Aggregate) -> String {
-    let mut out = format!(
-        "<td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
-        bad(r.compliance.rate < 1.0),
-        pct(r.compliance.rate),
-        r.compliance.max_overshoot,
-        pct_opt(r.retention.mean),
-        pct_opt(r.retention.budget_used),
-        needles_cell(r),
-    );
+/// The cells of a row's figures (see [`row_columns`]), each number with its raw value for sorting.
+fn row_cells(r: &Aggregate, table: RowTable) -> String {
+    let planted = r.needles.by_kind.values().any(|k| k.planted > 0);
+    let mut out = [
+        num(
+            bad_class(r.compliance.rate < 1.0),
+            &pct(r.compliance.rate),
+            Some(r.compliance.rate),
+        ),
+        num(
+            "",
+            &r.compliance.max_overshoot.to_string(),
+            Some(r.compliance.max_overshoot as f64),
+        ),
+        num("", &pct_opt(r.retention.mean), r.retention.mean),
+        num(
+            "",
+            &pct_opt(r.retention.budget_used),
+            r.retention.budget_used,
+        ),
+        num(
+            "",
+            &match table.bound {
+                Some(_) => pct_opt(r.needles.survival),
+                None => needles_cell(r),
+            },
+            r.needles.survival.filter(|_| planted),
+        ),
+    ]
+    .concat();
     for f in in_tables() {
-        let issue = f.table == Column::Issue && f.row.is_some_and(|value| value(r) > 0);
-        let _ = write!(out, "<td{}>{}</td>", bad(issue), figure_cell(f, r));
+        let value = f.row.map(|value| value(r));
+        let issue = f.table == Column::Issue && value.is_some_and(|v| v > 0);
+        out.push_str(&num(
+            bad_class(issue),
+            &figure_cell(f, r),
+            value.map(|v| v as f64),
+        ));
     }
-    let _ = write!(
-        out,
-        "<td>{}</td><td{}>{}</td><td>{}</td><td>{}</td>",
-        pct_opt(r.persistence.recoverable),
-        bad(r.integrity.total() > 0),
-        r.integrity.total(),
-        duration(r.cost.median_ns),
-        floor_ratio(r),
-    );
+    out.push_str(&num(
+        "",
+        &pct_opt(r.persistence.recoverable),
+        r.persistence.recoverable,
+    ));
+    out.push_str(&num(
+        bad_class(r.integrity.total() > 0),
+        &r.integrity.total().to_string(),
+        Some(r.integrity.total() as f64),
+    ));
+    out.push_str(&num(
+        "",
+        &table.unit.cell(r.cost.median_ns),
+        Some(r.cost.median_ns as f64),
+    ));
+    out.push_str(&num("", &floor_ratio(r), r.cost.floor_ratio));
     out
 }
 
@@ -230,11 +397,14 @@ fn token_columns(tokens: bool) -> &'static str {
 /// The token cells of a row (see [`token_columns`]); empty for a row without token figures.
 fn token_cells(r: &Aggregate) -> String {
     match &r.tokens {
-        Some(_) => format!(
-            "<td>{}</td><td>{}</td>",
-            units_per_token_cell(r),
-            token_compliance_cell(r)
-        ),
+        Some(t) => {
+            num("", &units_per_token_cell(r), t.units_per_token)
+                + &num(
+                    "",
+                    &token_compliance_cell(r),
+                    t.compliance.as_ref().map(|c| c.rate),
+                )
+        }
         None => String::new(),
     }
 }
@@ -405,39 +575,58 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
     );
 
     out.push_str("<h2 id=\"overview\">Overview: every scenario and budget together</h2>\n");
-    out.push_str(
-        "<div class=\"scroll\"><table>\n<tr><th>strategy</th><th>turns</th><th>within budget</th>\
-<th>max overshoot</th><th>kept per field</th><th>needles / possible</th><th>writes</th><th>duplicate writes</th>\
-<th>integrity issues</th><th>median cost</th></tr>\n",
+    let rows = overview(results);
+    let unit = TimeUnit::of(rows.iter().map(|r| r.median_cost_ns));
+    let _ = writeln!(
+        out,
+        "<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr><th class=\"text\">strategy</th><th>turns</th>\
+<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>needles / possible</th><th>writes</th>\
+<th>duplicate writes</th><th>integrity issues</th><th>median cost ({})</th></tr></thead>\n<tbody>",
+        unit.symbol()
     );
-    for r in overview(results) {
+    for r in &rows {
+        let count = |n: u64| Some(n as f64);
         let _ = writeln!(
             out,
-            "<tr{}><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td{}>{}</td>\
-<td{}>{}</td><td>{}</td></tr>",
+            "<tr{}><td class=\"text\">{}</td>{}</tr>",
             row_class(&r.strategy),
             escape(&r.strategy),
-            r.turns,
-            bad(r.compliance.is_some_and(|c| c < 1.0)),
-            pct_opt(r.compliance),
-            r.max_overshoot,
-            pct_opt(r.retention),
-            pct_opt(r.needles),
-            pct_opt(r.needle_bound),
-            r.writes,
-            bad(r.duplicate_writes > 0),
-            r.duplicate_writes,
-            bad(r.integrity > 0),
-            r.integrity,
-            duration(r.median_cost_ns),
+            [
+                num("", &r.turns.to_string(), count(r.turns)),
+                num(
+                    bad_class(r.compliance.is_some_and(|c| c < 1.0)),
+                    &pct_opt(r.compliance),
+                    r.compliance
+                ),
+                num("", &r.max_overshoot.to_string(), count(r.max_overshoot)),
+                num("", &pct_opt(r.retention), r.retention),
+                num(
+                    "",
+                    &format!("{} / {}", pct_opt(r.needles), pct_opt(r.needle_bound)),
+                    r.needles
+                ),
+                num("", &r.writes.to_string(), count(r.writes)),
+                num(
+                    bad_class(r.duplicate_writes > 0),
+                    &r.duplicate_writes.to_string(),
+                    count(r.duplicate_writes)
+                ),
+                num(
+                    bad_class(r.integrity > 0),
+                    &r.integrity.to_string(),
+                    count(r.integrity)
+                ),
+                num("", &unit.cell(r.median_cost_ns), count(r.median_cost_ns)),
+            ]
+            .concat(),
         );
     }
-    out.push_str("</table></div>\n<p class=\"note\">Within budget: share of turns whose model request fits the budget. \
+    out.push_str("</tbody></table></div>\n<p class=\"note\">Within budget: share of turns whose model request fits the budget. \
 Max overshoot: the most any turn went over, in UTF-16 units. Kept per field: mean share of each original field still \
 shown. Needles: planted exit lines, first errors, summary lines and JSON keys still visible, against the most any \
 allocation of the same budget could keep. Integrity issues: reordered or dropped parts, changed media or reminders, \
 broken surrogates and differing records; 0 for a correct finalizer. Median cost: the median of the rows' median time \
-per turn (with cost / floor in the tables below, the only figures that differ between runs; cost / floor is the \
+per turn, in the unit its header names (with cost / floor in the tables below, the only figures that differ between runs; cost / floor is the \
 strategy's own time over the floor's, the least work any exact finalizer must do on the same input, timed beside \
 it so that load on the machine cancels out, averaged over the middle half of the turns).</p>\n");
 
@@ -452,7 +641,7 @@ drawn from the rows, and the cost chart is left out.</p>\n",
 
     out.push_str("<h2 id=\"tables\">Results by scenario and budget</h2>\n");
     out.push_str("<p class=\"note\">One table per budget a scenario ran at, one strategy a row. Open a scenario to \
-see its tables.</p>\n");
+see its tables; with scripts on, a click on a column's header sorts a table by it (again: the other way).</p>\n");
     for s in scenarios {
         let _ = writeln!(
             out,
@@ -468,28 +657,35 @@ see its tables.</p>\n");
             if rows.is_empty() {
                 continue;
             }
+            let table = RowTable::of(rows.iter().copied());
             let _ = writeln!(
                 out,
-                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table>\n<tr><th>rank</th><th class=\"text\">strategy</th>{}{}<th class=\"text\">lead over the next</th></tr>",
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table class=\"sortable rows\">\n<thead><tr>\
+<th>rank</th><th class=\"text\">strategy</th>{}{}<th class=\"text lead\">lead over the next</th></tr></thead>\n<tbody>",
                 escape(&s.name),
                 escape(&b.label.to_string()),
                 b.units,
-                row_columns(),
+                row_columns(table),
                 token_columns(results.inputs.tokens.is_some())
             );
             for p in super::answer::placed(results, &s.name, &b.label) {
                 let _ = writeln!(
                     out,
-                    "<tr{}><td>{}</td><td class=\"text\">{}</td>{}{}<td class=\"text\">{}</td></tr>",
+                    "<tr{}>{}<td class=\"text\">{}</td>{}{}<td class=\"text lead\" data-v=\"{}\">{}</td></tr>",
                     row_class(&p.row.strategy),
-                    p.rank.map_or("over budget".to_string(), |r| r.to_string()),
+                    num(
+                        "",
+                        &p.rank.map_or("over budget".to_string(), |r| r.to_string()),
+                        p.rank.map(|r| r as f64)
+                    ),
                     escape(&p.row.strategy),
-                    row_cells(p.row),
+                    row_cells(p.row, table),
                     token_cells(p.row),
+                    p.lead.map_or(String::new(), |l| l.difference.to_string()),
                     escape(&p.lead.map_or("–".to_string(), super::answer::lead_text))
                 );
             }
-            out.push_str("</table></div>\n");
+            out.push_str("</tbody></table></div>\n");
         }
         out.push_str("</details>\n");
     }
@@ -549,29 +745,32 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
             .join(", ")
     );
 
-    out.push_str("<h2 id=\"points\">Values</h2>\n<div class=\"scroll\"><table>\n");
+    out.push_str(
+        "<h2 id=\"points\">Values</h2>\n<div class=\"scroll\"><table class=\"sortable rows\">\n",
+    );
+    let table = RowTable::of(sweep.points.iter().flat_map(|p| &p.rows));
     let _ = writeln!(
         out,
-        "<tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{}{}</tr>",
+        "<thead><tr><th>{}</th><th class=\"text\">budget</th><th class=\"text\">strategy</th>{}{}</tr></thead>\n<tbody>",
         escape(axis.noun()),
-        row_columns(),
+        row_columns(table),
         token_columns(sweep.tokens.is_some())
     );
     for p in &sweep.points {
         for r in &p.rows {
             let _ = writeln!(
                 out,
-                "<tr{}><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>{}{}</tr>",
+                "<tr{}>{}<td class=\"text\">{}</td><td class=\"text\">{}</td>{}{}</tr>",
                 row_class(&r.strategy),
-                escape(&p.label),
+                num("", &p.label, Some(p.value)),
                 escape(&r.budget_label.to_string()),
                 escape(&r.strategy),
-                row_cells(r),
+                row_cells(r, table),
                 token_cells(r)
             );
         }
     }
-    out.push_str("</table></div>\n");
+    out.push_str("</tbody></table></div>\n");
     out.push_str("<h2 id=\"charts\">Charts</h2>\n");
     figures(&mut out, charts);
     foot(&mut out, &sweep.crate_version);
@@ -580,6 +779,7 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
 
 #[cfg(test)]
 mod tests {
+    use super::super::export::tests::{known_row, one_batch};
     use super::*;
 
     #[test]
@@ -606,6 +806,136 @@ mod tests {
         let table = &page[pareto..inputs];
         assert_eq!(table.matches("<tr><td>").count(), 3);
         assert_eq!(table.matches("surrogate-storm").count(), 1);
+    }
+
+    #[test]
+    fn every_number_of_a_row_carries_its_raw_value_for_sorting_and_a_dash_sorts_last() {
+        let r = known_row();
+        let table = RowTable {
+            unit: TimeUnit::Microseconds,
+            bound: None,
+        };
+        assert_eq!(
+            row_cells(&r, table),
+            "<td class=\"bad\" data-v=\"0.25\">25.0%</td><td data-v=\"7\">7</td><td data-v=\"\">–</td>\
+<td data-v=\"0.5\">50.0%</td><td data-v=\"0.75\">75.0% / 100.0%</td><td data-v=\"3\">3</td>\
+<td class=\"bad\" data-v=\"1\">1</td><td data-v=\"1\">100.0%</td><td class=\"bad\" data-v=\"4\">4</td>\
+<td data-v=\"12345\">12.3</td><td data-v=\"2.5\">2.50x</td>"
+        );
+        assert_eq!(
+            row_columns(RowTable {
+                unit: TimeUnit::Nanoseconds,
+                ..table
+            }),
+            "<th>within budget</th><th>max overshoot</th><th>kept per field</th><th>budget used</th>\
+<th>needles / possible</th><th>writes</th><th>duplicate writes</th><th>recoverable</th>\
+<th>integrity issues</th><th>median cost (ns)</th><th>cost / floor</th>"
+        );
+        // A bound every row shares is said once, in the header.
+        let shared = RowTable::of([&r, &r].into_iter());
+        assert_eq!(
+            shared,
+            RowTable {
+                unit: TimeUnit::Microseconds,
+                bound: Some(1.0)
+            }
+        );
+        assert!(row_columns(shared).contains("<th>needles kept (of 100.0% possible)</th>"));
+        assert!(row_cells(&r, shared).contains("<td data-v=\"0.75\">75.0%</td>"));
+        let mut other = r.clone();
+        other.needles.upper_bound = Some(0.9);
+        other.cost.median_ns = 9_999;
+        assert_eq!(
+            RowTable::of([&other, &other].into_iter()),
+            RowTable {
+                unit: TimeUnit::Nanoseconds,
+                bound: Some(0.9)
+            }
+        );
+        assert_eq!(RowTable::of([&r, &other].into_iter()).bound, None);
+        for k in other.needles.by_kind.values_mut() {
+            k.planted = 0;
+        }
+        assert_eq!(RowTable::of([&other, &other].into_iter()).bound, None);
+        assert_eq!(num("", "x<y", None), "<td data-v=\"\">x&lt;y</td>");
+        assert_eq!(num("", "–", Some(f64::NAN)), "<td data-v=\"\">–</td>");
+    }
+
+    #[test]
+    fn the_tables_of_rows_sort_and_the_answer_grouped_by_scenario_does_not() {
+        let mut results = one_batch().results;
+        results.rows = vec![known_row()];
+        results.rows[0].compliance.violations = results.rows[0].batches;
+        results.ranking = crate::metrics::ranking::rank(&results.rows);
+        let page = run_page(&results, &[], true);
+        // The answer, its scenario cell blank under the first of a scenario, keeps its order.
+        assert_eq!(page.matches("<table class=\"answer\">").count(), 1);
+        // The inputs, the overview and the one table of rows sort, with a head and a body.
+        assert_eq!(
+            page.matches("<table class=\"sortable\">\n<thead>").count(),
+            2
+        );
+        assert_eq!(
+            page.matches("<table class=\"sortable rows\">\n<thead>")
+                .count(),
+            1
+        );
+        assert_eq!(page.matches("</thead>\n<tbody>").count(), 3);
+        assert_eq!(page.matches("</tbody></table>").count(), 3);
+        // Over budget: no rank, sorted last; the median cost in the unit its header names.
+        assert!(
+            page.contains("<td data-v=\"\">over budget</td><td class=\"text\">reference</td>"),
+            "{page}"
+        );
+        assert!(page.contains("<th>median cost (µs)</th>"), "{page}");
+        assert!(page.contains("<td data-v=\"12345\">12.3</td>"), "{page}");
+        // The script once, at the end, with no network.
+        assert_eq!(page.matches("<script>").count(), 1);
+        assert!(page.ends_with("</script>\n</body>\n</html>\n"));
+        assert!(!page.contains("http://") && !page.contains("https://"));
+    }
+
+    #[test]
+    fn a_chart_with_points_carries_them_for_the_tooltips() {
+        let chart = |hotspots| Rendered {
+            stem: "budget-curves".into(),
+            title: "Curves".into(),
+            caption: "Read them.".into(),
+            svg: Vec::new(),
+            png: Vec::new(),
+            hotspots,
+        };
+        let mut out = String::new();
+        figures(
+            &mut out,
+            &[chart(vec![
+                crate::report::chart::Hotspot {
+                    x: 0.25,
+                    y: 0.5,
+                    line: "reference".into(),
+                    values: "budget: 20,000\nkept: 94.8".into(),
+                },
+                crate::report::chart::Hotspot {
+                    x: 0.0657,
+                    y: 1.0,
+                    line: "a \"b\" <c>".into(),
+                    values: "x".into(),
+                },
+            ])],
+        );
+        assert!(
+            out.starts_with(
+                "<figure id=\"chart-budget-curves\" data-points=\"[[0.25,0.5,&quot;reference&quot;,\
+&quot;budget: 20,000\\nkept: 94.8&quot;],[0.0657,1.0,&quot;a \\&quot;b\\&quot; &lt;c&gt;&quot;,&quot;x&quot;]]\">\n"
+            ),
+            "{out}"
+        );
+        let mut out = String::new();
+        figures(&mut out, &[chart(Vec::new())]);
+        assert!(
+            out.starts_with("<figure id=\"chart-budget-curves\">\n"),
+            "{out}"
+        );
     }
 
     #[test]

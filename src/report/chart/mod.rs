@@ -33,6 +33,7 @@ pub mod units_per_token;
 mod tests;
 
 use self::data::TurnTallies;
+pub use self::draw::hotspot::Hotspot;
 use crate::error::Result;
 use crate::metrics::Metric;
 use crate::profile::ProfileReport;
@@ -221,6 +222,8 @@ pub struct Rendered {
     pub svg: Vec<u8>,
     /// The PNG file.
     pub png: Vec<u8>,
+    /// Its points a reader can hover on the page (the markers of its lines; none for a chart without).
+    pub hotspots: Vec<Hotspot>,
 }
 
 impl Rendered {
@@ -247,7 +250,7 @@ pub fn chart_path(stem: &str, format: Format) -> String {
 }
 
 /// Makes the charts of the report whose results are `source`, in page order, and draws each in both formats,
-/// in parallel.
+/// in parallel, noting the hotspots of its SVG (the PNG's are the same).
 pub(crate) fn render(source: Source<'_>) -> Result<Vec<Rendered>> {
     use rayon::prelude::*;
     let plots: Vec<(&str, Plot)> = CHARTS
@@ -257,9 +260,11 @@ pub(crate) fn render(source: Source<'_>) -> Result<Vec<Rendered>> {
     plots
         .into_par_iter()
         .map(|(stem, plot)| {
+            let (svg, hotspots) = draw::hotspot::collect(|| (plot.draw)(&plot.title, Format::Svg));
             Ok(Rendered {
-                svg: (plot.draw)(&plot.title, Format::Svg)?,
+                svg: svg?,
                 png: (plot.draw)(&plot.title, Format::Png)?,
+                hotspots,
                 stem: stem.to_string(),
                 title: plot.title,
                 caption: plot.caption,

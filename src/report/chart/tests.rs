@@ -761,3 +761,82 @@ fn every_chart_has_its_own_file_name() {
     stems.dedup();
     assert_eq!(stems.len(), all);
 }
+
+/// The RGB pixel at `(x, y)` shares of a PNG's width and height.
+fn pixel_at(png_bytes: &[u8], x: f64, y: f64) -> [u8; 3] {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    let (px, py) = (
+        (x * f64::from(info.width)).round() as usize,
+        (y * f64::from(info.height)).round() as usize,
+    );
+    let at = (py * info.width as usize + px) * 3;
+    [buf[at], buf[at + 1], buf[at + 2]]
+}
+
+#[test]
+fn the_points_of_line_charts_are_hotspots_on_their_markers_and_bars_have_none() {
+    let (results, records) = run();
+    let turns = tallied(&results, &records);
+    let charts = super::render(super::Source::Run(super::Run {
+        results: &results,
+        turns: Some(&turns),
+    }))
+    .unwrap();
+    let chart = |stem: &str| charts.iter().find(|c| c.stem == stem).unwrap();
+    let curves = chart("budget-curves");
+    let spots: Vec<(&str, &str)> = curves
+        .hotspots
+        .iter()
+        .map(|h| (h.line.as_str(), h.values.as_str()))
+        .collect();
+    // Two panels, each the reference then codex at 1,000 and 4,000 units, in drawing order.
+    let retention = |budget: &str, kept: &str| {
+        format!(
+            "Retention\nbudget (UTF-16 units): {budget}\nkept share per field, mean (%): {kept}"
+        )
+    };
+    let needles = |budget: &str, kept: &str| {
+        format!(
+            "Needle survival\nbudget (UTF-16 units): {budget}\nneedles still visible (% of planted): {kept}"
+        )
+    };
+    let expected = [
+        ("reference", retention("1,000", "50")),
+        ("reference", retention("4,000", "50")),
+        ("codex", retention("1,000", "25")),
+        ("codex", retention("4,000", "25")),
+        ("reference", needles("1,000", "100")),
+        ("reference", needles("4,000", "100")),
+        ("codex", needles("1,000", "33.3")),
+        ("codex", needles("4,000", "33.3")),
+    ];
+    assert_eq!(
+        spots,
+        expected
+            .iter()
+            .map(|(l, v)| (*l, v.as_str()))
+            .collect::<Vec<_>>()
+    );
+    let h = &curves.hotspots;
+    // A larger budget is further right, a higher value higher up, the right panel right of the left one.
+    assert!(h[0].x < h[1].x && h[2].x < h[3].x && h[1].x < h[4].x);
+    assert_eq!((h[0].y, h[0].x), (h[1].y, h[2].x));
+    assert!(h[0].y < h[2].y && h[4].y < h[6].y);
+    // Each sits on its marker, in the PNG as in the SVG (the same layout).
+    for spot in h {
+        let [r, g, b] = pixel_at(&curves.png, spot.x, spot.y);
+        assert!(
+            u32::from(r) + u32::from(g) + u32::from(b) < 450,
+            "{spot:?}: no marker at it ({r}, {g}, {b})"
+        );
+    }
+    // The cost chart: each strategy at its two sizes; the bar charts have no points.
+    assert_eq!(chart("cost").hotspots.len(), 4);
+    assert!(chart("compliance").hotspots.is_empty());
+    assert!(chart("needles").hotspots.is_empty());
+}

@@ -13,6 +13,49 @@ pub struct SummaryMarkdown;
 
 pub use crate::metrics::duration;
 
+/// The unit a column of times is shown in, named once in its header: one unit a column, so that its numbers
+/// compare at a glance. [`TimeUnit::of`] picks the one [`crate::metrics::duration`] would pick for the column's
+/// largest time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Nanoseconds, whole.
+    Nanoseconds,
+    /// Microseconds, one decimal.
+    Microseconds,
+    /// Milliseconds, one decimal.
+    Milliseconds,
+}
+
+impl TimeUnit {
+    /// The unit of a column of times in nanoseconds: nanoseconds while every time is below 10 µs, microseconds
+    /// while every time is below 10 ms, milliseconds beyond.
+    pub fn of(ns: impl IntoIterator<Item = u64>) -> TimeUnit {
+        match ns.into_iter().max().unwrap_or(0) {
+            0..=9_999 => TimeUnit::Nanoseconds,
+            10_000..=9_999_999 => TimeUnit::Microseconds,
+            _ => TimeUnit::Milliseconds,
+        }
+    }
+
+    /// The unit's symbol, for the column's header: `ns`, `µs`, `ms`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            TimeUnit::Nanoseconds => "ns",
+            TimeUnit::Microseconds => "µs",
+            TimeUnit::Milliseconds => "ms",
+        }
+    }
+
+    /// A time in nanoseconds as a number of this unit, without the symbol: `9728`, `12.8`.
+    pub fn cell(self, ns: u64) -> String {
+        match self {
+            TimeUnit::Nanoseconds => ns.to_string(),
+            TimeUnit::Microseconds => format!("{:.1}", ns as f64 / 1e3),
+            TimeUnit::Milliseconds => format!("{:.1}", ns as f64 / 1e6),
+        }
+    }
+}
+
 /// A share as a percentage with one decimal.
 pub fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
@@ -54,9 +97,9 @@ pub(crate) fn token_compliance_cell(r: &Aggregate) -> String {
         .map_or_else(|| "–".to_string(), |c| pct(c.rate))
 }
 
-/// One table row of a strategy's aggregate, with the token columns when `tokens`.
-fn row(r: &Aggregate, tokens: bool) -> String {
-    let mut out = plain_row(r);
+/// One table row of a strategy's aggregate, its median cost in `unit`, with the token columns when `tokens`.
+fn row(r: &Aggregate, unit: TimeUnit, tokens: bool) -> String {
+    let mut out = plain_row(r, unit);
     if tokens {
         out.push_str(&format!(
             " {} | {} |",
@@ -67,8 +110,8 @@ fn row(r: &Aggregate, tokens: bool) -> String {
     out
 }
 
-/// One table row of a strategy's aggregate, without the token columns.
-fn plain_row(r: &Aggregate) -> String {
+/// One table row of a strategy's aggregate, its median cost in `unit`, without the token columns.
+fn plain_row(r: &Aggregate, unit: TimeUnit) -> String {
     let mut out = format!(
         "| {} | {} | {} | {} | {} | {} |",
         r.strategy,
@@ -86,7 +129,7 @@ fn plain_row(r: &Aggregate) -> String {
         " {} | {} | {} | {} |",
         pct_opt(r.persistence.recoverable),
         r.integrity.total(),
-        duration(r.cost.median_ns),
+        unit.cell(r.cost.median_ns),
         floor_ratio(r),
     );
     out
@@ -99,15 +142,19 @@ pub fn figure_cell(f: &Figure, r: &Aggregate) -> String {
 }
 
 /// The header of the table of rows after `| rank | strategy |`, up to the token columns: each figure column
-/// between the needles and the recoverable share.
-fn columns() -> String {
+/// between the needles and the recoverable share, the median cost in `unit`.
+fn columns(unit: TimeUnit) -> String {
     let mut out = String::from(
         "| rank | strategy | within budget | max overshoot | kept per field | budget used | needles / possible |",
     );
     for f in in_tables() {
         let _ = write!(out, " {} |", f.label);
     }
-    out.push_str(" recoverable | integrity issues | median cost | cost / floor |");
+    let _ = write!(
+        out,
+        " recoverable | integrity issues | median cost ({}) | cost / floor |",
+        unit.symbol()
+    );
     out
 }
 
@@ -215,7 +262,8 @@ pub(super) fn render(results: &RunResults) -> String {
                 scenario.seed,
                 &scenario.digest[..scenario.digest.len().min(16)],
             );
-            out.push_str(&columns());
+            let unit = TimeUnit::of(rows.iter().map(|r| r.cost.median_ns));
+            out.push_str(&columns(unit));
             if tokens.is_some() {
                 out.push_str(" units per token | within token budget |");
             }
@@ -230,7 +278,7 @@ pub(super) fn render(results: &RunResults) -> String {
                     out,
                     "| {} {} {} |",
                     p.rank.map_or("over budget".to_string(), |r| r.to_string()),
-                    row(p.row, tokens.is_some()),
+                    row(p.row, unit, tokens.is_some()),
                     p.lead
                         .map_or("–".to_string(), crate::report::answer::lead_text)
                 );
@@ -244,7 +292,7 @@ pub(super) fn render(results: &RunResults) -> String {
 original field still shown. Budget used: what over-budget turns use of the budget. Needles: planted exit lines, \
 first errors, summary lines and JSON keys still visible, against the most any allocation of the same budget could \
 keep. Integrity issues: reordered or dropped parts, changed media or reminders, broken surrogates, and differing \
-records; 0 for a correct finalizer. Median cost: the median time of a turn. Cost / floor: the strategy's own \
+records; 0 for a correct finalizer. Median cost: the median time of a turn, in the unit its header names. Cost / floor: the strategy's own \
 time over the floor's (the least work any exact finalizer must do on the same input, timed beside it), averaged \
 over the middle half of the turns; load on the machine does not move it, and the nightly gate checks it.\n",
     );
@@ -285,9 +333,36 @@ impl Exporter for SummaryMarkdown {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::one_batch;
+    use super::super::tests::{known_row, one_batch};
     use super::*;
     use crate::metrics::TokenSettings;
+
+    #[test]
+    fn a_column_of_times_has_one_unit_picked_by_its_largest() {
+        assert_eq!(TimeUnit::of([9_728, 9_999]), TimeUnit::Nanoseconds);
+        assert_eq!(TimeUnit::of([9_728, 12_800]), TimeUnit::Microseconds);
+        assert_eq!(TimeUnit::of([850, 10_000_000]), TimeUnit::Milliseconds);
+        assert_eq!(TimeUnit::of([]), TimeUnit::Nanoseconds);
+        let cells = |unit: TimeUnit| [860, 9_728, 12_800, 12_345_678].map(|ns| unit.cell(ns));
+        assert_eq!(
+            cells(TimeUnit::Nanoseconds),
+            ["860", "9728", "12800", "12345678"]
+        );
+        assert_eq!(
+            cells(TimeUnit::Microseconds),
+            ["0.9", "9.7", "12.8", "12345.7"]
+        );
+        assert_eq!(cells(TimeUnit::Milliseconds), ["0.0", "0.0", "0.0", "12.3"]);
+        assert_eq!(
+            [
+                TimeUnit::Nanoseconds,
+                TimeUnit::Microseconds,
+                TimeUnit::Milliseconds
+            ]
+            .map(TimeUnit::symbol),
+            ["ns", "µs", "ms"]
+        );
+    }
 
     #[test]
     fn units_read_well() {
@@ -297,38 +372,13 @@ mod tests {
         assert_eq!(pct_opt(None), "–");
     }
 
-    /// The reference's row of one batch of `pre-persisted`, its figures set to known values.
-    fn known_row() -> Aggregate {
-        let mut r = one_batch().results.rows[0].clone();
-        r.compliance.rate = 0.25;
-        r.compliance.max_overshoot = 7;
-        r.retention.mean = None;
-        r.retention.budget_used = Some(0.5);
-        r.needles.survival = Some(0.75);
-        r.needles.upper_bound = Some(1.0);
-        r.persistence.writes = 3;
-        r.persistence.duplicate_writes = 1;
-        r.persistence.recoverable = Some(1.0);
-        let i = &mut r.integrity;
-        (i.broken_surrogates, i.reordered, i.dropped, i.media_changed) = (0, 1, 2, 0);
-        (
-            i.reminders_changed,
-            i.non_budgeted_changed,
-            i.records_differ,
-        ) = (0, 0, 1);
-        r.cost.median_ns = 12_345;
-        r.cost.floor_ratio = Some(2.5);
-        r.tokens = None;
-        r
-    }
-
     #[test]
     fn a_row_shows_each_figure_in_its_column_and_a_dash_where_nothing_was_measured() {
         let mut r = known_row();
         assert!(r.needles.by_kind.values().any(|k| k.planted > 0));
         assert_eq!(
-            row(&r, false),
-            "| reference | 25.0% | 7 | – | 50.0% | 75.0% / 100.0% | 3 | 1 | 100.0% | 4 | 12.3 µs | 2.50x |"
+            row(&r, TimeUnit::Microseconds, false),
+            "| reference | 25.0% | 7 | – | 50.0% | 75.0% / 100.0% | 3 | 1 | 100.0% | 4 | 12.3 | 2.50x |"
         );
         // No needle planted, no floor measured, no tokens counted: dashes, never a perfect score.
         for k in r.needles.by_kind.values_mut() {
@@ -338,8 +388,8 @@ mod tests {
         assert_eq!(needles_cell(&r), "–");
         assert_eq!(floor_ratio(&r), "–");
         assert_eq!(
-            row(&r, true),
-            "| reference | 25.0% | 7 | – | 50.0% | – | 3 | 1 | 100.0% | 4 | 12.3 µs | – | – | – |"
+            row(&r, TimeUnit::Nanoseconds, true),
+            "| reference | 25.0% | 7 | – | 50.0% | – | 3 | 1 | 100.0% | 4 | 12345 | – | – | – |"
         );
     }
 
@@ -412,7 +462,7 @@ mod tests {
         assert!(
             text.contains(&format!(
                 "| over budget {} – |\n",
-                row(&results.rows[0], false)
+                row(&results.rows[0], TimeUnit::Microseconds, false)
             )),
             "{text}"
         );
@@ -430,8 +480,12 @@ mod tests {
         );
         assert!(text.contains(&format!(
             "| over budget {} – |\n",
-            row(&results.rows[0], true)
+            row(&results.rows[0], TimeUnit::Microseconds, true)
         )));
+        assert!(
+            text.contains(" | integrity issues | median cost (µs) | cost / floor | "),
+            "{text}"
+        );
         assert!(text.contains("Tokens counted with o200k_base."), "{text}");
     }
 }

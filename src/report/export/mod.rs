@@ -9,7 +9,7 @@ mod markdown;
 pub use self::csv::BatchCsv;
 pub use self::json::{BatchesJsonl, ResultsJson};
 pub use self::markdown::{
-    duration, figure_cell, floor_ratio, needles_cell, pct, pct_opt, SummaryMarkdown,
+    duration, figure_cell, floor_ratio, needles_cell, pct, pct_opt, SummaryMarkdown, TimeUnit,
 };
 pub(crate) use self::markdown::{token_compliance_cell, units_per_token_cell};
 
@@ -60,7 +60,7 @@ pub(super) mod tests {
     use super::*;
 
     /// One batch of `pre-persisted` through the reference.
-    pub(in crate::report::export) fn one_batch() -> crate::run::RunOutput {
+    pub(in crate::report) fn one_batch() -> crate::run::RunOutput {
         crate::run::PlanRequest {
             workloads: crate::run::Workloads::Scenarios(vec!["pre-persisted".into()]),
             strategies: vec!["reference".into()],
@@ -70,6 +70,31 @@ pub(super) mod tests {
         .plan()
         .unwrap()
         .run(&|_| {})
+    }
+
+    /// The reference's row of one batch of `pre-persisted`, its figures set to known values.
+    pub(in crate::report) fn known_row() -> crate::metrics::Aggregate {
+        let mut r = one_batch().results.rows[0].clone();
+        r.compliance.rate = 0.25;
+        r.compliance.max_overshoot = 7;
+        r.retention.mean = None;
+        r.retention.budget_used = Some(0.5);
+        r.needles.survival = Some(0.75);
+        r.needles.upper_bound = Some(1.0);
+        r.persistence.writes = 3;
+        r.persistence.duplicate_writes = 1;
+        r.persistence.recoverable = Some(1.0);
+        let i = &mut r.integrity;
+        (i.broken_surrogates, i.reordered, i.dropped, i.media_changed) = (0, 1, 2, 0);
+        (
+            i.reminders_changed,
+            i.non_budgeted_changed,
+            i.records_differ,
+        ) = (0, 0, 1);
+        r.cost.median_ns = 12_345;
+        r.cost.floor_ratio = Some(2.5);
+        r.tokens = None;
+        r
     }
 
     #[test]

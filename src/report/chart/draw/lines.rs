@@ -184,6 +184,9 @@ where
         ordered.into_iter().map(|s| (s, style_of(s))).collect();
     for (s, style) in &styled {
         chart.draw_series(std::iter::once(mark::stroke(s.points.clone(), style)))?;
+        if look.markers {
+            super::hotspot::mark_series(panel, s, |p| chart.backend_coord(&p));
+        }
     }
     let markers: Vec<((f64, f64), StrategyStyle)> = styled
         .iter()

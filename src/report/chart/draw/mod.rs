@@ -4,6 +4,7 @@
 //! (the SVG backend into a string, the bitmap backend into a buffer that is then encoded as PNG).
 
 pub(super) mod axis;
+pub(super) mod hotspot;
 pub(super) mod legend;
 pub(super) mod lines;
 pub(super) mod mark;
@@ -62,6 +63,7 @@ fn chart_error(message: &dyn std::fmt::Display) -> Error {
 pub(super) fn render(title: &str, format: Format, figure: &impl Figure) -> Result<Vec<u8>> {
     register_font()?;
     let (w, h) = figure.size();
+    hotspot::canvas((w, h));
     match format {
         Format::Svg => {
             let mut svg = String::new();

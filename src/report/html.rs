@@ -479,7 +479,7 @@ fn pareto_table(out: &mut String, results: &RunResults, charts: &[Rendered]) {
         "<h2 id=\"pareto\">What each strategy keeps for what it spends (Pareto fronts)</h2>\n",
     );
     out.push_str(
-        "<div class=\"scroll\"><table class=\"answer\">\n<tr><th>scenario</th><th class=\"text\">budget (units)</th>\
+        "<div class=\"scroll\"><table class=\"answer pareto\">\n<tr><th>scenario</th><th class=\"text\">budget (units)</th>\
 <th class=\"text\">front against KiB written per turn (needles / kept per field, KiB)</th>\
 <th class=\"text\">front against cost / floor (needles / kept per field, cost)</th><th>kept the budget</th></tr>\n",
     );

@@ -476,7 +476,7 @@ fn probe(browser: &Path, report: &Path, size: &str) -> std::collections::BTreeMa
   f.scrollIntoView();
   const r = img.getBoundingClientRect(), p = points('chart-budget-curves')[0];
   const move = (x, y) => img.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
-  move(r.left + p[0] * r.width + 3, r.top + p[1] * r.height - 2);
+  move(r.left + p[0] * r.width, r.top + p[1] * r.height);
   const tip = f.querySelector('.tip');
   put('tip', tip && !tip.hidden && tip.textContent.includes(p[2]) && tip.textContent.includes(p[3]));
   move(r.left + 2, r.bottom - 2);

@@ -397,10 +397,12 @@ fn batches_csv_and_summary_md_gain_token_columns_that_agree_with_the_records() {
         "| cost / floor | units per token | within token budget | lead over the next |\n"
     ));
     let mut table_rows = 0;
-    // The answer table's section first, then one per scenario and budget.
-    for section in summary.split("\n## ").skip(2) {
+    // The answer's and the trade-offs' sections first, then one per scenario and budget (`scenario · budget`).
+    let per_budget = summary.split("\n## ").skip(1).filter_map(|section| {
         let title = section.lines().next().unwrap();
-        let (scenario, rest) = title.split_once(" · ").unwrap();
+        Some((section, title.split_once(" · ")?))
+    });
+    for (section, (scenario, rest)) in per_budget {
         let label = rest.split_once(' ').unwrap().0;
         for line in section
             .lines()

@@ -143,13 +143,20 @@ pub fn install() -> std::io::Result<()> {
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        // The thread's first allocation gives it its own memory from the allocator (a segment of tens of MiB of
+        // address space); it is made before `install` returns, so that it cannot come after a command has taken
+        // the memory left (under a `ulimit -v`, say) and abort the process where the command would refuse.
+        let (ready, started) = std::sync::mpsc::sync_channel::<Box<u64>>(1);
         std::thread::Builder::new()
             .name("budgetlab-signals".into())
             .spawn(move || {
-                if let Some(signal) = signals.forever().next() {
+                let mut pending = signals.forever();
+                let _ = ready.send(std::hint::black_box(Box::new(0)));
+                if let Some(signal) = pending.next() {
                     end(signal);
                 }
             })?;
+        let _ = started.recv();
     }
     Ok(())
 }

@@ -270,26 +270,19 @@ pub fn parse_batch(bytes: &[u8], source_name: &str) -> Result<Batch> {
 /// Below this many bytes a batch is parsed without first asking for its memory: what it needs is no matter.
 const PARSE_MEMORY_CHECKED_FROM: usize = 1 << 20;
 
-/// Room asked for beside a large batch's text when its memory is checked: what the parser's small allocations
-/// and the threads' first allocations (a new malloc arena reserves 64 MiB of address space) take around it, so
-/// that a batch that only just fits is refused rather than left to abort on a small allocation later.
-const PARSE_HEADROOM: usize = 128 << 20;
-
 /// Refuses, as an error naming `source_name`, a batch of `len` bytes whose parsed text could not be held: the
-/// memory it needs (its text, at most `len` bytes beside the input, and [`PARSE_HEADROOM`]) is reserved fallibly
-/// and released before the parser, whose allocations cannot fail gracefully, takes it. Without this a batch too large for the memory
+/// memory it needs (its text, at most `len` bytes beside the input) is reserved fallibly and released before the
+/// parser, whose allocations cannot fail gracefully, takes it. Without this a batch too large for the memory
 /// left (under a `ulimit -v`, say) aborts the process.
 fn check_parse_memory(len: usize, source_name: &str) -> Result<()> {
     if len < PARSE_MEMORY_CHECKED_FROM {
         return Ok(());
     }
     let mut probe: Vec<u8> = Vec::new();
-    probe
-        .try_reserve_exact(len.saturating_add(PARSE_HEADROOM))
-        .map_err(|_| Error::Batch {
-            source_name: source_name.to_string(),
-            message: format!("out of memory: its {len} bytes cannot be parsed in the memory left"),
-        })
+    probe.try_reserve_exact(len).map_err(|_| Error::Batch {
+        source_name: source_name.to_string(),
+        message: format!("out of memory: its {len} bytes cannot be parsed in the memory left"),
+    })
 }
 
 /// The UTF-8 byte order mark some editors put at the start of a file.

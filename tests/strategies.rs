@@ -82,14 +82,44 @@ fn the_context_window_reaches_the_policies() {
 fn listing_describes_every_strategy_and_bad_names_exit_2() {
     let out = budgetlab().arg("strategies").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), StrategyName::all().len());
+    // One line a strategy, then one indented line a parameter it declares.
+    let expected: usize = StrategyName::all()
+        .iter()
+        .map(|s| 1 + s.params().len())
+        .sum();
+    assert_eq!(text.lines().count(), expected);
+    let lines: Vec<&str> = text.lines().collect();
     for s in StrategyName::all() {
-        let line = text
-            .lines()
-            .find(|l| l.split_whitespace().next() == Some(&*s.as_str()))
+        let at = lines
+            .iter()
+            .position(|l| l.split_whitespace().next() == Some(&*s.as_str()))
             .unwrap_or_else(|| panic!("{s} missing"));
-        assert!(line.ends_with(s.description()), "{line}");
+        assert!(lines[at].ends_with(s.description()), "{}", lines[at]);
+        for (i, p) in s.params().iter().enumerate() {
+            let line = lines[at + 1 + i].trim_start();
+            assert!(line.starts_with(&format!("- {} (", p.name)), "{s}: {line}");
+            assert!(line.ends_with(p.description), "{s}: {line}");
+        }
     }
+    let weighted = lines
+        .iter()
+        .position(|l| l.starts_with("weighted "))
+        .unwrap();
+    assert_eq!(
+        lines[weighted + 2].trim_start(),
+        "- error (1 to 1000, default 2): the weight of a tool error in the fair share"
+    );
+    let half = lines
+        .iter()
+        .position(|l| l.starts_with("head-tail-0.5 "))
+        .unwrap();
+    assert!(
+        lines[half + 1]
+            .trim_start()
+            .starts_with("- head_share (0 to 1, default 0.5): "),
+        "{}",
+        lines[half + 1]
+    );
     let out = budgetlab()
         .args(["finalize", "--budget", "10", "--strategy", "head-tail-2"])
         .write_stdin("[]")

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::config::StrategyConfig;
 use super::head_share::HeadShare;
 use super::head_tail;
+use super::param::Param;
 use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};
 use super::{reference, send_guard, Finalizer, STRATEGIES};
@@ -188,6 +189,23 @@ impl StrategyName {
         self.spec().map(|spec| spec.gives_up)
     }
 
+    /// The parameters the strategy reads from its configuration, in declared order; none for a registered
+    /// strategy. For `head-tail-<ratio>` the head share is the ratio its name gives.
+    pub fn params(&self) -> &'static [Param] {
+        self.spec().map_or(&[], |spec| spec.params)
+    }
+
+    /// The value of `param` this strategy uses when nothing configures it: the default configuration's
+    /// ([`Param::default_value`]), but for a member of the head-share family the ratio of its name.
+    pub fn param_default(&self, param: &Param) -> String {
+        match self {
+            StrategyName::HeadTail(share) if param.key == head_tail::SPEC.params[0].key => {
+                share.to_string()
+            }
+            _ => param.default_value(),
+        }
+    }
+
     /// Whether the strategy promises that the budgeted total (output, error and text) fits a finite budget.
     pub fn caps_batch(&self) -> bool {
         self.caps() == Some(SlotScope::ALL)
@@ -342,7 +360,7 @@ mod tests {
         );
         assert_eq!(
             format!("{:?}", reference::SPEC),
-            r#"StrategySpec { name: "reference", family: BatchAllocation, caps: Some(SlotScope { text: true }), gives_up: [], .. }"#
+            r#"StrategySpec { name: "reference", family: BatchAllocation, caps: Some(SlotScope { text: true }), gives_up: [], params: [], .. }"#
         );
     }
 
@@ -543,6 +561,27 @@ mod tests {
              (head-tail-0.5) or a fraction (head-tail-1/3)"
         );
         assert!("head-tail-".parse::<StrategyName>().is_err());
+    }
+
+    #[test]
+    fn params_come_from_the_spec_and_a_head_tail_member_uses_its_ratio() {
+        let params =
+            |name: &StrategyName| -> Vec<&str> { name.params().iter().map(|p| p.name).collect() };
+        let weighted: StrategyName = "weighted".parse().unwrap();
+        assert_eq!(params(&weighted), ["output", "error", "text", "head_share"]);
+        let defaults: Vec<String> = weighted
+            .params()
+            .iter()
+            .map(|p| weighted.param_default(p))
+            .collect();
+        assert_eq!(defaults, ["1", "2", "2", "0.2"]);
+        assert!(StrategyName::REFERENCE.params().is_empty());
+        let mine = StrategyName::External(Registered::new(Arc::new(Mine)));
+        assert!(mine.params().is_empty());
+        let third: StrategyName = "head-tail-2/6".parse().unwrap();
+        assert_eq!(params(&third), ["head_share"]);
+        assert_eq!(third.param_default(&third.params()[0]), "1/3");
+        assert_eq!(third.params()[0].default_value(), "0.2");
     }
 
     #[test]

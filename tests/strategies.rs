@@ -129,3 +129,73 @@ fn listing_describes_every_strategy_and_bad_names_exit_2() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("between 0 and 1"), "{err}");
 }
+
+#[test]
+fn a_configured_strategy_is_a_name_finalize_and_run_take() {
+    // The configured threshold and preview replace the defaults (100,000 and 2,000).
+    assert_eq!(
+        output_len(&finalize(
+            "window-relative(configured_chars=8000,preview_chars=500)",
+            60_000,
+            &[]
+        )),
+        500
+    );
+    assert_eq!(
+        output_len(&finalize("window-relative", 60_000, &[])),
+        60_000
+    );
+    // A bad parameter: exit 2, one line naming the key and its range.
+    let out = budgetlab()
+        .args([
+            "finalize",
+            "--budget",
+            "10",
+            "--strategy",
+            "window-relative(preview_chars=0)",
+        ])
+        .write_stdin("[]")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err,
+        "budgetlab: --strategy: invalid strategy \"window-relative(preview_chars=0)\": preview_chars=0: must be \
+         at least 1 (preview_chars takes 1 to 1000000000000)\n"
+    );
+    // `run` splits its list at the commas outside parentheses, and writes the canonical names.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rep");
+    let out = budgetlab()
+        .args([
+            "run",
+            "--scenarios",
+            "many-small",
+            "--batches",
+            "2",
+            "--strategies",
+            "reference,weighted(head_share=1/2,error=5)",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+    let strategies: std::collections::BTreeSet<&str> = results["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        strategies,
+        ["reference", "weighted(error=5,head_share=0.5)"].into()
+    );
+}

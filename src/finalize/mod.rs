@@ -9,6 +9,7 @@
 
 mod artifacts;
 mod config;
+mod configured;
 mod cut_digests;
 mod fit;
 mod head_share;
@@ -80,11 +81,12 @@ pub use config::{
     Bounds, ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
+pub use configured::Configured;
 pub use cut_digests::PARALLEL_DIGEST_BYTES;
 pub use fit::header;
 pub use head_share::HeadShare;
 pub use legacy_layers::LegacyLayers;
-pub use name::{Builtin, Registered, RegisteredStrategy, StrategyName};
+pub use name::{split_strategy_list, Builtin, Registered, RegisteredStrategy, StrategyName};
 pub use param::{Param, ParamKind};
 pub use reference::Reference;
 pub use send_guard::SendGuard;

@@ -75,32 +75,41 @@ impl Param {
         }
     }
 
+    /// Checks `value` (text as a configured name writes it) against the parameter's kind and bounds; its canonical
+    /// text (`0.5` for `1/2`, `2000` for `02000`), or why it was refused (`must be at most 1000`).
+    pub fn check(&self, value: &str) -> Result<String, String> {
+        match self.field {
+            Setting::Units(bounds, _) => {
+                let v: u64 = value.parse().map_err(|_| {
+                    format!(
+                        "must be a whole number from {} to {}",
+                        bounds.low, bounds.high
+                    )
+                })?;
+                match bounds.check(self.key, v) {
+                    Ok(()) => Ok(v.to_string()),
+                    Err(Error::InvalidValue { reason, .. }) => Err(reason),
+                    Err(other) => Err(other.to_string()),
+                }
+            }
+            Setting::Share(_) => value
+                .parse::<HeadShare>()
+                .map(|share| share.to_string())
+                .map_err(|_| SHARE_FORMS.to_string()),
+        }
+    }
+
     /// Sets the parameter in `config` to `value` (text as a configured name writes it), after checking it against
     /// its bounds; the error names [`Param::key`], the value and the bound. Only this field changes. Settings that
     /// depend on each other (a legacy preview no longer than its trigger) are for [`StrategyConfig::validate`] to
     /// check once every parameter is applied.
     pub fn apply(&self, config: &mut StrategyConfig, value: &str) -> Result<(), Error> {
+        let canonical = self
+            .check(value)
+            .map_err(|reason| Error::invalid(self.key, value, reason))?;
         match self.field {
-            Setting::Units(bounds, field) => {
-                let v: u64 = value.parse().map_err(|_| {
-                    Error::invalid(
-                        self.key,
-                        value,
-                        format!(
-                            "must be a whole number from {} to {}",
-                            bounds.low, bounds.high
-                        ),
-                    )
-                })?;
-                bounds.check(self.key, v)?;
-                *field(config) = v;
-            }
-            Setting::Share(field) => {
-                let share: HeadShare = value
-                    .parse()
-                    .map_err(|_| Error::invalid(self.key, value, SHARE_FORMS))?;
-                *field(config) = share;
-            }
+            Setting::Units(_, field) => *field(config) = canonical.parse().expect("checked"),
+            Setting::Share(field) => *field(config) = canonical.parse().expect("checked"),
         }
         Ok(())
     }

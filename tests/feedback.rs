@@ -301,6 +301,7 @@ fn strategies_print_json_with_what_each_promises() {
     let listed: Vec<String> = String::from_utf8(text.stdout)
         .unwrap()
         .lines()
+        .filter(|l| !l.starts_with(' '))
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
     assert_eq!(names, listed);
@@ -324,4 +325,48 @@ fn strategies_print_json_with_what_each_promises() {
     assert!(list
         .iter()
         .all(|s| !s["description"].as_str().unwrap().is_empty()));
+    // Each strategy's parameters, with range and default (the value it uses unconfigured).
+    assert_eq!(by("codex")["params"], serde_json::json!([]));
+    assert_eq!(
+        by("window-relative")["params"][0],
+        serde_json::json!({
+            "name": "configured_chars",
+            "key": "window_relative.configured_chars",
+            "kind": "units",
+            "min": 1,
+            "max": 1_000_000_000_000u64,
+            "default": 100_000,
+            "description": "the configured threshold in UTF-16 units, the most the window-relative one may be"
+        })
+    );
+    let names = |s: &str| -> Vec<String> {
+        by(s)["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("weighted"), ["output", "error", "text", "head_share"]);
+    assert_eq!(
+        names("window-relative"),
+        ["configured_chars", "preview_chars", "head_share"]
+    );
+    let share = &by("head-tail-0.5")["params"][0];
+    assert_eq!(
+        (
+            &share["kind"],
+            &share["min"],
+            &share["max"],
+            &share["default"]
+        ),
+        (
+            &serde_json::json!("share"),
+            &serde_json::json!("0"),
+            &serde_json::json!("1"),
+            &serde_json::json!("0.5")
+        )
+    );
+    assert_eq!(by("weighted")["params"][1]["default"], 2);
+    assert_eq!(by("weighted")["params"][3]["default"], "0.2");
 }

@@ -17,7 +17,12 @@ fn listed_strategies() -> usize {
         .output()
         .unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().lines().count()
+    // A strategy's line starts with its name; its parameters follow on indented lines.
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .count()
 }
 
 /// The number of budgets of the shipped scenario `name`.

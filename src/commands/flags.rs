@@ -126,8 +126,9 @@ impl ThreadsFlag {
 /// `sweep`), in the order their help lists them.
 #[derive(Debug, Args)]
 pub(crate) struct RunFlags {
-    /// Comma-separated strategy names, built-in or registered with --external (default: every strategy).
-    #[arg(long, value_delimiter = ',', value_name = "A,B,...")]
+    /// Comma-separated strategy names, built-in or registered with --external (default: every strategy); a
+    /// configured name keeps its commas (`weighted(error=5,text=3)`).
+    #[arg(long, value_name = "A,B,...")]
     pub(crate) strategies: Vec<String>,
     /// External strategies.
     #[command(flatten)]
@@ -141,6 +142,17 @@ pub(crate) struct RunFlags {
     /// The report folder.
     #[command(flatten)]
     pub(crate) out: ReportFolder,
+}
+
+impl RunFlags {
+    /// The strategy names `--strategies` gives (each flag split at the commas outside parentheses).
+    pub(crate) fn strategy_names(&self) -> Vec<String> {
+        self.strategies
+            .iter()
+            .flat_map(|list| budgetlab::finalize::split_strategy_list(list))
+            .map(str::to_string)
+            .collect()
+    }
 }
 
 /// Flags registering external strategies (docs/protocol.md), for every command that runs strategies.

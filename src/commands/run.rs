@@ -83,7 +83,7 @@ impl RunArgs {
         };
         PlanRequest {
             workloads,
-            strategies: self.run.strategies.clone(),
+            strategies: self.run.strategy_names(),
             externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,

@@ -1,4 +1,5 @@
-//! `budgetlab strategies`: every built-in strategy's name and one-line description, from the strategy table; with
+//! `budgetlab strategies`: every built-in strategy's name and one-line description, from the strategy table, each
+//! followed by the parameters it declares (one indented line each: name, range, default, what it changes); with
 //! `--json`, also its family, the fields it promises to fit a budget and the conformance checks it gives up.
 
 use std::io::Write;
@@ -6,7 +7,7 @@ use std::io::Write;
 use clap::Args;
 use serde_json::{json, Value};
 
-use budgetlab::finalize::SlotScope;
+use budgetlab::finalize::{Param, ParamKind, SlotScope};
 use budgetlab::StrategyName;
 
 use super::output::{emit, stdout_json_error};
@@ -15,7 +16,8 @@ use super::Status;
 /// Flags of `budgetlab strategies`.
 #[derive(Debug, Args)]
 pub(crate) struct StrategiesArgs {
-    /// Print the strategies as JSON: name, description, family, the fields capped and the checks given up.
+    /// Print the strategies as JSON: name, description, family, the fields capped, the checks given up and the
+    /// parameters.
     #[arg(long)]
     pub(crate) json: bool,
 }
@@ -34,6 +36,17 @@ pub(crate) fn execute(args: StrategiesArgs) -> anyhow::Result<Status> {
     let mut out = Vec::new();
     for s in &all {
         writeln!(out, "{:<width$} {}", s.as_str(), s.description())?;
+        for p in s.params() {
+            writeln!(
+                out,
+                "{:<width$}   - {} ({}, default {}): {}",
+                "",
+                p.name,
+                p.range(),
+                s.param_default(p),
+                p.description
+            )?;
+        }
     }
     emit(&out)?;
     Ok(Status::Done)
@@ -54,5 +67,30 @@ fn describe(s: &StrategyName) -> Value {
         "family": s.family().as_str(),
         "caps": caps,
         "givesUp": s.gives_up(),
+        "params": s.params().iter().map(|p| describe_param(s, p)).collect::<Vec<_>>(),
+    })
+}
+
+/// One parameter of `s` as `--json` gives it: whole numbers as numbers, a head share as its exact text (`"0.2"`);
+/// the default is the value `s` uses unconfigured.
+fn describe_param(s: &StrategyName, p: &Param) -> Value {
+    let default = s.param_default(p);
+    let (kind, min, max, default) = match p.kind() {
+        ParamKind::Units(bounds) => (
+            "units",
+            json!(bounds.low),
+            json!(bounds.high),
+            json!(default.parse::<u64>().ok()),
+        ),
+        ParamKind::Share => ("share", json!("0"), json!("1"), json!(default)),
+    };
+    json!({
+        "name": p.name,
+        "key": p.key,
+        "kind": kind,
+        "min": min,
+        "max": max,
+        "default": default,
+        "description": p.description,
     })
 }

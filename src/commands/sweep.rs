@@ -62,7 +62,7 @@ impl SweepArgs {
             scenario: self.scenario.value.clone(),
             parameter,
             steps: self.steps,
-            strategies: self.run.strategies.clone(),
+            strategies: self.run.strategy_names(),
             externals: externals.clone(),
             batches: self.run.batches.value,
             seed: self.run.seed.value,

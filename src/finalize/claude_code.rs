@@ -12,8 +12,9 @@
 //!   file, followed by its first 2,000 characters. A message whose results are all short stays over the cap.
 
 use super::artifacts::{slots_of_entry, EntryWriter};
-use super::config::{ClaudeCodeConfig, StrategyConfig};
+use super::config::{ClaudeCodeConfig, StrategyConfig, POSITIVE_UNITS};
 use super::cut_digests::CutField;
+use super::param::{Param, Setting};
 use super::per_result::{apply_rule, join_paths, ResultRule};
 use super::slots::{collect_slots, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
@@ -30,6 +31,14 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::Policy,
     caps: None,
     gives_up: &["budget-fits", "disabled-budget-noop", "names-artifact", "idempotent"],
+    params: &[
+        Param {
+            name: "message_cap_chars",
+            key: "claude_code.message_cap_chars",
+            description: "the cap on all tool results of a message together, in UTF-16 units",
+            field: Setting::Units(POSITIVE_UNITS, |c| &mut c.claude_code.message_cap_chars),
+        },
+    ],
     build: Build::One(|config| Box::new(ClaudeCode::from_config(config))),
 };
 

@@ -16,8 +16,9 @@ use crate::model::Field;
 #[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct StrategyConfig {
     /// The head share of previews in the alternatives built on the reference fit (`proportional`, `uniform`,
-    /// `greedy`, `largest-first`'s fallback, `weighted`, `line-aware`, `window-relative`). Default 1/5, the
-    /// reference's; `reference` and `send-guard` always use 1/5 and `head-tail-<ratio>` its own ratio.
+    /// `greedy`, `weighted`, `line-aware`, `window-relative`; `largest-first` takes it for its last pass, whose cuts
+    /// never have room for a preview). Default 1/5, the reference's; `reference` and `send-guard` always use 1/5
+    /// and `head-tail-<ratio>` its own ratio.
     pub head_share: HeadShare,
     /// The field weights of `weighted`.
     pub weights: FieldWeights,
@@ -57,69 +58,92 @@ pub(crate) const MAX_FIELD_WEIGHT: u64 = 1_000;
 /// `gemini_cli.prompt_tokens`, in tokens).
 pub(crate) const MAX_SETTING_UNITS: u64 = 1_000_000_000_000;
 
+/// The inclusive range a numeric setting must lie in. [`StrategyConfig::validate`] checks every setting against
+/// one of the constants below, and the strategies' declared parameters (`finalize/param.rs`) show and check the
+/// same constants, so a bound is written once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// The smallest value allowed.
+    pub low: u64,
+    /// The largest value allowed.
+    pub high: u64,
+}
+
+impl Bounds {
+    /// Checks `value` of the setting `key`; the error names the key, the value and the bound it crosses.
+    pub fn check(self, key: &str, value: u64) -> Result<(), Error> {
+        if value < self.low {
+            Err(Error::invalid(
+                key,
+                value.to_string(),
+                format!("must be at least {}", self.low),
+            ))
+        } else if value > self.high {
+            Err(Error::invalid(
+                key,
+                value.to_string(),
+                format!("must be at most {}", self.high),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The bounds of a field weight of `weighted`.
+pub(crate) const WEIGHT_BOUNDS: Bounds = Bounds {
+    low: 1,
+    high: MAX_FIELD_WEIGHT,
+};
+/// The bounds of a length a strategy cannot use when zero (a threshold, preview or cap that must keep something).
+pub(crate) const POSITIVE_UNITS: Bounds = Bounds {
+    low: 1,
+    high: MAX_SETTING_UNITS,
+};
+/// The bounds of a length or token count that may be zero.
+pub(crate) const UNITS: Bounds = Bounds {
+    low: 0,
+    high: MAX_SETTING_UNITS,
+};
+
 impl StrategyConfig {
     /// Checks every value against its bounds; the error names the offending key (e.g. `weights.error`).
     pub fn validate(&self) -> Result<(), Error> {
-        let within = |key: &str, v: u64, low: u64, high: u64| {
-            if v < low {
-                Err(Error::invalid(
-                    key,
-                    v.to_string(),
-                    format!("must be at least {low}"),
-                ))
-            } else if v > high {
-                Err(Error::invalid(
-                    key,
-                    v.to_string(),
-                    format!("must be at most {high}"),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        within("weights.output", self.weights.output, 1, MAX_FIELD_WEIGHT)?;
-        within("weights.error", self.weights.error, 1, MAX_FIELD_WEIGHT)?;
-        within("weights.text", self.weights.text, 1, MAX_FIELD_WEIGHT)?;
+        WEIGHT_BOUNDS.check("weights.output", self.weights.output)?;
+        WEIGHT_BOUNDS.check("weights.error", self.weights.error)?;
+        WEIGHT_BOUNDS.check("weights.text", self.weights.text)?;
         let w = &self.window_relative;
+        let l = &self.legacy_layers;
         let units = [
-            ("window_relative.configured_chars", w.configured_chars, 1),
-            ("window_relative.preview_chars", w.preview_chars, 1),
+            (
+                "window_relative.configured_chars",
+                w.configured_chars,
+                POSITIVE_UNITS,
+            ),
+            (
+                "window_relative.preview_chars",
+                w.preview_chars,
+                POSITIVE_UNITS,
+            ),
             (
                 "claude_code.message_cap_chars",
                 self.claude_code.message_cap_chars,
-                1,
-            ),
-            ("gemini_cli.prompt_tokens", self.gemini_cli.prompt_tokens, 0),
-            (
-                "legacy_layers.shell_trigger",
-                self.legacy_layers.shell_trigger,
-                0,
+                POSITIVE_UNITS,
             ),
             (
-                "legacy_layers.shell_preview",
-                self.legacy_layers.shell_preview,
-                0,
+                "gemini_cli.prompt_tokens",
+                self.gemini_cli.prompt_tokens,
+                UNITS,
             ),
-            (
-                "legacy_layers.other_trigger",
-                self.legacy_layers.other_trigger,
-                0,
-            ),
-            (
-                "legacy_layers.other_preview",
-                self.legacy_layers.other_preview,
-                0,
-            ),
-            (
-                "legacy_layers.offload_preview",
-                self.legacy_layers.offload_preview,
-                0,
-            ),
+            ("legacy_layers.shell_trigger", l.shell_trigger, UNITS),
+            ("legacy_layers.shell_preview", l.shell_preview, UNITS),
+            ("legacy_layers.other_trigger", l.other_trigger, UNITS),
+            ("legacy_layers.other_preview", l.other_preview, UNITS),
+            ("legacy_layers.offload_preview", l.offload_preview, UNITS),
         ];
-        for (key, v, low) in units {
-            within(key, v, low, MAX_SETTING_UNITS)?;
+        for (key, v, bounds) in units {
+            bounds.check(key, v)?;
         }
-        let l = &self.legacy_layers;
         for (key, trigger, preview) in [
             (
                 "legacy_layers.shell_preview",

@@ -9,8 +9,9 @@
 //!   file the complete output was saved to. The entry is persisted once (existing paths reused).
 //! - No batch-level cap. Applies to each `functionResponse` output and error; top-level text is left alone.
 
-use super::config::GeminiCliConfig;
+use super::config::{GeminiCliConfig, UNITS};
 use super::cut_digests::CutField;
+use super::param::{Param, Setting};
 use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -24,6 +25,14 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::Policy,
     caps: None,
     gives_up: &["budget-fits", "disabled-budget-noop", "idempotent"],
+    params: &[
+        Param {
+            name: "prompt_tokens",
+            key: "gemini_cli.prompt_tokens",
+            description: "tokens already in the prompt, taken from the window before the threshold is worked out",
+            field: Setting::Units(UNITS, |c| &mut c.gemini_cli.prompt_tokens),
+        },
+    ],
     build: Build::One(|config| {
         Box::new(PerResult(GeminiCli {
             config: config.gemini_cli,

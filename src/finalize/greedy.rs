@@ -3,6 +3,7 @@
 //! error at the end of a batch. Persistence and the fit are the reference's.
 
 use super::head_share::HeadShare;
+use super::param::HEAD_SHARE;
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
@@ -15,6 +16,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
+    params: &[HEAD_SHARE],
     build: Build::One(|config| {
         Box::new(Greedy {
             head_share: config.head_share,

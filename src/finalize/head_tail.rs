@@ -3,6 +3,7 @@
 //! an exact rational parsed from the name, so the comparison with the reference's 1/5 shows what that split buys.
 
 use super::head_share::HeadShare;
+use super::param::{Param, HEAD_SHARE};
 use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::WaterFill;
@@ -22,6 +23,12 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::HeadShare,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
+    params: &[Param {
+        name: "head_share",
+        key: "head_share",
+        description: "the share of each preview kept from the start; the name's ratio sets it (head-tail-0.5)",
+        ..HEAD_SHARE
+    }],
     build: Build::PerHeadShare {
         listed: &[
             HeadShare { num: 0, den: 1 },

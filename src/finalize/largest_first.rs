@@ -31,6 +31,9 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
     gives_up: &["names-artifact"],
+    // No parameter: the head share it is built with never shows, since a field the last pass cuts is never longer
+    // than its header (it was too short to replace by a stub), so the cut is the header's head.
+    params: &[],
     build: Build::One(|config| {
         Box::new(LargestFirst {
             head_share: config.head_share,

@@ -17,8 +17,9 @@
 //! runtime simulation, where the legacy headless mode runs one scheduler per call.
 
 use super::artifacts::{slots_of_entry, EntryWriter};
-use super::config::{LegacyLayersConfig, StrategyConfig};
+use super::config::{LegacyLayersConfig, StrategyConfig, UNITS};
 use super::head_share::HeadShare;
+use super::param::{Param, Setting};
 use super::per_result::{join_paths, slot_tool};
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
@@ -35,6 +36,38 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::Policy,
     caps: None,
     gives_up: &["budget-fits", "disabled-budget-noop"],
+    params: &[
+        Param {
+            name: "shell_trigger",
+            key: "legacy_layers.shell_trigger",
+            description: "shell output longer than this (UTF-16 units) is shortened by its producer",
+            field: Setting::Units(UNITS, |c| &mut c.legacy_layers.shell_trigger),
+        },
+        Param {
+            name: "shell_preview",
+            key: "legacy_layers.shell_preview",
+            description: "the length of the shell producer's preview (at most shell_trigger)",
+            field: Setting::Units(UNITS, |c| &mut c.legacy_layers.shell_preview),
+        },
+        Param {
+            name: "other_trigger",
+            key: "legacy_layers.other_trigger",
+            description: "other tools' output longer than this is shortened by its producer",
+            field: Setting::Units(UNITS, |c| &mut c.legacy_layers.other_trigger),
+        },
+        Param {
+            name: "other_preview",
+            key: "legacy_layers.other_preview",
+            description: "the length of the other producers' preview (at most other_trigger)",
+            field: Setting::Units(UNITS, |c| &mut c.legacy_layers.other_preview),
+        },
+        Param {
+            name: "offload_preview",
+            key: "legacy_layers.offload_preview",
+            description: "the length of the preview the batch scheduler offloads a result to",
+            field: Setting::Units(UNITS, |c| &mut c.legacy_layers.offload_preview),
+        },
+    ],
     build: Build::One(|config| Box::new(LegacyLayers::from_config(config))),
 };
 

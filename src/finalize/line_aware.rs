@@ -9,6 +9,7 @@
 
 use super::fit::fit;
 use super::head_share::HeadShare;
+use super::param::HEAD_SHARE;
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
@@ -22,6 +23,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
+    params: &[HEAD_SHARE],
     build: Build::One(|config| {
         Box::new(LineAware {
             head_share: config.head_share,

@@ -9,10 +9,12 @@
 
 mod artifacts;
 mod config;
+mod configured;
 mod cut_digests;
 mod fit;
 mod head_share;
 mod name;
+mod param;
 mod per_result;
 mod slots;
 mod spec;
@@ -76,14 +78,16 @@ register! {
 
 // What code outside `finalize` uses; the strategies themselves are reached through `StrategyName`.
 pub use config::{
-    ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
+    Bounds, ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
     WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
+pub use configured::Configured;
 pub use cut_digests::PARALLEL_DIGEST_BYTES;
 pub use fit::header;
 pub use head_share::HeadShare;
 pub use legacy_layers::LegacyLayers;
-pub use name::{Builtin, Registered, RegisteredStrategy, StrategyName};
+pub use name::{split_strategy_list, Builtin, Registered, RegisteredStrategy, StrategyName};
+pub use param::{Param, ParamKind};
 pub use reference::Reference;
 pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};

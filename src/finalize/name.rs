@@ -10,8 +10,10 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use super::config::StrategyConfig;
+use super::configured::{Configured, Renamed};
 use super::head_share::HeadShare;
 use super::head_tail;
+use super::param::Param;
 use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};
 use super::{reference, send_guard, Finalizer, STRATEGIES};
@@ -25,6 +27,9 @@ use crate::error::Error;
 /// terms, see [`HeadShare`]). [`StrategyName::all`] lists every fixed strategy and a few canonical ratios.
 /// Names order by the registry's listing order, a family's members by head share.
 ///
+/// A fixed name with some of its declared parameters set, `NAME(key=value,...)`, is a name too
+/// ([`StrategyName::Configured`], see [`Configured`]): printed in canonical form, ordered right after its base.
+///
 /// A strategy registered for one command (`--external NAME=COMMAND`) is a name too ([`StrategyName::External`]):
 /// it prints, compares, orders (after every built-in one, by name) and builds like the others, so that every
 /// command, the run's plan and its results take it where they take a built-in name. [`FromStr`] knows only the
@@ -35,6 +40,8 @@ pub enum StrategyName {
     Builtin(Builtin),
     /// The reference with this head share of each preview.
     HeadTail(HeadShare),
+    /// A strategy with one fixed name and some of its declared parameters set: `NAME(key=value,...)`.
+    Configured(Configured),
     /// A strategy registered for this command, by its registered name.
     External(Registered),
 }
@@ -143,6 +150,7 @@ impl StrategyName {
         match self {
             StrategyName::Builtin(builtin) => Some(builtin.spec),
             StrategyName::HeadTail(_) => Some(&head_tail::SPEC),
+            StrategyName::Configured(configured) => Some(configured.spec()),
             StrategyName::External(_) => None,
         }
     }
@@ -153,6 +161,7 @@ impl StrategyName {
         match self {
             StrategyName::Builtin(builtin) => Cow::Borrowed(builtin.spec.name),
             StrategyName::HeadTail(share) => Cow::Owned(format!("{}{share}", head_tail::PREFIX)),
+            StrategyName::Configured(configured) => Cow::Borrowed(configured.name()),
             StrategyName::External(registered) => Cow::Borrowed(registered.name()),
         }
     }
@@ -188,6 +197,27 @@ impl StrategyName {
         self.spec().map(|spec| spec.gives_up)
     }
 
+    /// The parameters the strategy reads from its configuration, in declared order; none for a registered
+    /// strategy. For `head-tail-<ratio>` the head share is the ratio its name gives.
+    pub fn params(&self) -> &'static [Param] {
+        self.spec().map_or(&[], |spec| spec.params)
+    }
+
+    /// The value of `param` this strategy uses when nothing configures it: the default configuration's
+    /// ([`Param::default_value`]), but for a member of the head-share family the ratio of its name.
+    pub fn param_default(&self, param: &Param) -> String {
+        match self {
+            StrategyName::HeadTail(share) if param.key == head_tail::SPEC.params[0].key => {
+                share.to_string()
+            }
+            StrategyName::Configured(configured) => configured
+                .settings()
+                .find(|(p, _)| p.name == param.name)
+                .map_or_else(|| param.default_value(), |(_, v)| v.to_string()),
+            _ => param.default_value(),
+        }
+    }
+
     /// Whether the strategy promises that the budgeted total (output, error and text) fits a finite budget.
     pub fn caps_batch(&self) -> bool {
         self.caps() == Some(SlotScope::ALL)
@@ -203,12 +233,21 @@ impl StrategyName {
         match self {
             StrategyName::Builtin(builtin) => (builtin.build)(config),
             StrategyName::HeadTail(share) => Box::new(head_tail::HeadTail::new(*share)),
+            StrategyName::Configured(configured) => {
+                let Build::One(build) = configured.spec().build else {
+                    unreachable!("a configured strategy has one fixed name")
+                };
+                Box::new(Renamed {
+                    name: configured.name().to_string(),
+                    inner: build(&configured.apply(config)),
+                })
+            }
             StrategyName::External(registered) => registered.0.build(),
         }
     }
 
     /// Position in the registry (registered strategies after every built-in one), then head share, then the
-    /// registered name: the listing order.
+    /// configured or registered name (a strategy before its configured forms): the listing order.
     fn order_key(&self) -> (usize, Option<HeadShare>, &str) {
         let position = self.spec().map_or(STRATEGIES.len(), |spec| {
             STRATEGIES
@@ -219,6 +258,7 @@ impl StrategyName {
         match self {
             StrategyName::Builtin(_) => (position, None, ""),
             StrategyName::HeadTail(share) => (position, Some(*share), ""),
+            StrategyName::Configured(configured) => (position, None, configured.name()),
             StrategyName::External(registered) => (position, None, registered.name()),
         }
     }
@@ -229,6 +269,7 @@ impl PartialEq for StrategyName {
         match (self, other) {
             (StrategyName::Builtin(a), StrategyName::Builtin(b)) => a.spec.name == b.spec.name,
             (StrategyName::HeadTail(a), StrategyName::HeadTail(b)) => a == b,
+            (StrategyName::Configured(a), StrategyName::Configured(b)) => a.name() == b.name(),
             (StrategyName::External(a), StrategyName::External(b)) => a.name() == b.name(),
             _ => false,
         }
@@ -243,6 +284,7 @@ impl Hash for StrategyName {
             StrategyName::Builtin(builtin) => (0u8, builtin.spec.name).hash(state),
             StrategyName::HeadTail(share) => (1u8, share).hash(state),
             StrategyName::External(registered) => (2u8, registered.name()).hash(state),
+            StrategyName::Configured(configured) => (3u8, configured.name()).hash(state),
         }
     }
 }
@@ -270,9 +312,33 @@ impl fmt::Display for StrategyName {
 impl FromStr for StrategyName {
     type Err = Error;
 
-    /// A fixed name, or `head-tail-<ratio>` with a ratio [`HeadShare`] parses (never a registered strategy's
-    /// name: those a command resolves through its registry).
+    /// A fixed name, `head-tail-<ratio>` with a ratio [`HeadShare`] parses, or a fixed name with parameters,
+    /// `NAME(key=value,...)` (see [`Configured`]); never a registered strategy's name: those a command resolves
+    /// through its registry.
     fn from_str(s: &str) -> Result<Self, Error> {
+        if let Some((base, args)) = s.strip_suffix(')').and_then(|s| s.split_once('(')) {
+            if base.starts_with(head_tail::PREFIX) {
+                return Err(Error::invalid(
+                    "strategy",
+                    s,
+                    "head-tail-<ratio> takes no parameters: its ratio is its head share (head-tail-0.5)",
+                ));
+            }
+            let base: StrategyName = base.parse().map_err(|e| match e {
+                Error::InvalidValue { what, reason, .. } => Error::InvalidValue {
+                    what,
+                    value: s.to_string(),
+                    reason,
+                },
+                other => other,
+            })?;
+            let StrategyName::Builtin(builtin) = base else {
+                unreachable!("a name without parentheses is fixed or head-tail")
+            };
+            return Configured::new(builtin.spec, args)
+                .map(StrategyName::Configured)
+                .map_err(|reason| Error::invalid("strategy", s, reason));
+        }
         if let Some(ratio) = s.strip_prefix(head_tail::PREFIX) {
             return ratio
                 .parse()
@@ -294,6 +360,26 @@ impl FromStr for StrategyName {
             format!("known strategies: {}", known.join(", ")),
         ))
     }
+}
+
+/// The names of a comma-separated list (`--strategies a,b`), split at the commas outside parentheses, so that a
+/// configured name keeps its own (`reference,weighted(error=5,text=3)` is two names); each name trimmed.
+pub fn split_strategy_list(list: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                names.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    names.push(list[start..].trim());
+    names
 }
 
 #[cfg(test)]
@@ -342,7 +428,7 @@ mod tests {
         );
         assert_eq!(
             format!("{:?}", reference::SPEC),
-            r#"StrategySpec { name: "reference", family: BatchAllocation, caps: Some(SlotScope { text: true }), gives_up: [], .. }"#
+            r#"StrategySpec { name: "reference", family: BatchAllocation, caps: Some(SlotScope { text: true }), gives_up: [], params: [], .. }"#
         );
     }
 
@@ -543,6 +629,44 @@ mod tests {
              (head-tail-0.5) or a fraction (head-tail-1/3)"
         );
         assert!("head-tail-".parse::<StrategyName>().is_err());
+    }
+
+    #[test]
+    fn params_come_from_the_spec_and_a_head_tail_member_uses_its_ratio() {
+        let params =
+            |name: &StrategyName| -> Vec<&str> { name.params().iter().map(|p| p.name).collect() };
+        let weighted: StrategyName = "weighted".parse().unwrap();
+        assert_eq!(params(&weighted), ["output", "error", "text", "head_share"]);
+        let defaults: Vec<String> = weighted
+            .params()
+            .iter()
+            .map(|p| weighted.param_default(p))
+            .collect();
+        assert_eq!(defaults, ["1", "2", "2", "0.2"]);
+        assert!(StrategyName::REFERENCE.params().is_empty());
+        let mine = StrategyName::External(Registered::new(Arc::new(Mine)));
+        assert!(mine.params().is_empty());
+        let third: StrategyName = "head-tail-2/6".parse().unwrap();
+        assert_eq!(params(&third), ["head_share"]);
+        assert_eq!(third.param_default(&third.params()[0]), "1/3");
+        assert_eq!(third.params()[0].default_value(), "0.2");
+    }
+
+    #[test]
+    fn a_list_splits_at_the_commas_outside_parentheses() {
+        assert_eq!(
+            split_strategy_list(
+                "reference, weighted(error=5,text=3),window-relative(preview_chars=500)"
+            ),
+            [
+                "reference",
+                "weighted(error=5,text=3)",
+                "window-relative(preview_chars=500)"
+            ]
+        );
+        assert_eq!(split_strategy_list("a"), ["a"]);
+        assert_eq!(split_strategy_list("a,,b"), ["a", "", "b"]);
+        assert_eq!(split_strategy_list(""), [""]);
     }
 
     #[test]

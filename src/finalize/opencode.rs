@@ -22,6 +22,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::Policy,
     caps: None,
     gives_up: &["budget-fits", "disabled-budget-noop", "idempotent"],
+    params: &[],
     build: Build::One(|_| Box::new(PerResult(OpenCode))),
 };
 

@@ -6,6 +6,7 @@
 //! 10,000-unit log at a tenth of the total keeps 10 units, not all 100.
 
 use super::head_share::HeadShare;
+use super::param::HEAD_SHARE;
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
@@ -17,6 +18,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
+    params: &[HEAD_SHARE],
     build: Build::One(|config| {
         Box::new(Proportional {
             head_share: config.head_share,

@@ -19,6 +19,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
+    params: &[],
     build: Build::One(|_| Box::new(Reference::default())),
 };
 

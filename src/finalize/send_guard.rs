@@ -17,6 +17,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::TOOL_FIELDS),
     gives_up: &["budget-fits", "names-artifact"],
+    params: &[],
     build: Build::One(|_| Box::new(SendGuard::default())),
 };
 

@@ -1,6 +1,6 @@
 //! The strategy table's row: what a strategy file declares about itself. Each strategy file ends its header with
-//! a `pub(super) const SPEC: StrategySpec` (its stable name, a one-line description, its family, what it caps and
-//! how it is built); the `register!` list in `finalize/mod.rs` registers that spec in one line.
+//! a `pub(super) const SPEC: StrategySpec` (its stable name, a one-line description, its family, what it caps, the
+//! parameters it reads and how it is built); the `register!` list in `finalize/mod.rs` registers that spec in one line.
 //! [`StrategyName`](super::StrategyName), `budgetlab strategies`, the report's strategy groups and the conformance
 //! checks all read the registered specs, so nothing else repeats a strategy's name.
 
@@ -8,6 +8,7 @@ use std::fmt;
 
 use super::config::StrategyConfig;
 use super::head_share::HeadShare;
+use super::param::Param;
 use super::slots::SlotScope;
 use super::Finalizer;
 
@@ -27,6 +28,9 @@ pub struct StrategySpec {
     /// The checks of `budgetlab conform` the strategy fails by design, each a promise its policy does not make
     /// (no batch cap, no saved output, a note that grows a cut result); in the order `conform` lists its checks.
     pub gives_up: &'static [&'static str],
+    /// The parameters the strategy reads from its [`StrategyConfig`], in the order listings show them; empty for
+    /// a strategy without knobs (see `finalize/param.rs`).
+    pub params: &'static [Param],
     /// How the strategy is built.
     pub build: Build,
 }
@@ -38,6 +42,10 @@ impl fmt::Debug for StrategySpec {
             .field("family", &self.family)
             .field("caps", &self.caps)
             .field("gives_up", &self.gives_up)
+            .field(
+                "params",
+                &self.params.iter().map(|p| p.name).collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }

@@ -26,6 +26,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
         "names-artifact",
         "idempotent",
     ],
+    params: &[],
     build: Build::One(|_| Box::new(PerResult(SweAgent))),
 };
 

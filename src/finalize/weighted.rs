@@ -2,8 +2,9 @@
 //! its weight. By default error fields and top-level hook text weigh 2 and outputs 1 (configurable through
 //! [`FieldWeights`]); small fields still keep their whole content. Persistence and the fit are the reference's.
 
-use super::config::FieldWeights;
+use super::config::{FieldWeights, WEIGHT_BOUNDS};
 use super::head_share::HeadShare;
+use super::param::{Param, Setting, HEAD_SHARE};
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
@@ -16,6 +17,27 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::BatchAllocation,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
+    params: &[
+        Param {
+            name: "output",
+            key: "weights.output",
+            description: "the weight of a tool output in the fair share",
+            field: Setting::Units(WEIGHT_BOUNDS, |c| &mut c.weights.output),
+        },
+        Param {
+            name: "error",
+            key: "weights.error",
+            description: "the weight of a tool error in the fair share",
+            field: Setting::Units(WEIGHT_BOUNDS, |c| &mut c.weights.error),
+        },
+        Param {
+            name: "text",
+            key: "weights.text",
+            description: "the weight of top-level text (hook context) in the fair share",
+            field: Setting::Units(WEIGHT_BOUNDS, |c| &mut c.weights.text),
+        },
+        HEAD_SHARE,
+    ],
     build: Build::One(|config| {
         Box::new(Weighted {
             weights: config.weights,

@@ -7,10 +7,11 @@
 //! (header, head and tail) of at most 2,000 units; there is no batch-level cap, so many results just under the
 //! threshold can exceed any budget together.
 
-use super::config::WindowRelativeConfig;
+use super::config::{WindowRelativeConfig, POSITIVE_UNITS};
 use super::cut_digests::CutField;
 use super::fit::{fit, header_with_digest};
 use super::head_share::HeadShare;
+use super::param::{Param, Setting, HEAD_SHARE};
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};
@@ -25,6 +26,21 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
     family: Family::Policy,
     caps: None,
     gives_up: &["budget-fits", "disabled-budget-noop"],
+    params: &[
+        Param {
+            name: "configured_chars",
+            key: "window_relative.configured_chars",
+            description: "the configured threshold in UTF-16 units, the most the window-relative one may be",
+            field: Setting::Units(POSITIVE_UNITS, |c| &mut c.window_relative.configured_chars),
+        },
+        Param {
+            name: "preview_chars",
+            key: "window_relative.preview_chars",
+            description: "the length of the preview a trimmed result keeps, in UTF-16 units",
+            field: Setting::Units(POSITIVE_UNITS, |c| &mut c.window_relative.preview_chars),
+        },
+        HEAD_SHARE,
+    ],
     build: Build::One(|config| {
         Box::new(PerResult(WindowRelative {
             config: config.window_relative,

@@ -347,7 +347,7 @@ pub fn strategy_pair(
     run_name: &str,
 ) -> Result<(StrategyKey, StrategyKey)> {
     let bad = |reason: String| Error::invalid("--strategies", spec, reason);
-    let names: Vec<&str> = spec.split(',').map(str::trim).collect();
+    let names = crate::finalize::split_strategy_list(spec);
     let [a, b] = names[..] else {
         return Err(bad(format!(
             "expected two strategies, A,B; {} given",

@@ -456,7 +456,8 @@ fn no_two_registered_strategies_share_a_colour_marker_and_dash_nor_in_grey_a_mar
         .iter()
         .map(|n| style::strategy(&n.as_str()))
         .collect();
-    assert_eq!(looks.len(), 19);
+    // Every registered strategy (19 today; the 8 markers and 3 dashes give 24 different pairs).
+    assert!(looks.len() > 1 && looks.len() <= 24, "{}", looks.len());
     // The reference is listed first: black, solid and wider than every other line.
     assert_eq!(looks[0], style::REFERENCE);
     assert_eq!(

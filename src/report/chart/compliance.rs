@@ -8,7 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::data::{ratio, rows_of};
-use super::draw::style::{self, AXIS, LEGEND, SMALL, TICK};
+use super::draw::heatmap::{self, ColourBar};
+use super::draw::style::{self, AXIS, TICK};
 use super::draw::{DrawResult, Figure};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
@@ -163,20 +164,7 @@ impl Figure for Heatmap<'_> {
                     Some(r) => (style::rate_colour(*r), cell_text(*r)),
                     None => (RGBColor(235, 235, 235), "–".to_string()),
                 };
-                area.draw(&Rectangle::new(
-                    [(x, y), (x + CELL_W, y + CELL_H)],
-                    fill.filled(),
-                ))?;
-                let ink = if style::needs_light_text(fill) {
-                    WHITE
-                } else {
-                    style::INK
-                };
-                area.draw_text(
-                    &label,
-                    &style::anchored(SMALL, HPos::Center, VPos::Center, ink),
-                    (x + CELL_W / 2, y + CELL_H / 2),
-                )?;
+                heatmap::cell(area, (x, y), (CELL_W, CELL_H), (fill, false), &label)?;
             }
         }
         // Cell borders.
@@ -189,47 +177,21 @@ impl Figure for Heatmap<'_> {
             area.draw(&PathElement::new(vec![(x, top), (x, bottom)], WHITE))?;
         }
         // The colour bar.
-        let bar_x = right + 40;
-        let bar_top = top + 12;
-        let bar_h = (bottom - top).clamp(160, 320);
-        area.draw_text(
-            "turns within",
-            &style::anchored(LEGEND, HPos::Left, VPos::Bottom, style::INK),
-            (bar_x, bar_top - 34),
-        )?;
-        area.draw_text(
-            "budget (%)",
-            &style::anchored(LEGEND, HPos::Left, VPos::Bottom, style::INK),
-            (bar_x, bar_top - 14),
-        )?;
-        for k in 0..bar_h {
-            let rate = 1.0 - f64::from(k) / f64::from(bar_h - 1);
-            area.draw(&Rectangle::new(
-                [(bar_x, bar_top + k), (bar_x + 28, bar_top + k + 1)],
-                style::rate_colour(rate).filled(),
-            ))?;
+        ColourBar {
+            title: &["turns within", "budget (%)"],
+            at: (right + 40, top + 12),
+            height: (bottom - top).clamp(160, 320),
+            colour: |k, last| style::rate_colour(1.0 - k / last),
+            ticks: &[
+                (1.0, "0"),
+                (0.75, "25"),
+                (0.5, "50"),
+                (0.25, "75"),
+                (0.0, "100"),
+            ],
+            note: "– : not run",
         }
-        area.draw(&Rectangle::new(
-            [(bar_x, bar_top), (bar_x + 28, bar_top + bar_h)],
-            ShapeStyle::from(&style::MUTED).stroke_width(1),
-        ))?;
-        for pct in [0, 25, 50, 75, 100] {
-            let y = bar_top + ((100 - pct) as f64 / 100.0 * f64::from(bar_h - 1)).round() as i32;
-            area.draw(&PathElement::new(
-                vec![(bar_x + 28, y), (bar_x + 34, y)],
-                style::INK,
-            ))?;
-            area.draw_text(
-                &pct.to_string(),
-                &tick(HPos::Left, VPos::Center),
-                (bar_x + 40, y),
-            )?;
-        }
-        area.draw_text(
-            "– : not run",
-            &style::anchored(SMALL, HPos::Left, VPos::Top, style::MUTED),
-            (bar_x, bar_top + bar_h + 14),
-        )?;
+        .draw(area)?;
         Ok(())
     }
 }

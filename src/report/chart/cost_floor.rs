@@ -11,7 +11,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::draw::style::{self, AXIS, LEGEND, SMALL, TICK};
+use super::draw::heatmap::{self, ColourBar};
+use super::draw::style::{self, AXIS, TICK};
 use super::draw::{DrawResult, Figure};
 use super::{draw, Plot, Run};
 use crate::gate::default_tolerance;
@@ -214,73 +215,28 @@ impl Figure for Heatmap<'_> {
                     Some(r) => (ratio_colour(*r), cell_text(*r)),
                     None => (RGBColor(225, 225, 225), "–".to_string()),
                 };
-                area.draw(&Rectangle::new(
-                    [(x, y), (x + CELL_W, y + CELL_H)],
-                    fill.filled(),
-                ))?;
-                area.draw(&Rectangle::new(
-                    [(x, y), (x + CELL_W, y + CELL_H)],
-                    ShapeStyle::from(&WHITE).stroke_width(1),
-                ))?;
-                let ink = if style::needs_light_text(fill) {
-                    WHITE
-                } else {
-                    style::INK
-                };
-                area.draw_text(
-                    &label,
-                    &style::anchored(SMALL, HPos::Center, VPos::Center, ink),
-                    (x + CELL_W / 2, y + CELL_H / 2),
-                )?;
+                heatmap::cell(area, (x, y), (CELL_W, CELL_H), (fill, true), &label)?;
             }
         }
         // The colour bar, on the ratios' log scale.
-        let bar_x = right + 40;
-        let bar_top = top + 12;
-        let bar_h = 300;
-        for (i, line) in ["strategy time", "over the floor's", "(x, log scale)"]
-            .into_iter()
-            .enumerate()
-        {
-            area.draw_text(
-                line,
-                &style::anchored(LEGEND, HPos::Left, VPos::Bottom, style::INK),
-                (bar_x, bar_top - 54 + i as i32 * 20),
-            )?;
+        ColourBar {
+            title: &["strategy time", "over the floor's", "(x, log scale)"],
+            at: (right + 40, top + 12),
+            height: 300,
+            colour: |k, last| ratio_colour((3.0 - 6.0 * k / last).exp2()),
+            ticks: &[
+                (3.0, "8 or more"),
+                (2.0, "4"),
+                (1.0, "2"),
+                (0.0, "1: the floor's time"),
+                (-1.0, "0.5"),
+                (-2.0, "0.25"),
+                (-3.0, "0.125 or less"),
+            ]
+            .map(|(log2, label): (f64, &str)| ((3.0 - log2) / 6.0, label)),
+            note: "– : not measured",
         }
-        let at = |log2: f64| bar_top + ((3.0 - log2) / 6.0 * f64::from(bar_h - 1)).round() as i32;
-        for k in 0..bar_h {
-            let log2 = 3.0 - 6.0 * f64::from(k) / f64::from(bar_h - 1);
-            area.draw(&Rectangle::new(
-                [(bar_x, bar_top + k), (bar_x + 28, bar_top + k + 1)],
-                ratio_colour(log2.exp2()).filled(),
-            ))?;
-        }
-        area.draw(&Rectangle::new(
-            [(bar_x, bar_top), (bar_x + 28, bar_top + bar_h)],
-            ShapeStyle::from(&style::MUTED).stroke_width(1),
-        ))?;
-        for (log2, label) in [
-            (3.0, "8 or more"),
-            (2.0, "4"),
-            (1.0, "2"),
-            (0.0, "1: the floor's time"),
-            (-1.0, "0.5"),
-            (-2.0, "0.25"),
-            (-3.0, "0.125 or less"),
-        ] {
-            let y = at(log2);
-            area.draw(&PathElement::new(
-                vec![(bar_x + 28, y), (bar_x + 34, y)],
-                style::INK,
-            ))?;
-            area.draw_text(label, &tick(HPos::Left, VPos::Center), (bar_x + 40, y))?;
-        }
-        area.draw_text(
-            "– : not measured",
-            &style::anchored(SMALL, HPos::Left, VPos::Top, style::MUTED),
-            (bar_x, bar_top + bar_h + 14),
-        )?;
+        .draw(area)?;
         Ok(())
     }
 }

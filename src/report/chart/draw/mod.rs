@@ -4,6 +4,7 @@
 //! (the SVG backend into a string, the bitmap backend into a buffer that is then encoded as PNG).
 
 pub(super) mod axis;
+pub(super) mod heatmap;
 pub(super) mod hotspot;
 pub(super) mod legend;
 pub(super) mod lines;

@@ -441,12 +441,7 @@ fn answer_table(out: &mut String, results: &RunResults) {
     );
     let mut last_scenario = None;
     for l in &lines {
-        let scenario = if last_scenario == Some(&l.scenario) {
-            String::new()
-        } else {
-            escape(&l.scenario)
-        };
-        last_scenario = Some(&l.scenario);
+        let scenario = named_once(&mut last_scenario, &l.scenario);
         let _ = writeln!(
             out,
             "<tr><td>{scenario}</td><td class=\"text\">{}</td><td class=\"text best\"{}>{}</td>\
@@ -486,12 +481,7 @@ fn pareto_table(out: &mut String, results: &RunResults, charts: &[Rendered]) {
     let places = |f: &super::pareto::Front| escape(&f.text("\n")).replace('\n', "<br>");
     let mut last_scenario = None;
     for l in &lines {
-        let scenario = if last_scenario == Some(&l.scenario) {
-            String::new()
-        } else {
-            escape(&l.scenario)
-        };
-        last_scenario = Some(&l.scenario);
+        let scenario = named_once(&mut last_scenario, &l.scenario);
         let _ = writeln!(
             out,
             "<tr><td>{scenario}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>\
@@ -775,6 +765,18 @@ pub fn sweep_page(sweep: &crate::sweep::SweepResults, charts: &[Rendered]) -> St
     figures(&mut out, charts);
     foot(&mut out, &sweep.crate_version);
     out
+}
+
+/// A grouped table's scenario cell: the scenario's name (escaped) on the first of its lines, empty on the others;
+/// `last` is the scenario of the line before.
+fn named_once<'a>(last: &mut Option<&'a str>, scenario: &'a str) -> String {
+    let cell = if *last == Some(scenario) {
+        String::new()
+    } else {
+        escape(scenario)
+    };
+    *last = Some(scenario);
+    cell
 }
 
 #[cfg(test)]

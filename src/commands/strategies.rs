@@ -92,5 +92,7 @@ fn describe_param(s: &StrategyName, p: &Param) -> Value {
         "max": max,
         "default": default,
         "description": p.description,
+        "search": p.search.describe(),
+        "tuneTries": p.search.values(),
     })
 }

@@ -14,7 +14,7 @@
 use super::artifacts::{slots_of_entry, EntryWriter};
 use super::config::{ClaudeCodeConfig, StrategyConfig, POSITIVE_UNITS};
 use super::cut_digests::CutField;
-use super::param::{Param, Setting};
+use super::param::{Param, Search, Setting};
 use super::per_result::{apply_rule, join_paths, ResultRule};
 use super::slots::{collect_slots, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
@@ -37,6 +37,11 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             key: "claude_code.message_cap_chars",
             description: "the cap on all tool results of a message together, in UTF-16 units",
             field: Setting::Units(POSITIVE_UNITS, |c| &mut c.claude_code.message_cap_chars),
+            search: Search::Log {
+                low: 10_000,
+                high: 1_000_000,
+                points: 10,
+            },
         },
     ],
     build: Build::One(|config| Box::new(ClaudeCode::from_config(config))),

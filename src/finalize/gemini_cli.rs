@@ -11,7 +11,7 @@
 
 use super::config::{GeminiCliConfig, UNITS};
 use super::cut_digests::CutField;
-use super::param::{Param, Setting};
+use super::param::{Param, Search, Setting};
 use super::per_result::{join_paths, PerResult, PerResultPolicy, ResultRule};
 use super::spec::{Build, Family, StrategySpec};
 use crate::budget::BudgetContext;
@@ -31,6 +31,7 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             key: "gemini_cli.prompt_tokens",
             description: "tokens already in the prompt, taken from the window before the threshold is worked out",
             field: Setting::Units(UNITS, |c| &mut c.gemini_cli.prompt_tokens),
+            search: Search::Fact,
         },
     ],
     build: Build::One(|config| {

@@ -19,7 +19,7 @@
 use super::artifacts::{slots_of_entry, EntryWriter};
 use super::config::{LegacyLayersConfig, StrategyConfig, UNITS};
 use super::head_share::HeadShare;
-use super::param::{Param, Setting};
+use super::param::{Param, Search, Setting};
 use super::per_result::{join_paths, slot_tool};
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
@@ -42,30 +42,55 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             key: "legacy_layers.shell_trigger",
             description: "shell output longer than this (UTF-16 units) is shortened by its producer",
             field: Setting::Units(UNITS, |c| &mut c.legacy_layers.shell_trigger),
+            search: Search::Log {
+                low: 2_000,
+                high: 100_000,
+                points: 8,
+            },
         },
         Param {
             name: "shell_preview",
             key: "legacy_layers.shell_preview",
             description: "the length of the shell producer's preview (at most shell_trigger)",
             field: Setting::Units(UNITS, |c| &mut c.legacy_layers.shell_preview),
+            search: Search::Log {
+                low: 500,
+                high: 30_000,
+                points: 8,
+            },
         },
         Param {
             name: "other_trigger",
             key: "legacy_layers.other_trigger",
             description: "other tools' output longer than this is shortened by its producer",
             field: Setting::Units(UNITS, |c| &mut c.legacy_layers.other_trigger),
+            search: Search::Log {
+                low: 2_000,
+                high: 100_000,
+                points: 8,
+            },
         },
         Param {
             name: "other_preview",
             key: "legacy_layers.other_preview",
             description: "the length of the other producers' preview (at most other_trigger)",
             field: Setting::Units(UNITS, |c| &mut c.legacy_layers.other_preview),
+            search: Search::Log {
+                low: 500,
+                high: 20_000,
+                points: 8,
+            },
         },
         Param {
             name: "offload_preview",
             key: "legacy_layers.offload_preview",
             description: "the length of the preview the batch scheduler offloads a result to",
             field: Setting::Units(UNITS, |c| &mut c.legacy_layers.offload_preview),
+            search: Search::Log {
+                low: 500,
+                high: 20_000,
+                points: 8,
+            },
         },
     ],
     build: Build::One(|config| Box::new(LegacyLayers::from_config(config))),

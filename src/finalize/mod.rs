@@ -87,7 +87,7 @@ pub use fit::header;
 pub use head_share::HeadShare;
 pub use legacy_layers::LegacyLayers;
 pub use name::{split_strategy_list, Builtin, Registered, RegisteredStrategy, StrategyName};
-pub use param::{Param, ParamKind};
+pub use param::{Param, ParamKind, Search};
 pub use reference::Reference;
 pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};

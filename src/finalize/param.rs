@@ -21,6 +21,78 @@ pub struct Param {
     pub description: &'static str,
     /// Its values and where it lives in the configuration.
     pub(super) field: Setting,
+    /// The values `budgetlab tune` tries, a grid narrower than the bounds (or none, for a fact of the workload).
+    pub search: Search,
+}
+
+/// The values `budgetlab tune` tries for a parameter: a grid within its bounds, around its default, wide enough
+/// to hold every setting worth trying and small enough that a family's grid can be searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// Shares from 0 to 1 in `steps` equal steps (20 steps: 0, 0.05, ..., 1).
+    Shares {
+        /// The number of steps.
+        steps: u32,
+    },
+    /// `points` whole numbers from `low` to `high`, spaced evenly on a log scale (rounded, duplicates dropped).
+    Log {
+        /// The smallest value tried.
+        low: u64,
+        /// The largest value tried.
+        high: u64,
+        /// How many values.
+        points: u32,
+    },
+    /// Every whole number from `low` to `high`.
+    Each {
+        /// The smallest value tried.
+        low: u64,
+        /// The largest value tried.
+        high: u64,
+    },
+    /// Not searched: the parameter states a fact of the workload (tokens already in the prompt), not a choice.
+    Fact,
+}
+
+impl Search {
+    /// The values tried, ascending, as a configured name writes them (`0.05`, `2000`); empty for a fact.
+    pub fn values(self) -> Vec<String> {
+        match self {
+            Search::Shares { steps } => (0..=steps)
+                .map(|i| {
+                    HeadShare::new(u64::from(i), u64::from(steps.max(1)))
+                        .expect("i <= steps")
+                        .to_string()
+                })
+                .collect(),
+            Search::Log { low, high, points } => {
+                let (lo, hi) = ((low.max(1)) as f64, high.max(low.max(1)) as f64);
+                let n = points.max(2) - 1;
+                let mut out: Vec<u64> = (0..=n)
+                    .map(|i| (lo * (hi / lo).powf(f64::from(i) / f64::from(n))).round() as u64)
+                    .collect();
+                out.dedup();
+                out.into_iter().map(|v| v.to_string()).collect()
+            }
+            Search::Each { low, high } => (low..=high).map(|v| v.to_string()).collect(),
+            Search::Fact => Vec::new(),
+        }
+    }
+
+    /// The grid as listings show it: `0 to 1 in steps of 1/20`, `12 values from 2000 to 400000 (log)`.
+    pub fn describe(self) -> String {
+        match self {
+            Search::Shares { steps } => format!("0 to 1 in {steps} steps"),
+            Search::Log { low, high, .. } => {
+                format!(
+                    "{} values from {low} to {high}, log-spaced",
+                    self.values().len()
+                )
+            }
+            Search::Each { low, high } => format!("every whole number from {low} to {high}"),
+            Search::Fact => "not searched (a fact of the workload)".to_string(),
+        }
+    }
 }
 
 /// The values a parameter takes and the configuration field that holds it.
@@ -131,6 +203,7 @@ pub(super) const HEAD_SHARE: Param = Param {
     key: "head_share",
     description: "the share of each preview kept from the start of the text; the rest is its end",
     field: Setting::Share(|c| &mut c.head_share),
+    search: Search::Shares { steps: 20 },
 };
 
 #[cfg(test)]
@@ -448,5 +521,65 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_value_tune_tries_is_valid_and_the_grid_holds_the_default() {
+        for (spec, p) in declared() {
+            let values = p.search.values();
+            if p.search == Search::Fact {
+                assert!(values.is_empty());
+                continue;
+            }
+            assert!(values.len() >= 2, "{} {}: {values:?}", spec.name, p.name);
+            for v in &values {
+                assert_eq!(p.check(v).as_ref(), Ok(v), "{} {} {v}", spec.name, p.name);
+            }
+            let number = |v: &str| v.parse::<f64>().unwrap();
+            let (lo, hi) = (number(&values[0]), number(values.last().unwrap()));
+            let default = number(&p.default_value());
+            assert!(
+                lo <= default && default <= hi,
+                "{} {}: {default} outside {lo}..{hi}",
+                spec.name,
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_grids_are_the_declared_steps() {
+        assert_eq!(
+            Search::Shares { steps: 4 }.values(),
+            ["0", "0.25", "0.5", "0.75", "1"]
+        );
+        assert_eq!(
+            Search::Log {
+                low: 10,
+                high: 1000,
+                points: 3
+            }
+            .values(),
+            ["10", "100", "1000"]
+        );
+        assert_eq!(
+            Search::Log {
+                low: 1,
+                high: 2,
+                points: 5
+            }
+            .values(),
+            ["1", "2"]
+        );
+        assert_eq!(Search::Each { low: 1, high: 3 }.values(), ["1", "2", "3"]);
+        assert_eq!(
+            Search::Log {
+                low: 500,
+                high: 20_000,
+                points: 10
+            }
+            .describe(),
+            "10 values from 500 to 20000, log-spaced"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use super::config::{FieldWeights, WEIGHT_BOUNDS};
 use super::head_share::HeadShare;
-use super::param::{Param, Setting, HEAD_SHARE};
+use super::param::{Param, Search, Setting, HEAD_SHARE};
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
@@ -23,18 +23,21 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             key: "weights.output",
             description: "the weight of a tool output in the fair share",
             field: Setting::Units(WEIGHT_BOUNDS, |c| &mut c.weights.output),
+            search: Search::Each { low: 1, high: 8 },
         },
         Param {
             name: "error",
             key: "weights.error",
             description: "the weight of a tool error in the fair share",
             field: Setting::Units(WEIGHT_BOUNDS, |c| &mut c.weights.error),
+            search: Search::Each { low: 1, high: 8 },
         },
         Param {
             name: "text",
             key: "weights.text",
             description: "the weight of top-level text (hook context) in the fair share",
             field: Setting::Units(WEIGHT_BOUNDS, |c| &mut c.weights.text),
+            search: Search::Each { low: 1, high: 8 },
         },
         HEAD_SHARE,
     ],

@@ -11,7 +11,7 @@ use super::config::{WindowRelativeConfig, POSITIVE_UNITS};
 use super::cut_digests::CutField;
 use super::fit::{fit, header_with_digest};
 use super::head_share::HeadShare;
-use super::param::{Param, Setting, HEAD_SHARE};
+use super::param::{Param, Search, Setting, HEAD_SHARE};
 use super::per_result::{PerResult, PerResultPolicy, ResultRule};
 use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};
@@ -32,12 +32,22 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             key: "window_relative.configured_chars",
             description: "the configured threshold in UTF-16 units, the most the window-relative one may be",
             field: Setting::Units(POSITIVE_UNITS, |c| &mut c.window_relative.configured_chars),
+            search: Search::Log {
+                low: 2_000,
+                high: 400_000,
+                points: 12,
+            },
         },
         Param {
             name: "preview_chars",
             key: "window_relative.preview_chars",
             description: "the length of the preview a trimmed result keeps, in UTF-16 units",
             field: Setting::Units(POSITIVE_UNITS, |c| &mut c.window_relative.preview_chars),
+            search: Search::Log {
+                low: 500,
+                high: 20_000,
+                points: 10,
+            },
         },
         HEAD_SHARE,
     ],

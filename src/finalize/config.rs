@@ -16,8 +16,8 @@ use crate::model::Field;
 #[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct StrategyConfig {
     /// The head share of previews in the alternatives built on the reference fit (`proportional`, `uniform`,
-    /// `greedy`, `weighted`, `line-aware`, `window-relative`; `largest-first` takes it for its last pass, whose cuts
-    /// never have room for a preview). Default 1/5, the reference's; `reference` and `send-guard` always use 1/5
+    /// `greedy`, `weighted`, `line-aware`, `salient`, `window-relative`; `largest-first` takes it for its last
+    /// pass, whose cuts never have room for a preview). Default 1/5, the reference's; `reference` and `send-guard` always use 1/5
     /// and `head-tail-<ratio>` its own ratio.
     pub head_share: HeadShare,
     /// The field weights of `weighted`.
@@ -292,7 +292,7 @@ impl Default for ClaudeCodeConfig {
 #[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct SalientConfig {
     /// The most of each preview's content the picked lines may take (with their markers); what they leave goes
-    /// to the head and the tail. Default 1/2; 0 gives the reference's fit.
+    /// to the head and the tail. Default 1/2; 0 gives `line-aware`'s fit.
     pub share: HeadShare,
     /// Lines kept on each side of a picked line when the share holds them, 0 to 20. Default 1.
     pub context: u64,

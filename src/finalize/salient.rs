@@ -1,31 +1,33 @@
 //! `salient`: the reference allocation and persistence, with previews that keep, beside the head and the tail,
 //! what the middle of the text says went wrong or how it ended.
 //!
-//! Each shortened field gets exactly the reference's allocation and header. Its preview is the reference's head
-//! and tail with up to `salient.lines` *picked* pieces of the middle between them, each followed by the
-//! reference's `\n...\n` marker: header, blank line, head, `\n...\n`, piece, `\n...\n`, ..., tail. The pieces
-//! take at most `salient.share` of the preview's content (markers included) and whatever they leave goes to the
-//! head and the tail, split by `head_share` as the reference splits them; with nothing picked, or a share of 0,
-//! the preview is the reference's, byte for byte.
+//! Each shortened field gets exactly the reference's allocation and header. Its preview is `line-aware`'s head and
+//! tail with up to `salient.lines` *picked* pieces of the middle between them, each followed by the reference's
+//! `\n...\n` marker: header, blank line, head, `\n...\n`, piece, `\n...\n`, ..., tail. The pieces take at most
+//! `salient.share` of the preview's content (markers included) and whatever they leave goes to the head and the
+//! tail, cut as `line-aware` cuts them with `head_share`; with nothing picked, or a share of 0, the preview is
+//! `line-aware`'s, byte for byte.
 //!
-//! What is picked is read from the text alone, by this module's own patterns (it shares no code with
-//! `src/needles/` and never sees a batch's planted needles):
+//! What is picked is read from the text alone, by this module's own patterns: it shares no code with
+//! `src/needles/` and never sees a batch's planted needles (the classes overlap with what `src/needles/` detects,
+//! since both look for what a reader of a log needs: errors, exit status, summaries, a JSON result's keys).
 //!
-//! - in a text whose first non-blank character opens a JSON object, its top-level keys in order (the key, or
-//!   the rest of its line when the object is pretty-printed and the line is short);
-//! - in any other text, whole lines of at most [`MAX_LINE_BYTES`], in four classes: *errors* (`error`,
-//!   `fatal`, `panic`, `Traceback`, `FAILED`, `SomethingError`, pytest's `E   ` lines, `No such file or
-//!   directory`, `command not found`, ...), *exit status* (`Exit Code: 1`, `exit status 2`, `returncode`),
-//!   *summaries* (a count and `passed`, `failed`, `errors`, `warnings`, `files changed`, `matches`,
-//!   `packages`, `more lines`, ...; `test result`, `Finished`, `Built target`, `Done in`) and *warnings*. A line
-//!   is in the first class one of its matches is in; repeated lines count once.
+//! - In a text whose first non-blank character opens a JSON object: its top-level keys in order (the key, or
+//!   the rest of its line when the object is pretty-printed and the line is short).
+//! - In any other text: whole lines of at most [`MAX_LINE_BYTES`], in four classes: *errors* (`error`,
+//!   `fatal`, `panicked`, `Traceback`, `FAILED`, `ValueError`, `No such file or directory`, `command not found`,
+//!   ...), *exit status* (`Exit Code: 1`, `exit status 2`, `returncode`), *summaries* (a number and `passed`,
+//!   `errors`, `tests`, `files changed`, `matches`, `packages`, `more lines`, ...; `test result`, `Finished`,
+//!   `Built target`, `Done in`) and *warnings*. A word counts at the start of a line, after a byte that is not a
+//!   letter, digit or `_`, or right after a colour code; a line is in the first class one of its words is in;
+//!   repeated lines count once.
 //!
-//! The first error comes first, then the last exit line and the last summary, then the other errors (earliest
-//! first), summaries and exit lines (latest first) and warnings (earliest first); a piece the reference's own
-//! head or tail would have shown comes after every piece it would not. Each piece is taken with `salient.context`
-//! lines on each side when the share holds that, else alone, else skipped. Pieces closer than a marker are joined
-//! with the text between them. Taking pieces shrinks the head and the tail; a piece they still reach is dropped
-//! and its units go back to them. Every cut is the reference's surrogate-safe cut or a line boundary, so a
+//! The order of picking: errors (the earliest first), then the last exit line, the summaries (the latest first)
+//! and the other exit lines; lines the reference's own head and tail would have shown after those it would not;
+//! warnings last. Each line is taken alone while the share holds it; then, line by line in the same order, with up
+//! to `salient.context` lines on each side while the share still holds that. Pieces closer than a marker are
+//! joined with the text between them. Taking pieces shrinks the head and the tail; a piece they still reach is
+//! dropped and its units go back to them. Every cut is the reference's surrogate-safe cut or a line boundary, so a
 //! preview never splits a pair and never exceeds its allocation.
 
 use std::sync::OnceLock;
@@ -173,7 +175,7 @@ fn pick(text: &str, content: u64, share: HeadShare, settings: &SalientConfig) ->
     if cap <= MARKER_UNITS {
         return Vec::new();
     }
-    // The head and tail when nothing is picked (the reference's) and when the whole share is.
+    // The head and tail when nothing is picked (`line-aware`'s) and when the whole share is.
     let (shown_head, shown_tail) = regions(text, content, share);
     let (start, end) = regions(text, content - cap, share);
     if start >= end {
@@ -182,33 +184,42 @@ fn pick(text: &str, content: u64, share: HeadShare, settings: &SalientConfig) ->
     let limit = settings.lines.clamp(SALIENT_LINES.low, SALIENT_LINES.high) as usize;
     let mut candidates = if opens_json_object(text) {
         json_keys(text, start, end, limit)
+            .into_iter()
+            .map(|k| (k, false))
+            .collect()
     } else {
         salient_lines(text, start, end, limit)
     };
-    // What the reference would not show first (a stable sort keeps each group's order).
-    candidates.sort_by_key(|&(s, e)| !(s >= shown_head && e <= shown_tail));
-    let context = settings.context.min(CONTEXT_LINES.high) as usize;
+    // Warnings last; before them, what the reference would not show first (a stable sort keeps the order).
+    let hidden = |(s, e): Span| s >= shown_head && e <= shown_tail;
+    candidates.sort_by_key(|&(line, warning)| (warning, !hidden(line)));
+    // The lines alone first, then as much context as the share still holds, line by line.
+    let units = |(s, e): Span| utf16_len(&text[s..e]) as u64;
     let mut picked: Vec<Span> = Vec::new();
     let mut used = 0u64;
-    for line in candidates {
+    for &(line, _) in &candidates {
         if picked.len() == limit {
             break;
         }
+        let cost = units(line) + MARKER_UNITS;
+        if used + cost <= cap {
+            picked.push(line);
+            used += cost;
+        }
+    }
+    let context = settings.context.min(CONTEXT_LINES.high) as usize;
+    for span in picked.iter_mut() {
         // Context stays out of what the reference's head and tail show, which taking pieces only shrinks.
-        let hidden = line.0 >= shown_head && line.1 <= shown_tail;
-        let (low, high) = if hidden {
+        let (low, high) = if hidden(*span) {
             (shown_head, shown_tail)
         } else {
             (start, end)
         };
-        let wide = with_context(text, line, context, low, high);
-        for span in [wide, line] {
-            let units = utf16_len(&text[span.0..span.1]) as u64 + MARKER_UNITS;
-            if used + units <= cap {
-                picked.push(span);
-                used += units;
-                break;
-            }
+        let wide = with_context(text, *span, context, low, high);
+        let extra = units(wide) - units(*span);
+        if used + extra <= cap {
+            *span = wide;
+            used += extra;
         }
     }
     let mut pieces = merge(text, picked);
@@ -430,9 +441,9 @@ fn after_a_number(before: &[u8]) -> bool {
     matches!(before, [.., d, b' '] if d.is_ascii_digit())
 }
 
-/// The picked lines of `text` within `start..end`, in the order the module documentation gives, at most `limit`
-/// of each class.
-fn salient_lines(text: &str, start: usize, end: usize, limit: usize) -> Vec<Span> {
+/// The candidate lines of `text` within `start..end`, in the order the module documentation gives, at most
+/// `limit` of each class, each with whether it is a warning.
+fn salient_lines(text: &str, start: usize, end: usize, limit: usize) -> Vec<(Span, bool)> {
     let re = patterns();
     // Errors and warnings: the first `limit`; exit and summary lines: the last `limit`.
     let mut found: [Vec<Span>; 4] = Default::default();
@@ -471,13 +482,11 @@ fn salient_lines(text: &str, start: usize, end: usize, limit: usize) -> Vec<Span
     let [errors, exits, summaries, warnings] = found;
     let mut order =
         Vec::with_capacity(errors.len() + exits.len() + summaries.len() + warnings.len());
-    order.extend(errors.first());
-    order.extend(exits.last());
-    order.extend(summaries.last());
-    order.extend(errors.iter().skip(1));
-    order.extend(summaries.iter().rev().skip(1));
-    order.extend(exits.iter().rev().skip(1));
-    order.extend(warnings);
+    order.extend(errors.into_iter().map(|l| (l, false)));
+    order.extend(exits.last().map(|&l| (l, false)));
+    order.extend(summaries.iter().rev().map(|&l| (l, false)));
+    order.extend(exits.iter().rev().skip(1).map(|&l| (l, false)));
+    order.extend(warnings.into_iter().map(|l| (l, true)));
     order
 }
 
@@ -612,6 +621,36 @@ mod tests {
         assert_eq!(
             pieces(&many),
             ["010", "030", "050", "070"].map(|n| format!("error: failure number {n}"))
+        );
+    }
+
+    #[test]
+    fn every_line_comes_alone_before_any_context_and_errors_before_summaries_and_warnings() {
+        let mut text = String::new();
+        for i in 0..100 {
+            text.push_str(&format!("step {i:03}\n"));
+            match i {
+                20 => text.push_str("warning: unused import\n"),
+                30 => text.push_str("running 21 tests\n"),
+                60 => text.push_str("thread 'main' panicked at src/lib.rs:3:5\n"),
+                _ => {}
+            }
+        }
+        // Content 200 - 1 - 7 = 192 and a share of 15/32, 90 units: the panic (41 + 5) and the count (16 + 5)
+        // alone (67), not the warning (22 + 5) after them; then the panic's context (2 x 9 units), not the count's.
+        let settings = SalientConfig {
+            share: HeadShare::new(15, 32).unwrap(),
+            ..SalientConfig::default()
+        };
+        let out = fit_salient(&text, 200, "H", HeadShare::DEFAULT, &settings);
+        let parts: Vec<&str> = out.split(MARKER).collect();
+        assert_eq!(
+            parts[1..parts.len() - 1],
+            [
+                "running 21 tests",
+                "step 060\nthread 'main' panicked at src/lib.rs:3:5\nstep 061"
+            ],
+            "{out}"
         );
     }
 

@@ -16,8 +16,8 @@ use crate::model::Field;
 #[serde(default, deny_unknown_fields, rename_all = "snake_case")]
 pub struct StrategyConfig {
     /// The head share of previews in the alternatives built on the reference fit (`proportional`, `uniform`,
-    /// `greedy`, `weighted`, `line-aware`, `window-relative`; `largest-first` takes it for its last pass, whose cuts
-    /// never have room for a preview). Default 1/5, the reference's; `reference` and `send-guard` always use 1/5
+    /// `greedy`, `weighted`, `line-aware`, `salient`, `window-relative`; `largest-first` takes it for its last
+    /// pass, whose cuts never have room for a preview). Default 1/5, the reference's; `reference` and `send-guard` always use 1/5
     /// and `head-tail-<ratio>` its own ratio.
     pub head_share: HeadShare,
     /// The field weights of `weighted`.
@@ -32,6 +32,8 @@ pub struct StrategyConfig {
     pub gemini_cli: GeminiCliConfig,
     /// The settings of `claude-code`.
     pub claude_code: ClaudeCodeConfig,
+    /// The settings of `salient`.
+    pub salient: SalientConfig,
 }
 
 impl Default for StrategyConfig {
@@ -44,6 +46,7 @@ impl Default for StrategyConfig {
             window_relative: WindowRelativeConfig::default(),
             gemini_cli: GeminiCliConfig::default(),
             claude_code: ClaudeCodeConfig::default(),
+            salient: SalientConfig::default(),
         }
     }
 }
@@ -100,6 +103,10 @@ pub(crate) const POSITIVE_UNITS: Bounds = Bounds {
     low: 1,
     high: MAX_SETTING_UNITS,
 };
+/// The bounds of `salient.context`: lines kept on each side of a salient line.
+pub(crate) const CONTEXT_LINES: Bounds = Bounds { low: 0, high: 20 };
+/// The bounds of `salient.lines`: salient lines (or JSON keys) one preview may keep.
+pub(crate) const SALIENT_LINES: Bounds = Bounds { low: 1, high: 256 };
 /// The bounds of a length or token count that may be zero.
 pub(crate) const UNITS: Bounds = Bounds {
     low: 0,
@@ -140,6 +147,8 @@ impl StrategyConfig {
             ("legacy_layers.other_trigger", l.other_trigger, UNITS),
             ("legacy_layers.other_preview", l.other_preview, UNITS),
             ("legacy_layers.offload_preview", l.offload_preview, UNITS),
+            ("salient.context", self.salient.context, CONTEXT_LINES),
+            ("salient.lines", self.salient.lines, SALIENT_LINES),
         ];
         for (key, v, bounds) in units {
             bounds.check(key, v)?;
@@ -275,6 +284,36 @@ impl Default for ClaudeCodeConfig {
         ClaudeCodeConfig {
             message_cap_chars: 200_000,
         }
+    }
+}
+
+/// The settings of `salient`: how much of each preview goes to the lines it picks from the middle of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
+pub struct SalientConfig {
+    /// The most of each preview's content the picked lines may take (with their markers); what they leave goes
+    /// to the head and the tail. Default 1/2; 0 gives `line-aware`'s fit.
+    pub share: HeadShare,
+    /// Lines kept on each side of a picked line when the share holds them, 0 to 20. Default 1.
+    pub context: u64,
+    /// The most lines (or JSON keys) one preview picks, 1 to 256. Default 16.
+    pub lines: u64,
+}
+
+impl Default for SalientConfig {
+    fn default() -> Self {
+        SalientConfig {
+            share: HeadShare { num: 1, den: 2 },
+            context: 1,
+            lines: 16,
+        }
+    }
+}
+
+impl SalientConfig {
+    /// Whether every setting is the default (a scenario leaves it out of its digest then).
+    pub fn is_default(&self) -> bool {
+        *self == SalientConfig::default()
     }
 }
 

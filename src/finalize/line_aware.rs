@@ -63,15 +63,8 @@ pub(crate) fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadSh
         return fit(text, allocation, header, share);
     }
     let content = allocation - h - 2 - 5;
-    let mut tail_units = content - share.head_units(content);
-    let last = last_line_segment(text);
-    let last_len = utf16_len(last) as u64;
-    if last_len <= content {
-        tail_units = tail_units.max(last_len);
-    }
-    let tail_part = line_tail(text, tail_units as usize);
-    let head_units = content - utf16_len(tail_part) as u64;
-    let head_part = line_head(text, head_units as usize);
+    let (head_end, tail_start) = line_cuts(text, content, share);
+    let (head_part, tail_part) = (&text[..head_end], &text[tail_start..]);
     let mut out = String::with_capacity(header.len() + head_part.len() + tail_part.len() + 7);
     out.push_str(header);
     out.push_str("\n\n");
@@ -79,6 +72,21 @@ pub(crate) fn fit_lines(text: &str, allocation: u64, header: &str, share: HeadSh
     out.push_str("\n...\n");
     out.push_str(tail_part);
     out
+}
+
+/// Where the line-aware head of a preview with `content` units of text ends and its tail starts, as byte offsets
+/// into `text` (see the module documentation). For a `text` longer than `content` units, head and tail never
+/// overlap.
+pub(super) fn line_cuts(text: &str, content: u64, share: HeadShare) -> (usize, usize) {
+    let mut tail_units = content - share.head_units(content);
+    let last_len = utf16_len(last_line_segment(text)) as u64;
+    if last_len <= content {
+        tail_units = tail_units.max(last_len);
+    }
+    let tail_part = line_tail(text, tail_units as usize);
+    let head_units = content - utf16_len(tail_part) as u64;
+    let head_part = line_head(text, head_units as usize);
+    (head_part.len(), text.len() - tail_part.len())
 }
 
 /// From the start of the last line holding anything but line breaks to the end of `text` ("" when none).

@@ -35,6 +35,7 @@ mod opencode;
 mod openhands;
 mod proportional;
 mod reference;
+mod salient;
 mod send_guard;
 mod swe_agent;
 mod uniform;
@@ -74,12 +75,13 @@ register! {
     openhands,
     opencode,
     swe_agent,
+    salient,
 }
 
 // What code outside `finalize` uses; the strategies themselves are reached through `StrategyName`.
 pub use config::{
-    Bounds, ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, StrategyConfig,
-    WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
+    Bounds, ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, SalientConfig,
+    StrategyConfig, WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
 pub use configured::Configured;
 pub use cut_digests::PARALLEL_DIGEST_BYTES;

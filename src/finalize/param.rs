@@ -294,6 +294,10 @@ mod tests {
             "gemini-cli prompt_tokens gemini_cli.prompt_tokens [0 to 1000000000000] 0".to_string(),
             "claude-code message_cap_chars claude_code.message_cap_chars [1 to 1000000000000] 200000"
                 .to_string(),
+            share("salient"),
+            "salient share salient.share [0 to 1] 0.5".to_string(),
+            "salient context salient.context [0 to 20] 1".to_string(),
+            "salient lines salient.lines [1 to 256] 16".to_string(),
         ];
         assert_eq!(listed, expected);
     }
@@ -423,7 +427,8 @@ mod tests {
     }
 
     /// Batches and contexts that reach every knob: shell and other outputs over every default threshold, errors,
-    /// hook text, tight and loose budgets, with and without a context window, and many short fields.
+    /// hook text, tight and loose budgets, with and without a context window, many short fields, and a log with
+    /// many error lines.
     fn cases() -> Vec<(Vec<Entry>, i64, Option<u64>)> {
         let lines = |n: usize, tag: &str| -> String {
             (0..n).map(|i| format!("{tag} line {i:05}\n")).collect()
@@ -459,6 +464,14 @@ mod tests {
         for budget in [600, 1_200] {
             cases.push((small.clone(), budget, None));
         }
+        // A long log with an error line every tenth line: more picked lines than `salient` takes by default.
+        let log: String = (0..3_000)
+            .map(|i| match i % 10 {
+                5 => format!("error: step {i:05} failed\n"),
+                _ => format!("build line {i:05}\n"),
+            })
+            .collect();
+        cases.push((vec![output_entry("l", "shell", &log)], 20_000, None));
         cases
     }
 

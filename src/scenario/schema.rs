@@ -54,8 +54,10 @@ pub struct Scenario {
     /// The budgets to run at.
     #[serde(default)]
     pub budgets: Budgets,
-    /// Parameters of the strategies (`[strategy]`; defaults when absent).
-    #[serde(default)]
+    /// Parameters of the strategies (`[strategy]`; defaults when absent). Its `salient` table is left out of the
+    /// serialized scenario (and so of its digest) when it is the default, so the digests of scenarios written
+    /// before `salient` existed stay as they were.
+    #[serde(default, serialize_with = "strategy_without_default_salient")]
     pub strategy: StrategyConfig,
     /// The simulated PostToolBatch hook (`[hook]`).
     #[serde(default)]
@@ -64,6 +66,20 @@ pub struct Scenario {
     /// of its digest) when it is the default.
     #[serde(default, skip_serializing_if = "Texture::is_default")]
     pub texture: Texture,
+}
+
+/// Serializes `config` with its `salient` table left out when that is the default.
+fn strategy_without_default_salient<S: serde::Serializer>(
+    config: &StrategyConfig,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut value = serde_json::to_value(config).map_err(serde::ser::Error::custom)?;
+    if config.salient.is_default() {
+        if let serde_json::Value::Object(map) = &mut value {
+            map.shift_remove("salient");
+        }
+    }
+    value.serialize(serializer)
 }
 
 /// Entries per batch: log-normal around `median`, clamped to `[min, max]`.

@@ -368,3 +368,22 @@ fn validation_errors_are_values_with_a_field_path_and_no_position() {
     s.kinds = Some(std::collections::BTreeMap::from([(Kind::Shell, 0.0)]));
     assert_eq!(s.validate().unwrap_err().field, FieldPath::of(&["kinds"]));
 }
+
+#[test]
+fn a_default_salient_table_is_left_out_of_the_digest_and_another_is_not() {
+    let plain = Scenario::parse(MINIMAL, "t").unwrap();
+    let explicit = Scenario::parse(
+        &format!("{MINIMAL}[strategy.salient]\nshare = 0.5\ncontext = 1\nlines = 16\n"),
+        "t",
+    )
+    .unwrap();
+    assert_eq!(plain.digest(), explicit.digest());
+    assert!(!serde_json::to_string(&plain).unwrap().contains("salient"));
+    let other =
+        Scenario::parse(&format!("{MINIMAL}[strategy.salient]\ncontext = 0\n"), "t").unwrap();
+    assert_eq!(other.strategy.salient.context, 0);
+    assert_ne!(other.digest(), plain.digest());
+    assert!(serde_json::to_string(&other)
+        .unwrap()
+        .contains(r#""salient":{"share":"0.5","context":0,"lines":16}"#));
+}

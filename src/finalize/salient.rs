@@ -38,7 +38,7 @@ use regex_automata::Input;
 use super::config::{SalientConfig, CONTEXT_LINES, SALIENT_LINES};
 use super::head_share::HeadShare;
 use super::line_aware::{fit_lines, line_cuts};
-use super::param::{Param, Setting, HEAD_SHARE};
+use super::param::{Param, Search, Setting, HEAD_SHARE};
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
@@ -59,18 +59,21 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             key: "salient.share",
             description: "the most of each preview the picked lines may take; what they leave goes to head and tail",
             field: Setting::Share(|c| &mut c.salient.share),
+            search: Search::Shares { steps: 10 },
         },
         Param {
             name: "context",
             key: "salient.context",
             description: "lines kept on each side of a picked line when the share holds them",
             field: Setting::Units(CONTEXT_LINES, |c| &mut c.salient.context),
+            search: Search::Each { low: 0, high: 4 },
         },
         Param {
             name: "lines",
             key: "salient.lines",
             description: "the most lines (or JSON keys) one preview picks",
             field: Setting::Units(SALIENT_LINES, |c| &mut c.salient.lines),
+            search: Search::Log { low: 2, high: 256, points: 8 },
         },
     ],
     build: Build::One(|config| {

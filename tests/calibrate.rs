@@ -41,11 +41,25 @@ fn share(v: &Value) -> f64 {
     v["share"].as_f64().unwrap_or(0.0)
 }
 
-/// Every figure of the check, from two profiles: p50, p90 and p99 within 10%, the share above 100,000
+/// Every figure of the check, from two profiles: p10, p50, p90 and p99 within 10%, the share above 100,000
 /// within a factor of 2 when the corpus has at least 20 such outputs, every shape share within 1 percentage point,
 /// the median batch width equal. Returns the figures that miss.
 fn misses(fitted: &Value, corpus: &Value) -> Vec<String> {
     let mut missed = Vec::new();
+    let p10 = |p: &Value| {
+        p["sizes"]["quantiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["percent"] == 10.0)
+            .unwrap()["units"]
+            .as_f64()
+            .unwrap()
+    };
+    let (f, c) = (p10(fitted), p10(corpus));
+    if (f - c).abs() > 0.1 * c {
+        missed.push(format!("p10: {f} vs {c}"));
+    }
     for p in ["median", "p90", "p99"] {
         let (f, c) = (
             fitted["sizes"]["distribution"][p].as_f64().unwrap(),

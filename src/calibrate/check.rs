@@ -1,5 +1,5 @@
-//! The fit check: the corpus's figures beside the fitted scenario's, each with its tolerance. p50, p90 and p99
-//! within 10%; the share above 100,000 units within a factor of 2 when the corpus has at least 20 such outputs;
+//! The fit check: the corpus's figures beside the fitted scenario's, each with its tolerance. p10, p50, p90 and
+//! p99 within 10%; the share above 100,000 units within a factor of 2 when the corpus has at least 20 such outputs;
 //! every shape share (astral, non-ASCII, CRLF, ANSI, empty, repeated, each exit-line style) and the mean
 //! summary-line position within 1 percentage point; the median batch width equal. The same rules score the
 //! fit's rounds (on [`Measure`]s) and judge the result (on the two [`Profile`]s).
@@ -27,8 +27,8 @@ const EDGE: f64 = 1.0 + 1e-9;
 pub(super) struct Figures {
     /// Outputs.
     pub outputs: u64,
-    /// Size percentiles (p50, p90, p99) and maximum.
-    pub sizes: [Option<u64>; 4],
+    /// Size percentiles (p10, p50, p90, p99) and maximum.
+    pub sizes: [Option<u64>; 5],
     /// Outputs above 100,000 units: count and share.
     pub giants: (u64, f64),
     /// Shares: astral, non-ASCII, CRLF, ANSI, empty, repeated.
@@ -48,6 +48,12 @@ impl Figures {
     /// The figures of a profile.
     pub(super) fn of_profile(p: &Profile) -> Figures {
         let d = &p.sizes.distribution;
+        let p10 = p
+            .sizes
+            .quantiles
+            .iter()
+            .find(|q| q.percent == 10.0)
+            .map(|q| q.units);
         let share = |s: &crate::profile::Share| s.share.unwrap_or(0.0);
         let giants = p
             .sizes
@@ -57,7 +63,7 @@ impl Figures {
             .map_or((0, 0.0), |a| (a.outputs.count, share(&a.outputs)));
         Figures {
             outputs: p.outputs,
-            sizes: [d.median, d.p90, d.p99, d.max],
+            sizes: [p10, d.median, d.p90, d.p99, d.max],
             giants,
             shares: [
                 share(&p.shape.astral),
@@ -84,6 +90,7 @@ impl Figures {
         Figures {
             outputs: m.outputs,
             sizes: [
+                percentile(&m.sizes, 1_000),
                 percentile(&m.sizes, 5_000),
                 percentile(&m.sizes, 9_000),
                 percentile(&m.sizes, 9_900),
@@ -137,7 +144,7 @@ fn percent(v: f64) -> String {
 /// The comparison of the fitted figures with the corpus's.
 pub(super) fn rows(corpus: &Figures, fitted: &Figures) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (i, name) in ["p50", "p90", "p99"].iter().enumerate() {
+    for (i, name) in ["p10", "p50", "p90", "p99"].iter().enumerate() {
         let (c, f) = (corpus.sizes[i], fitted.sizes[i]);
         let miss = match (c, f) {
             (Some(c), Some(f)) if c > 0 => {
@@ -157,8 +164,8 @@ pub(super) fn rows(corpus: &Figures, fitted: &Figures) -> Vec<Row> {
     }
     rows.push(Row {
         figure: "size max (units)".into(),
-        corpus: units(corpus.sizes[3]),
-        fitted: units(fitted.sizes[3]),
+        corpus: units(corpus.sizes[4]),
+        fitted: units(fitted.sizes[4]),
         tolerance: "-".into(),
         pass: None,
         miss: 0.0,
@@ -277,7 +284,13 @@ mod tests {
     fn figures() -> Figures {
         Figures {
             outputs: 1_000,
-            sizes: [Some(300), Some(4_000), Some(10_000), Some(600_000)],
+            sizes: [
+                Some(40),
+                Some(300),
+                Some(4_000),
+                Some(10_000),
+                Some(600_000),
+            ],
             giants: (25, 0.025),
             shares: [0.0, 0.004, 0.003, 0.0006, 0.057, 0.02],
             styles: BTreeMap::from([("Exit code: N".to_string(), 0.2)]),
@@ -294,12 +307,20 @@ mod tests {
         assert_eq!(score(&same), (0, 0.0));
         // 10% off is within, a unit more is not.
         let mut f = figures();
-        f.sizes[0] = Some(330);
+        f.sizes[1] = Some(330);
         assert!(passed(&rows(&corpus, &f)));
-        f.sizes[0] = Some(331);
+        f.sizes[1] = Some(331);
         let r = rows(&corpus, &f);
-        assert_eq!(r[0].pass, Some(false));
+        assert_eq!(r[1].pass, Some(false));
         assert_eq!(score(&r).0, 1);
+        // The small sizes too: p10 is checked.
+        let mut f = figures();
+        f.sizes[0] = Some(44);
+        let r = rows(&corpus, &f);
+        assert_eq!(r[0].figure, "size p10 (units)");
+        assert!(passed(&r));
+        f.sizes[0] = Some(45);
+        assert_eq!(rows(&corpus, &f)[0].pass, Some(false));
         // Twice the giants is within, a little more is not; with fewer than 20 in the corpus, unchecked.
         let mut f = figures();
         f.giants = (50, 0.05);
@@ -309,7 +330,7 @@ mod tests {
         let mut few = figures();
         few.giants = (19, 0.019);
         let r = rows(&few, &f);
-        assert_eq!(r[4].pass, None);
+        assert_eq!(r[5].pass, None);
         assert!(passed(&r));
         // One percentage point.
         let mut f = figures();

@@ -6,7 +6,7 @@
 //! width, and the texture: astral, non-ASCII, CRLF, ANSI, empty and repeated outputs, the exit-line styles, the
 //! summary position, windowed views, the tools' names), writes it as a scenario file with the mapping as
 //! comments (`write`), and compares the profile ([`crate::profile`]) of the scenario's generated batches with
-//! the corpus's (`check`): p50, p90 and p99 within 10%, the share above 100,000 units within a factor of 2 when
+//! the corpus's (`check`): p10, p50, p90 and p99 within 10%, the share above 100,000 units within a factor of 2 when
 //! the corpus has at least 20 such outputs, every shape share within 1 percentage point, the median batch width
 //! equal. A fit that misses is still written; [`Calibration::passed`] says whether it fits.
 //!

@@ -177,6 +177,10 @@ pub(crate) struct ExternalArgs {
     /// Folder for the external strategies' stderr logs and the request of a fault.
     #[arg(long, value_name = "DIR")]
     pub(crate) external_log: Option<PathBuf>,
+    /// A lone UTF-16 surrogate escape in an answer: `reject` (a fault) or `replace` (by U+FFFD, to look at the
+    /// output; conform's replay commands carry it).
+    #[arg(long, value_name = "MODE", default_value = "reject", value_parser = ["reject", "replace"])]
+    pub(crate) external_lone_surrogates: String,
 }
 
 impl ExternalArgs {
@@ -193,6 +197,9 @@ impl ExternalArgs {
             self.external_log.as_deref().unwrap_or(default_dir.as_ref()),
         );
         options.timeout = budgetlab::external::parse_timeout(&self.external_timeout)?;
+        if self.external_lone_surrogates == "replace" {
+            options.lone_surrogates = budgetlab::external::LoneSurrogatePolicy::Replace;
+        }
         Ok((strategies, options))
     }
 

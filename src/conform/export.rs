@@ -7,12 +7,13 @@ use super::report::{CheckResult, ConformReport, Counterexample};
 use super::shrink::CaseSize;
 use crate::gate::junit::escape;
 
-/// The report as Markdown: a headline, the table (check, cases, passed, first counterexample) and, for every
-/// failing check, its counterexample with the commands that replay it.
+/// The report as Markdown: a headline, the table (check, cases, passed, first counterexample, or why the check
+/// was not run) and, for every failing check, its counterexample with the commands that replay it.
 pub fn markdown(r: &ConformReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# budgetlab conform: `{}`\n", r.strategy);
     let failing = r.checks.iter().filter(|c| !c.holds()).count();
+    let not_run = r.checks.iter().filter(|c| c.not_run.is_some()).count();
     let c = &r.cases;
     let _ = writeln!(
         out,
@@ -28,12 +29,27 @@ pub fn markdown(r: &ConformReport) -> String {
         } else {
             ""
         },
-        if failing == 0 {
-            format!("all {} checks hold", r.checks.len())
-        } else {
-            format!("{failing} of {} checks fail", r.checks.len())
+        match (failing, not_run) {
+            (0, 0) => format!("all {} checks hold", r.checks.len()),
+            (0, _) => format!(
+                "all {} checks that ran hold, {not_run} not run",
+                r.checks.len() - not_run
+            ),
+            (_, 0) => format!("{failing} of {} checks fail", r.checks.len()),
+            _ => format!(
+                "{failing} of {} checks that ran fail, {not_run} not run",
+                r.checks.len() - not_run
+            ),
         }
     );
+    if r.cases_not_run > 0 {
+        let _ = writeln!(
+            out,
+            "{} cases that inject failed writes not run: {}.\n",
+            r.cases_not_run,
+            crate::conform::NO_PERSIST_FAULTS
+        );
+    }
     out.push_str("| check | cases | passed | first counterexample |\n|---|---:|---:|---|\n");
     for check in &r.checks {
         let passed = if check.cases == 0 {
@@ -42,7 +58,12 @@ pub fn markdown(r: &ConformReport) -> String {
             check.passed.to_string()
         };
         let example = check.counterexample.as_ref().map_or_else(
-            || "-".to_string(),
+            || {
+                check
+                    .not_run
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |why| cell(&format!("not run: {why}")))
+            },
             |x| {
                 cell(&format!(
                     "`{}` shrunk to {}: {}",
@@ -113,10 +134,14 @@ pub fn json(r: &ConformReport) -> Vec<u8> {
 }
 
 /// The report as JUnit XML: one test suite for the strategy, one test case per check; a failing check carries
-/// its counterexample and replay commands, a check no case applied to is skipped. No timestamps or durations.
+/// its counterexample and replay commands, a check not run or that no case applied to is skipped. No timestamps or durations.
 pub fn junit(r: &ConformReport) -> String {
     let failures = r.checks.iter().filter(|c| !c.holds()).count();
-    let skipped = r.checks.iter().filter(|c| c.cases == 0).count();
+    let skipped = r
+        .checks
+        .iter()
+        .filter(|c| c.cases == 0 || c.not_run.is_some())
+        .count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
@@ -155,6 +180,14 @@ pub fn junit(r: &ConformReport) -> String {
                     escape(&x.message),
                     check.check,
                     escape(&body)
+                );
+            }
+            None if check.not_run.is_some() => {
+                let why = check.not_run.as_deref().unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    ">\n      <skipped message=\"not run: {}\"/>\n    </testcase>",
+                    escape(why)
                 );
             }
             None if check.cases == 0 => {

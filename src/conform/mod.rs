@@ -45,6 +45,9 @@ use crate::error::{Error, Result};
 use crate::finalize::Finalizer;
 use crate::rng::Seed;
 
+/// Why a check or a case that injects failed writes is not run.
+pub const NO_PERSIST_FAULTS: &str = "the finalizer does not declare the persist-faults capability";
+
 /// Generated cases a run makes unless told otherwise (`--cases`).
 pub const DEFAULT_CASES: u64 = 2_000;
 
@@ -106,16 +109,32 @@ impl ConformJob<'_> {
     pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> ConformReport {
         let set = self.case_set();
         let checks = Check::active(self.as_reference);
-        let verdicts: Vec<Vec<Verdict>> = (0..set.len())
+        // Without the capability, nothing that injects failed writes can run: the cases that name failing ids
+        // and the checks that fail every write.
+        let faults = self.finalizer.simulates_persist_faults();
+        let runs = |check: Check| faults || !check.fails_writes();
+        let verdicts: Vec<Option<(u64, Vec<Verdict>)>> = (0..set.len())
             .into_par_iter()
             .map(|k| {
                 let case = set.case(k);
-                let trial = Trial::new(self.finalizer, &case);
-                let verdicts = checks.iter().map(|c| c.evaluate(&trial)).collect();
+                let verdicts = (faults || case.fail_ids.is_empty()).then(|| {
+                    let trial = Trial::new(self.finalizer, &case);
+                    let judge = |&c: &Check| {
+                        if runs(c) {
+                            c.evaluate(&trial)
+                        } else {
+                            Verdict::NotApplicable
+                        }
+                    };
+                    (k, checks.iter().map(judge).collect())
+                });
                 progress(1);
                 verdicts
             })
             .collect();
+        let cases_not_run = verdicts.iter().filter(|v| v.is_none()).count() as u64;
+        let (case_of, verdicts): (Vec<u64>, Vec<Vec<Verdict>>) =
+            verdicts.into_iter().flatten().unzip();
         let results: Vec<CheckResult> = checks
             .par_iter()
             .enumerate()
@@ -130,7 +149,7 @@ impl ConformJob<'_> {
                     let Verdict::Fail(message) = &verdicts[k][i] else {
                         unreachable!("a failed verdict carries its message")
                     };
-                    self.counterexample(check, set.case(k as u64), message.clone())
+                    self.counterexample(check, set.case(case_of[k]), message.clone())
                 });
                 CheckResult {
                     check: check.name().to_string(),
@@ -138,6 +157,7 @@ impl ConformJob<'_> {
                     cases: applied,
                     passed,
                     counterexample,
+                    not_run: (!runs(check)).then(|| NO_PERSIST_FAULTS.to_string()),
                 }
             })
             .collect();
@@ -153,6 +173,7 @@ impl ConformJob<'_> {
                 .into_iter()
                 .map(|(name, digest)| ScenarioDigest { name, digest })
                 .collect(),
+            cases_not_run,
             passed: results.iter().all(CheckResult::holds),
             checks: results,
         }

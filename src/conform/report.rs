@@ -32,7 +32,11 @@ pub struct ConformReport {
     pub cases: CaseCounts,
     /// The scenarios the generated cases come from, with their digests under the run's seed.
     pub scenarios: Vec<ScenarioDigest>,
-    /// Whether every check holds.
+    /// Cases not run because they inject failed writes and the finalizer cannot simulate them (it lacks the
+    /// `persist-faults` capability); absent when every case ran.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cases_not_run: u64,
+    /// Whether every check that ran holds.
     pub passed: bool,
     /// One result per check, in report order.
     pub checks: Vec<CheckResult>,
@@ -61,10 +65,17 @@ pub struct CheckResult {
     pub passed: u64,
     /// The first failing case, shrunk (`None` when every case passed).
     pub counterexample: Option<Counterexample>,
+    /// Why the check was not run (absent when it ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CheckResult {
-    /// Whether the check holds on every case it applied to.
+    /// Whether the check holds on every case it applied to (a check not run holds: nothing was found).
     pub fn holds(&self) -> bool {
         self.counterexample.is_none()
     }

@@ -295,6 +295,25 @@ impl Finalizer for ExternalFinalizer {
         &self.strategy.name
     }
 
+    /// Whether the child declared `persist-faults`, from its handshake (a child is started for it if none is
+    /// idle). A child that cannot be started answers `true`: its fault is then reported by the first request.
+    fn simulates_persist_faults(&self) -> bool {
+        if self.faulted.load(Ordering::Acquire) {
+            return true;
+        }
+        match self.checkout() {
+            Ok(worker) => {
+                let declared = worker.fault_injection;
+                self.checkin(worker);
+                declared
+            }
+            Err(fault) => {
+                self.set_fault(*fault);
+                true
+            }
+        }
+    }
+
     fn finalize(
         &self,
         batch: Batch,

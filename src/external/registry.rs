@@ -88,6 +88,10 @@ impl Finalizer for Handle {
     ) -> Outcome {
         self.0.finalize(batch, ctx, store)
     }
+
+    fn simulates_persist_faults(&self) -> bool {
+        self.0.simulates_persist_faults()
+    }
 }
 
 /// The external strategies registered for one command, each a [`StrategyName`].
@@ -195,9 +199,16 @@ impl ExternalRegistry {
             "--external".to_string(),
             format!("{}={}", r.strategy.name, r.strategy.command),
         ];
-        let timeout = lock(&r.options).timeout;
-        if timeout != super::DEFAULT_TIMEOUT {
-            flags.extend(["--external-timeout".to_string(), seconds(timeout)]);
+        let options = lock(&r.options);
+        if options.timeout != super::DEFAULT_TIMEOUT {
+            flags.extend(["--external-timeout".to_string(), seconds(options.timeout)]);
+        }
+        if options.lone_surrogates == super::LoneSurrogatePolicy::Replace {
+            // conform sees a split pair as U+FFFD; its replay commands show the same output.
+            flags.extend([
+                "--external-lone-surrogates".to_string(),
+                "replace".to_string(),
+            ]);
         }
         Some(flags)
     }
@@ -371,6 +382,18 @@ mod tests {
         assert_eq!(
             r.flags_for(&mine).unwrap(),
             ["--external", "mine=cat", "--external-timeout", "1.5"]
+        );
+        r.configure(|o| o.lone_surrogates = super::super::LoneSurrogatePolicy::Replace);
+        assert_eq!(
+            r.flags_for(&mine).unwrap(),
+            [
+                "--external",
+                "mine=cat",
+                "--external-timeout",
+                "1.5",
+                "--external-lone-surrogates",
+                "replace"
+            ]
         );
     }
 

@@ -146,4 +146,12 @@ pub trait Finalizer: Send + Sync {
     /// Finalizes `batch` to the budget in `ctx`, persisting through `store`.
     fn finalize(&self, batch: Batch, ctx: &BudgetContext, store: &mut dyn ArtifactStore)
         -> Outcome;
+
+    /// Whether the finalizer can be handed a backend whose writes fail on purpose
+    /// ([`ArtifactStore::injected_faults`]). Every built-in strategy can; an external child only when it declares
+    /// the optional `persist-faults` capability (docs/protocol.md), so `conform` runs the checks that need failed
+    /// writes only when this holds.
+    fn simulates_persist_faults(&self) -> bool {
+        true
+    }
 }

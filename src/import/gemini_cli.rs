@@ -166,7 +166,7 @@ fn read_message(
         let id = required_str(call, "id").map_err(at)?;
         let name = required_str(call, "name").map_err(at)?;
         if !turns.call(&turn, id, name) {
-            tally.skip("tool call repeated (same id)");
+            tally.skip("tool call repeated (same id in the same turn)");
             continue;
         }
         let parts = match call.get("result") {
@@ -180,7 +180,9 @@ fn read_message(
                 let mut result = response_result(response);
                 result.is_error |= matches!(status, Some("error" | "cancelled"));
                 result.media = media;
-                turns.result(id, result);
+                if !turns.result(id, result) {
+                    tally.skip("tool result repeated (same id and content)");
+                }
             }
             None => tally.skip("tool call whose result holds no functionResponse for it"),
         }

@@ -108,7 +108,7 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                 } else {
                     for (id, name) in calls {
                         if !turns.call(&turn, &id, &name) {
-                            tally.skip("tool call repeated (same id)");
+                            tally.skip("tool call repeated (same id in the same turn)");
                         }
                     }
                 }
@@ -131,7 +131,7 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                     .or_else(|| tagged_returncode(&result.text));
                 result.is_error = code.is_some_and(|c| c != 0);
                 if !turns.result(id, result) {
-                    tally.skip("tool result repeated (same id)");
+                    tally.skip("tool result repeated (same id and content)");
                 }
             }
             Some("user") => {

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use crate::atomic::AtomicFile;
 use crate::error::{Error, Result};
-use crate::model::Batch;
+use crate::model::{Batch, Entry};
 use crate::rng::Seed;
 
 pub use anonymize::{Anonymizer, KEPT_SUFFIXES, KEPT_UNITS, KEYWORDS};
@@ -319,7 +319,9 @@ impl ImportJob {
         let excluded = exclude.and_then(|p| p.canonicalize().ok());
         let candidates = walk::collect(&self.paths, &wants, excluded.as_deref())?;
         let mut anonymizer = self.anonymize.map(Anonymizer::new);
-        let mut seen_ids: HashSet<(&'static str, String)> = HashSet::new();
+        // A result already written (same format, call id and content) comes from a session copied by a resume;
+        // the same call id with other content is another result.
+        let mut seen: HashSet<(&'static str, String, [u8; 32])> = HashSet::new();
         for candidate in candidates {
             for (source, format) in self.resolve(candidate, &mut report)? {
                 let mut tally = Tally::default();
@@ -341,7 +343,11 @@ impl ImportJob {
                     let mut batch: Batch = Vec::with_capacity(imported.len());
                     for e in imported {
                         if !e.synthetic_id
-                            && !seen_ids.insert((format.name(), e.entry.call_id.clone()))
+                            && !seen.insert((
+                                format.name(),
+                                e.entry.call_id.clone(),
+                                content_digest(&e.entry),
+                            ))
                         {
                             tally.skip("result repeated from an earlier file (resumed session)");
                             continue;
@@ -429,4 +435,11 @@ impl ImportJob {
         report.ignored.push(source.path);
         Ok(Vec::new())
     }
+}
+
+/// The SHA-256 of an entry's JSON: what tells a result repeated by a resumed session from another one that
+/// reuses its call id.
+fn content_digest(entry: &Entry) -> [u8; 32] {
+    let json = serde_json::to_vec(entry).unwrap_or_default();
+    crate::digest::sha256(&json)
 }

@@ -151,7 +151,7 @@ impl State {
                 self.call_of_action.insert(id, call_id.to_string());
             }
             if !self.turns.call(&turn, call_id, name) {
-                tally.skip("tool call repeated (same id)");
+                tally.skip("tool call repeated (same id in the same turn)");
             }
             return Ok(());
         }
@@ -197,7 +197,7 @@ impl State {
             }
         }
         if !self.turns.result(&call, result) {
-            tally.skip("tool result repeated (same id)");
+            tally.skip("tool result repeated (same id and content)");
         }
         Ok(())
     }

@@ -80,7 +80,7 @@ fn read_record(
                 let name = required_str(call, "name").map_err(at)?;
                 calls += 1;
                 if !turns.call(&turn, id, name) {
-                    tally.skip("tool call repeated (same id)");
+                    tally.skip("tool call repeated (same id in the same turn)");
                 }
             }
             if calls == 0 {
@@ -121,7 +121,7 @@ fn read_record(
                 result.is_error |= error_set || matches!(status, Some("error" | "cancelled"));
                 result.media = media;
                 if !turns.result(id, result) {
-                    tally.skip("tool result repeated (same id)");
+                    tally.skip("tool result repeated (same id and content)");
                 }
             }
             if found == 0 {

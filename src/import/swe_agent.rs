@@ -141,7 +141,7 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                 } else {
                     for (id, name) in tool_calls(&calls, &format!("{what}.tool_calls"))? {
                         if !turns.call(&turn, &id, &name) {
-                            tally.skip("tool call repeated (same id)");
+                            tally.skip("tool call repeated (same id in the same turn)");
                         }
                     }
                 }
@@ -166,7 +166,7 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                         return Err(format!("{what}.tool_call_ids must hold strings"));
                     };
                     if !turns.result(&id, result.clone()) {
-                        tally.skip("tool result repeated (same id)");
+                        tally.skip("tool result repeated (same id and content)");
                     }
                 }
             }

@@ -2,13 +2,18 @@
 //! results under their call id, in any order; [`Turns::into_batches`] then makes one batch per turn, in the
 //! order turns first appeared, holding the calls that got a result in call order.
 //!
-//! A call id seen a second time (a resumed session repeats lines) is ignored, and so is a second result for
-//! the same id: the first one is what the model saw. A call with no result is dropped, and a turn left with no
-//! entry makes no batch. This module also builds the batch entries: the result text as
+//! A call id is not unique across a session: some logs reuse ids in later turns (SWE-agent demonstration
+//! trajectories number their calls from 1 again). So a repeat is told by what repeats. A call id seen again in
+//! the same turn is a repeated line (a resumed session) and is ignored; seen in another turn, it is a new call.
+//! A result with the id and the content (text, error flag, non-text parts) of a result already recorded is a
+//! repeated line and is ignored; with other content it is a new result. The k-th call recorded with an id gets
+//! the k-th result recorded with it. A call left without a result is dropped (counted apart when its id's
+//! result came again with the same content: a resumed session that repeated the call in a turn of its own),
+//! and a turn left with no entry makes no batch. This module also builds the batch entries: the result text as
 //! `functionResponse.response.output` (or `.error`), images and other non-text content as `inlineData` parts
 //! beside it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -51,6 +56,19 @@ struct Call {
     id: String,
     name: String,
     synthetic: bool,
+    /// How many calls with this id were recorded before this one: it gets the result of the same rank.
+    rank: usize,
+}
+
+/// What the session recorded under one call id.
+#[derive(Debug, Default)]
+struct Recorded {
+    /// The turn of each call with this id, in the order recorded.
+    turns: Vec<usize>,
+    /// Its distinct results, in the order recorded (`None` once taken by a call).
+    results: Vec<Option<ToolResult>>,
+    /// Results ignored because they repeated one of `results`.
+    repeated: usize,
 }
 
 /// The calls of a session grouped by model turn, and their results by call id.
@@ -58,8 +76,7 @@ struct Call {
 pub struct Turns {
     turns: Vec<Vec<Call>>,
     turn_of_key: HashMap<String, usize>,
-    call_ids: HashSet<String>,
-    results: HashMap<String, ToolResult>,
+    ids: HashMap<String, Recorded>,
 }
 
 impl Turns {
@@ -68,8 +85,8 @@ impl Turns {
         Turns::default()
     }
 
-    /// Records call `id` of tool `name` in the turn keyed `turn`. `false` (and nothing recorded) when the id
-    /// was already seen.
+    /// Records call `id` of tool `name` in the turn keyed `turn`. `false` (and nothing recorded) when that
+    /// turn already holds a call with this id.
     pub fn call(&mut self, turn: &str, id: &str, name: &str) -> bool {
         self.add_call(turn, id, name, false)
     }
@@ -80,34 +97,42 @@ impl Turns {
     }
 
     fn add_call(&mut self, turn: &str, id: &str, name: &str, synthetic: bool) -> bool {
-        if !self.call_ids.insert(id.to_string()) {
+        let next = self.turns.len();
+        let index = self.turn_of_key.get(turn).copied().unwrap_or(next);
+        let recorded = self.ids.entry(id.to_string()).or_default();
+        if recorded.turns.contains(&index) {
             return false;
         }
-        let next = self.turns.len();
-        let index = *self.turn_of_key.entry(turn.to_string()).or_insert(next);
+        let rank = recorded.turns.len();
+        recorded.turns.push(index);
         if index == next {
+            self.turn_of_key.insert(turn.to_string(), index);
             self.turns.push(Vec::new());
         }
         self.turns[index].push(Call {
             id: id.to_string(),
             name: name.to_string(),
             synthetic,
+            rank,
         });
         true
     }
 
-    /// Records the result of call `id`. `false` (and nothing recorded) when that id already has one.
+    /// Records a result of call `id`. `false` (and nothing recorded) when a result with this id and the same
+    /// content was already recorded.
     pub fn result(&mut self, id: &str, result: ToolResult) -> bool {
-        if self.results.contains_key(id) {
+        let recorded = self.ids.entry(id.to_string()).or_default();
+        if recorded.results.iter().flatten().any(|r| *r == result) {
+            recorded.repeated += 1;
             return false;
         }
-        self.results.insert(id.to_string(), result);
+        recorded.results.push(Some(result));
         true
     }
 
-    /// Whether call `id` has been recorded.
+    /// Whether a call with id `id` has been recorded.
     pub fn has_call(&self, id: &str) -> bool {
-        self.call_ids.contains(id)
+        self.ids.get(id).is_some_and(|r| !r.turns.is_empty())
     }
 
     /// The batches, in turn order; calls without a result and results without a call are counted in `tally`.
@@ -116,8 +141,17 @@ impl Turns {
         for turn in self.turns {
             let mut batch = Vec::new();
             for call in turn {
-                let Some(result) = self.results.remove(&call.id) else {
-                    tally.skip("call without a recorded result");
+                let Some(recorded) = self.ids.get_mut(&call.id) else {
+                    continue; // every recorded call has its id recorded
+                };
+                let Some(result) = recorded.results.get_mut(call.rank).and_then(Option::take)
+                else {
+                    if call.rank > 0 && recorded.repeated > 0 {
+                        recorded.repeated -= 1;
+                        tally.skip("call repeated in a later turn without a new result");
+                    } else {
+                        tally.skip("call without a recorded result");
+                    }
                     continue;
                 };
                 batch.push(ImportedEntry {
@@ -129,7 +163,12 @@ impl Turns {
                 batches.push(batch);
             }
         }
-        for _ in 0..self.results.len() {
+        let unmatched: usize = self
+            .ids
+            .values()
+            .map(|r| r.results.iter().flatten().count())
+            .sum();
+        for _ in 0..unmatched {
             tally.skip("result without a recorded call");
         }
         batches
@@ -261,8 +300,14 @@ mod tests {
         assert!(t.result("b", ToolResult::text("B", false)));
         assert!(t.result("c", ToolResult::text("C", true)));
         assert!(t.result("a", ToolResult::text("A", false)));
-        assert!(!t.call("m3", "a", "Bash"), "a repeated call id is ignored");
-        assert!(!t.result("a", ToolResult::text("again", false)));
+        assert!(
+            !t.call("m1", "a", "Bash"),
+            "a call id repeated in its turn is ignored"
+        );
+        assert!(
+            !t.result("a", ToolResult::text("A", false)),
+            "so is a repeated result"
+        );
         assert!(t.result("zzz", ToolResult::text("orphan", false)));
         t.call("m4", "d", "Bash"); // never answered
         let mut tally = Tally::default();
@@ -280,6 +325,48 @@ mod tests {
             json!({"callId":"a","toolName":"Bash","responseParts":[
                 {"functionResponse":{"id":"a","name":"Bash","response":{"output":"A"}}}]})
         );
+    }
+
+    #[test]
+    fn an_id_reused_in_a_later_turn_is_a_new_call_and_a_repeated_content_a_repeat() {
+        let mut t = Turns::new();
+        assert!(t.call("m1", "a", "Bash"));
+        assert!(t.result("a", ToolResult::text("one", false)));
+        assert!(
+            t.call("m2", "a", "Bash"),
+            "the same id in another turn is a new call"
+        );
+        assert!(
+            !t.result("a", ToolResult::text("one", false)),
+            "same id and content: a repeat"
+        );
+        assert!(
+            t.result("a", ToolResult::text("two", false)),
+            "other content: a new result"
+        );
+        assert!(
+            t.result("a", ToolResult::text("two", true)),
+            "the error flag is content"
+        );
+        assert!(t.call("m3", "a", "Read"));
+        // A resumed session repeats the call in a turn of its own, and its result.
+        assert!(t.call("m4", "a", "Read"));
+        assert!(!t.result("a", ToolResult::text("two", true)));
+        let mut tally = Tally::default();
+        let batches = t.into_batches(&mut tally);
+        assert_eq!(ids(&batches), vec![vec!["a"], vec!["a"], vec!["a"]]);
+        let texts: Vec<String> = batches
+            .iter()
+            .map(|b| serde_json::to_string(&b[0].entry.response_parts).unwrap())
+            .collect();
+        assert!(texts[0].contains("\"output\":\"one\""), "{texts:?}");
+        assert!(texts[1].contains("\"output\":\"two\""), "{texts:?}");
+        assert!(texts[2].contains("\"error\":\"two\""), "{texts:?}");
+        assert_eq!(
+            tally.count("call repeated in a later turn without a new result"),
+            1
+        );
+        assert_eq!(tally.count("call without a recorded result"), 0);
     }
 
     #[test]

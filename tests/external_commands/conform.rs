@@ -141,13 +141,13 @@ fn conform_catches_both_bugs_of_the_wrong_example_with_shrunk_counterexamples() 
         "{pairs}"
     );
     // Each replay command registers the program again, and replays the failure through `finalize`: one unit
-    // over, and the split pair refused as a lone surrogate escape.
+    // over, and the split pair shown as conform judged it (its lone surrogate escape replaced, not refused).
     let replay = |c: &Value| -> Output {
         let line = c["commands"][0].as_str().unwrap();
         let registered = budgetlab::conform::shell_quote(&format!("wrong={command}"));
         assert!(
             line.starts_with(&format!(
-                "budgetlab finalize --external {registered} --strategy wrong "
+                "budgetlab finalize --external {registered} --external-lone-surrogates replace --strategy wrong "
             )),
             "{line}"
         );
@@ -173,6 +173,110 @@ fn conform_catches_both_bugs_of_the_wrong_example_with_shrunk_counterexamples() 
         budgetlab::finalize::SlotScope::ALL,
     );
     assert_eq!(total, 2, "one unit over the budget of 1");
-    let line = one_line_failure(&replay(&pairs));
-    assert!(line.contains("lone UTF-16 surrogate escape"), "{line}");
+    // The split pair is shown, as conform saw it: a replacement character where half the pair was.
+    let out = replay(&pairs);
+    assert_success(&out);
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(printed.contains('\u{FFFD}'), "{printed}");
+    // Every printed command runs and shows its output.
+    for check in ["budget-fits", "surrogates-intact"] {
+        let x = counterexample(check);
+        for line in x["commands"].as_array().unwrap() {
+            let out = Command::new("sh")
+                .current_dir(dir)
+                .env(
+                    "PATH",
+                    format!(
+                        "{}:{}",
+                        Path::new(BIN).parent().unwrap().display(),
+                        std::env::var("PATH").unwrap_or_default()
+                    ),
+                )
+                .args(["-c", line.as_str().unwrap()])
+                .output()
+                .unwrap();
+            assert_success(&out);
+            let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(printed["entries"].is_array(), "{printed}");
+        }
+    }
+}
+
+/// The Python example with its handshake declaring no capability, written into `dir`.
+fn without_persist_faults(dir: &Path) -> String {
+    let source = fs::read_to_string(format!("{}/headtail.py", examples())).unwrap();
+    let changed = source.replace(
+        r#""capabilities": ["persist-faults"]"#,
+        r#""capabilities": []"#,
+    );
+    assert_ne!(changed, source, "the example declares persist-faults");
+    let path = dir.join("plain.py");
+    fs::write(&path, changed).unwrap();
+    format!("python3 '{}'", path.display())
+}
+
+#[test]
+fn conform_runs_every_check_a_child_without_persist_faults_allows_and_reports_the_rest_not_run() {
+    if !have("python3") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let command = without_persist_faults(dir);
+    let out = budgetlab(
+        dir,
+        &[
+            "conform",
+            "--strategy",
+            "plain",
+            "--external",
+            &format!("plain={command}"),
+            "--cases",
+            "40",
+            "--out",
+            "plain",
+            "--junit",
+            "plain.xml",
+        ],
+    );
+    assert_success(&out);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let report = read_json(&dir.join("plain/conform.json"));
+    assert_eq!(report["passed"], true);
+    let checks = report["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 11);
+    let reason = "the finalizer does not declare the persist-faults capability";
+    for check in checks {
+        if check["check"] == "persist-failure-bounded" {
+            assert_eq!(check["cases"], 0, "{check}");
+            assert_eq!(check["notRun"], reason, "{check}");
+        } else {
+            assert!(check["cases"].as_u64().unwrap() > 0, "{check}");
+            assert_eq!(check["passed"], check["cases"], "{check}");
+            assert!(check.get("notRun").is_none(), "{check}");
+        }
+    }
+    // The cases that inject failed writes were left out, and said so.
+    let left_out = report["casesNotRun"].as_u64().unwrap();
+    assert!(left_out > 0, "{report}");
+    assert!(
+        table.contains(&format!(
+            "| `persist-failure-bounded` | 0 | - | not run: {reason} |"
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "{left_out} cases that inject failed writes not run"
+        )),
+        "{table}"
+    );
+    let junit = fs::read_to_string(dir.join("plain.xml")).unwrap();
+    assert!(
+        junit.contains(&format!(
+            "name=\"persist-failure-bounded\">\n      <skipped message=\"not run: {reason}\"/>"
+        )),
+        "{junit}"
+    );
+    assert!(junit.contains("failures=\"0\" skipped=\"1\""), "{junit}");
 }

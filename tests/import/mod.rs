@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 mod cli;
 mod formats;
+mod repeated_ids;
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 

@@ -115,6 +115,12 @@ impl Check {
         }
     }
 
+    /// Whether the check makes every write fail, which a finalizer must be able to simulate
+    /// ([`Finalizer::simulates_persist_faults`]).
+    pub fn fails_writes(self) -> bool {
+        matches!(self, Check::PersistFailureBounded)
+    }
+
     /// Whether the check belongs to `--as reference` only.
     pub fn reference_only(self) -> bool {
         matches!(self, Check::MatchesReference | Check::MatchesVectors)

@@ -39,12 +39,18 @@ mod error;
 mod exit;
 mod json;
 mod summary;
+mod used;
 
 use serde::Serialize;
 
 use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Field};
 use crate::text::utf16_len;
+
+pub use used::{
+    used_lines, UsedLine, UsedRules, Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS,
+    MAX_QUOTED_BYTES, MAX_USED_TURNS, MIN_TOKEN_LEN_RANGE, STOP_WORDS,
+};
 
 /// Lines longer than this (in bytes, ANSI sequences included) are never needles: needles are short lines, and
 /// a long line is minified code, data or prose.

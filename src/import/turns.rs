@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::read::Tally;
 use crate::model::{Entry, Part};
+use crate::needles::{used_lines, UsedLine, UsedRules, Utterance};
 
 /// A tool result as the model received it.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,13 +54,28 @@ struct Call {
     synthetic: bool,
 }
 
-/// The calls of a session grouped by model turn, and their results by call id.
+/// One piece of the session in recorded order, for the used lines (see [`Turns::used_lines`]).
+#[derive(Debug)]
+enum Spoken {
+    /// Text the agent was given.
+    Context(String),
+    /// Text the agent wrote in the model turn of this key number.
+    Said { key: usize, text: String },
+    /// The result of this call id, when it was recorded.
+    Result { id: String },
+}
+
+/// The calls of a session grouped by model turn, and their results by call id; and, for the used lines, what the
+/// agent was given and wrote, in recorded order.
 #[derive(Debug, Default)]
 pub struct Turns {
     turns: Vec<Vec<Call>>,
     turn_of_key: HashMap<String, usize>,
     call_ids: HashSet<String>,
     results: HashMap<String, ToolResult>,
+    spoken: Vec<Spoken>,
+    key_numbers: HashMap<String, usize>,
+    key_of_call: HashMap<String, usize>,
 }
 
 impl Turns {
@@ -83,6 +99,8 @@ impl Turns {
         if !self.call_ids.insert(id.to_string()) {
             return false;
         }
+        let key = self.key_number(turn);
+        self.key_of_call.insert(id.to_string(), key);
         let next = self.turns.len();
         let index = *self.turn_of_key.entry(turn.to_string()).or_insert(next);
         if index == next {
@@ -102,7 +120,71 @@ impl Turns {
             return false;
         }
         self.results.insert(id.to_string(), result);
+        self.spoken.push(Spoken::Result { id: id.to_string() });
         true
+    }
+
+    fn key_number(&mut self, turn: &str) -> usize {
+        let next = self.key_numbers.len();
+        *self.key_numbers.entry(turn.to_string()).or_insert(next)
+    }
+
+    /// Records text the agent was given (the task, a user message, the system prompt), in recorded order, for
+    /// the used lines. Empty text is not kept.
+    pub fn context(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        if !text.trim().is_empty() {
+            self.spoken.push(Spoken::Context(text));
+        }
+    }
+
+    /// Records text the agent wrote in the model turn keyed `turn` (a message, a thought, a call's arguments:
+    /// see [`args_text`]), in recorded order, for the used lines. Empty text is not kept.
+    pub fn said(&mut self, turn: &str, text: impl Into<String>) {
+        let text = text.into();
+        if !text.trim().is_empty() {
+            let key = self.key_number(turn);
+            self.spoken.push(Spoken::Said { key, text });
+        }
+    }
+
+    /// Whether the session recorded anything the agent wrote (a message, a thought or a call's arguments).
+    pub fn records_agent_text(&self) -> bool {
+        self.spoken.iter().any(|s| matches!(s, Spoken::Said { .. }))
+    }
+
+    /// The used lines of every recorded result, by call id ([`crate::needles::used_lines`]); `None` when the
+    /// session recorded nothing the agent wrote, so that nothing can be said of what it used. A result whose
+    /// call was not recorded is text the model saw all the same, and counts as given.
+    pub fn used_lines(&self, rules: &UsedRules) -> Option<HashMap<String, Vec<UsedLine>>> {
+        if !self.records_agent_text() {
+            return None;
+        }
+        let mut session = Vec::with_capacity(self.spoken.len());
+        let mut ids = Vec::new();
+        for s in &self.spoken {
+            match s {
+                Spoken::Context(text) => session.push(Utterance::Context(text)),
+                Spoken::Said { key, text } => session.push(Utterance::Said { turn: *key, text }),
+                Spoken::Result { id } => {
+                    let Some(result) = self.results.get(id) else {
+                        continue;
+                    };
+                    match self.key_of_call.get(id) {
+                        Some(&turn) => {
+                            session.push(Utterance::Result {
+                                turn,
+                                text: &result.text,
+                            });
+                            ids.push(id.as_str());
+                        }
+                        None => session.push(Utterance::Context(&result.text)),
+                    }
+                }
+            }
+        }
+        let found = used_lines(&session, rules);
+        Some(ids.into_iter().map(str::to_string).zip(found).collect())
     }
 
     /// Whether call `id` has been recorded.
@@ -133,6 +215,60 @@ impl Turns {
             tally.skip("result without a recorded call");
         }
         batches
+    }
+}
+
+/// The text of a call's arguments as the agent wrote them, for the used lines: every string and number of a JSON
+/// value (object keys left out), one a line, so that escapes such as `\n` do not glue words together; a string
+/// that is itself a JSON object or array (Codex's `arguments`) is read as one.
+pub(super) fn args_text(value: &Value) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                let t = s.trim_start();
+                if t.starts_with('{') || t.starts_with('[') {
+                    if let Ok(inner @ (Value::Object(_) | Value::Array(_))) =
+                        serde_json::from_str::<Value>(s)
+                    {
+                        walk(&inner, out);
+                        return;
+                    }
+                }
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Number(n) => {
+                out.push_str(&n.to_string());
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, out)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut out = String::new();
+    walk(value, &mut out);
+    out
+}
+
+/// The text of a chat message's `content` for the used lines: a string, or the `text` of its blocks (`text`,
+/// `thinking`, `reasoning`), one a line.
+pub(super) fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            for b in blocks {
+                for key in ["text", "thinking", "reasoning"] {
+                    if let Some(Value::String(t)) = b.get(key) {
+                        out.push_str(t);
+                        out.push('\n');
+                    }
+                }
+            }
+            out
+        }
+        _ => String::new(),
     }
 }
 

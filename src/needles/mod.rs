@@ -40,6 +40,7 @@ mod exit;
 mod json;
 mod summary;
 mod used;
+mod used_file;
 
 use serde::Serialize;
 
@@ -50,6 +51,9 @@ use crate::text::utf16_len;
 pub use used::{
     used_lines, UsedLine, UsedRules, Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS,
     MAX_QUOTED_BYTES, MAX_USED_TURNS, MIN_TOKEN_LEN_RANGE, STOP_WORDS,
+};
+pub use used_file::{
+    read_used_file, used_path_for, UsedHeader, UsedNeedles, UsedRead, UsedSpan, USED_FILE_VERSION,
 };
 
 /// Lines longer than this (in bytes, ANSI sequences included) are never needles: needles are short lines, and

@@ -30,7 +30,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{trim_line_end, MAX_NEEDLE_LINE_BYTES};
 use crate::error::{Error, Result};
@@ -63,8 +63,8 @@ pub const STOP_WORDS: &[&str] = &[
 ];
 
 /// How used lines are found: how far ahead a use counts and how long a distinctive token is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UsedRules {
     /// Model turns after a result in which a use counts (1 to [`MAX_USED_TURNS`]).
     pub turns: usize,

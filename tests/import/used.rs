@@ -270,3 +270,99 @@ fn a_used_lines_file_of_other_batches_is_stale_and_a_span_outside_its_text_is_re
         "{e}"
     );
 }
+
+#[test]
+fn run_on_imported_sessions_measures_used_needles_apart_from_the_detectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = dir.path().join("all.jsonl");
+    let import = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args(["import", "--format", "auto"])
+        .arg(used_fixture(""))
+        .arg("--out")
+        .arg(&batches)
+        .output()
+        .unwrap();
+    assert_eq!(import.status.code(), Some(0));
+    let report = dir.path().join("report");
+    let run = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args([
+            "run",
+            "--strategies",
+            "reference",
+            "--budgets",
+            "300,20000",
+            "--threads",
+            "1",
+            "--batches-file",
+        ])
+        .arg(&batches)
+        .arg("--out")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(run.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("budgetlab: used needles reference at abs-20000: 14 of 14 kept (100.0%; any allocation: at most 14)"),
+        "{err}"
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("results.json")).unwrap())
+            .unwrap();
+    let rows = results["rows"].as_array().unwrap();
+    let at = |units: u64| rows.iter().find(|r| r["budget"] == json!(units)).unwrap();
+    let tight = &at(300)["usedNeedles"];
+    assert_eq!(tight["needles"], json!(14));
+    let (kept, bound) = (
+        tight["survived"].as_u64().unwrap(),
+        tight["upperBound"].as_u64().unwrap(),
+    );
+    assert!(kept < 14 && kept <= bound && bound <= 14, "{tight}");
+    assert_eq!(at(300)["summary"]["usedNeedles"], json!(14));
+    // The detector's needles are not pooled with them.
+    let planted: u64 = at(20000)["summary"]["needles"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|k| k["planted"].as_u64().unwrap())
+        .sum();
+    assert!(
+        planted > 0
+            && !at(20000)["summary"]["needles"]
+                .as_object()
+                .unwrap()
+                .contains_key("used")
+    );
+    let csv = std::fs::read_to_string(report.join("batches.csv")).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .contains(",used_needles,used_survived,used_upper_bound,"));
+
+    // The same batches without their used-lines file: no used figure, rather than zero.
+    std::fs::remove_file(dir.path().join("all.used.jsonl")).unwrap();
+    let again = dir.path().join("again");
+    let run = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args([
+            "run",
+            "--strategies",
+            "reference",
+            "--budgets",
+            "300",
+            "--batches-file",
+        ])
+        .arg(&batches)
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(again.join("results.json")).unwrap())
+            .unwrap();
+    assert!(results["rows"][0].get("usedNeedles").is_none());
+}

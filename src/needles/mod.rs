@@ -35,6 +35,7 @@
 //! the top-level keys of JSON files the generator does not plant; that test prints how many. The cost is one
 //! pass over the text's bytes and a few comparisons per line that could be a needle.
 
+mod agreement;
 mod error;
 mod exit;
 mod json;
@@ -48,6 +49,7 @@ use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Field};
 use crate::text::utf16_len;
 
+pub use agreement::{agreement, Agreement, AgreementCounts};
 pub use used::{
     used_lines, UsedLine, UsedRules, Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS,
     MAX_QUOTED_BYTES, MAX_USED_TURNS, MIN_TOKEN_LEN_RANGE, STOP_WORDS,

@@ -366,3 +366,57 @@ fn run_on_imported_sessions_measures_used_needles_apart_from_the_detectors() {
             .unwrap();
     assert!(results["rows"][0].get("usedNeedles").is_none());
 }
+
+#[test]
+fn needles_agreement_compares_used_lines_with_the_detector() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = dir.path().join("fx.jsonl");
+    let import = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args(["import", "--format", "auto"])
+        .arg(used_fixture(""))
+        .arg("--out")
+        .arg(&batches)
+        .output()
+        .unwrap();
+    assert_eq!(import.status.code(), Some(0));
+    let out = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args(["needles", "agreement", "--json"])
+        .arg(&batches)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 7 sessions of 6 results: 2 used lines each, none of them an exit, error, summary or JSON-key line.
+    assert_eq!(
+        (got["batches"].clone(), got["unmeasured"].clone()),
+        (json!(42), json!(0))
+    );
+    assert_eq!(got["all"]["used"], json!(14));
+    assert_eq!(got["all"]["usedFlagged"], json!(0));
+    assert_eq!(got["all"]["usedFlaggedShare"], json!(0.0));
+    assert_eq!(got["byTool"]["find_file"]["used"], json!(4));
+    let markdown = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args(["needles", "agreement"])
+        .arg(&batches)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&markdown.stdout).contains("| all | 14 | 0 (0.0%) |"));
+    // Without the used lines: exit 2, one line naming the file.
+    std::fs::remove_file(dir.path().join("fx.used.jsonl")).unwrap();
+    let missing = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args(["needles", "agreement"])
+        .arg(&batches)
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("fx.used.jsonl"));
+}

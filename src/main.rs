@@ -129,6 +129,7 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
         Command::Profile(args) => profile::execute(args),
         Command::Calibrate(args) => calibrate::execute(args),
         Command::Conform(args) => conform::execute(args),
+        Command::Needles(args) => needles::execute(args),
     }
 }
 

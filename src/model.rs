@@ -6,7 +6,7 @@
 //! are kept verbatim and in their order; only the slot texts a finalizer shortens are ever replaced.
 
 use serde::ser::{SerializeMap, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -39,7 +39,7 @@ pub struct Part(pub Map<String, Value>);
 pub type Batch = Vec<Entry>;
 
 /// Which string field of a part a slot is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Field {
     /// A top-level `text` part (hook context and the like).

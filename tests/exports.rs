@@ -70,7 +70,7 @@ fn camel(name: &str) -> String {
     out
 }
 
-const CSV_COLUMNS: [&str; 39] = [
+const CSV_COLUMNS: [&str; 42] = [
     "crate_version",
     "seed",
     "scenario_digest",
@@ -106,6 +106,9 @@ const CSV_COLUMNS: [&str; 39] = [
     "media_changed",
     "reminders_changed",
     "non_budgeted_changed",
+    "used_needles",
+    "used_survived",
+    "used_upper_bound",
     "records_differ",
     "cost_ns",
     "strategy_ns",

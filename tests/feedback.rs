@@ -336,7 +336,10 @@ fn strategies_print_json_with_what_each_promises() {
             "min": 1,
             "max": 1_000_000_000_000u64,
             "default": 100_000,
-            "description": "the configured threshold in UTF-16 units, the most the window-relative one may be"
+            "description": "the configured threshold in UTF-16 units, the most the window-relative one may be",
+            "search": "12 values from 2000 to 400000, log-spaced",
+            "tuneTries": ["2000", "3200", "5200", "8500", "14000", "22000", "36000", "58000", "94000",
+                "150000", "250000", "400000"]
         })
     );
     let names = |s: &str| -> Vec<String> {

@@ -28,6 +28,17 @@ pub(crate) struct ImportArgs {
     /// Skip malformed files (counted and named on stderr) instead of stopping at the first.
     #[arg(long)]
     pub(crate) skip_bad: bool,
+    /// Write the lines the agent used to this file (default: beside --out FILE, X.jsonl -> X.used.jsonl; not
+    /// written when the batches go to standard output)
+    #[arg(long, value_name = "FILE.used.jsonl")]
+    pub(crate) used_out: Option<PathBuf>,
+    /// A result's line is used when a token first seen in it appears in what the agent wrote in the next N model
+    /// turns (1 to 100)
+    #[arg(long, value_name = "N", default_value_t = budgetlab::needles::DEFAULT_USED_TURNS)]
+    pub(crate) used_turns: usize,
+    /// The shortest distinctive token of a used line, in characters (2 to 64)
+    #[arg(long, value_name = "CHARS", default_value_t = budgetlab::needles::DEFAULT_MIN_TOKEN_LEN)]
+    pub(crate) used_min_len: usize,
 }
 
 /// The help of `--format`, listing the registered formats.
@@ -47,13 +58,20 @@ pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
         let paths: Vec<Named> = args.paths.iter().map(|p| Named::new("PATH", p)).collect();
         refuse_same_file(Named::new("--out", out), &paths)?;
     }
+    if let Some(used) = &args.used_out {
+        let mut paths: Vec<Named> = args.paths.iter().map(|p| Named::new("PATH", p)).collect();
+        paths.extend(args.out.as_deref().map(|o| Named::new("--out", o)));
+        refuse_same_file(Named::new("--used-out", used), &paths)?;
+    }
     let job = ImportJob {
         format: args.format.parse()?,
         paths: args.paths,
         anonymize: args.anonymize.map(budgetlab::Seed),
         skip_bad: args.skip_bad,
+        used: budgetlab::needles::UsedRules::new(args.used_turns, args.used_min_len)?,
     };
-    for line in job.write_outputs(args.out.as_deref())?.summary() {
+    let report = job.write_outputs(args.out.as_deref(), args.used_out.as_deref())?;
+    for line in report.summary() {
         eprintln!("budgetlab: {line}");
     }
     Ok(Status::Done)

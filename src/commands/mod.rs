@@ -15,6 +15,7 @@ pub(crate) mod flags;
 pub(crate) mod generate;
 pub(crate) mod import;
 pub(crate) mod merge;
+pub(crate) mod needles;
 pub(crate) mod output;
 pub(crate) mod profile;
 pub(crate) mod report;
@@ -69,6 +70,8 @@ pub(crate) enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Check one finalizer against the design's contract; exit 1 with shrunk counterexamples when a check fails.
     Conform(conform::ConformArgs),
+    /// Needles of recorded batches: `agreement` of the detector's needles with the lines agents used.
+    Needles(needles::NeedlesArgs),
 }
 
 /// How a command that did not fail ended; `main` turns it into the exit status.

@@ -135,6 +135,30 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         .iter()
         .filter(|r| r.compliance.rate == 1.0)
         .count();
+    // The lines the agent used (recorded batches with a used-lines file), per strategy and budget.
+    for row in &output.results.rows {
+        if let Some(u) = &row.used_needles {
+            eprintln!(
+                "budgetlab: used needles {} at {}: {} of {} kept ({:.1}%; any allocation: at most {})",
+                row.strategy.as_str(),
+                row.budget_label,
+                u.survived,
+                u.needles,
+                100.0 * u.survival,
+                u.upper_bound
+            );
+        }
+    }
+    if let Some(file) = &args.batches_file {
+        let used = budgetlab::needles::used_path_for(file);
+        if used.exists() && output.results.rows.iter().all(|r| r.used_needles.is_none()) {
+            eprintln!(
+                "budgetlab: {} holds no used line of these batches (none used, none measured, or written for \
+other batches): used needles not measured",
+                used.display()
+            );
+        }
+    }
     eprintln!(
         "budgetlab: {} turns, {rows} rows ({within} fully within budget) written to {}; open {}",
         plan.turns(),

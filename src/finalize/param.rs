@@ -34,7 +34,8 @@ pub enum Search {
         /// The number of steps.
         steps: u32,
     },
-    /// `points` whole numbers from `low` to `high`, spaced evenly on a log scale (rounded, duplicates dropped).
+    /// `points` whole numbers from `low` to `high`, spaced evenly on a log scale, those between rounded to two
+    /// significant digits so that names stay readable (3200, not 3238), duplicates dropped.
     Log {
         /// The smallest value tried.
         low: u64,
@@ -69,7 +70,11 @@ impl Search {
                 let (lo, hi) = ((low.max(1)) as f64, high.max(low.max(1)) as f64);
                 let n = points.max(2) - 1;
                 let mut out: Vec<u64> = (0..=n)
-                    .map(|i| (lo * (hi / lo).powf(f64::from(i) / f64::from(n))).round() as u64)
+                    .map(|i| match i {
+                        0 => lo as u64,
+                        i if i == n => hi as u64,
+                        i => two_digits(lo * (hi / lo).powf(f64::from(i) / f64::from(n))),
+                    })
                     .collect();
                 out.dedup();
                 out.into_iter().map(|v| v.to_string()).collect()
@@ -93,6 +98,15 @@ impl Search {
             Search::Fact => "not searched (a fact of the workload)".to_string(),
         }
     }
+}
+
+/// `x` rounded to two significant digits (3238.4 is 3200, 94.6 is 95, 7.4 is 7).
+fn two_digits(x: f64) -> u64 {
+    if x < 100.0 {
+        return x.round() as u64;
+    }
+    let scale = 10f64.powi(x.log10().floor() as i32 - 1);
+    ((x / scale).round() * scale) as u64
 }
 
 /// The values a parameter takes and the configuration field that holds it.
@@ -585,6 +599,19 @@ mod tests {
             ["1", "2"]
         );
         assert_eq!(Search::Each { low: 1, high: 3 }.values(), ["1", "2", "3"]);
+        assert_eq!(
+            Search::Log {
+                low: 2000,
+                high: 400_000,
+                points: 12
+            }
+            .values(),
+            [
+                "2000", "3200", "5200", "8500", "14000", "22000", "36000", "58000", "94000",
+                "150000", "250000", "400000"
+            ],
+            "the values between the ends have two significant digits"
+        );
         assert_eq!(
             Search::Log {
                 low: 500,

@@ -21,6 +21,9 @@ pub enum NeedleKind {
     SummaryLine,
     /// A top-level key of a JSON result, quoted as it appears (`"total_count"`).
     JsonKey,
+    /// A line of a recorded result that the agent went on to use (found by `budgetlab import`); never planted,
+    /// and measured apart from the other kinds.
+    Used,
 }
 
 /// One planted needle, located in a generated batch.

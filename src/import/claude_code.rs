@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::read::{Source, Tally};
-use super::turns::{inline_data, kind, required_str, ToolResult, Turns};
+use super::turns::{args_text, content_text, inline_data, kind, required_str, ToolResult, Turns};
 use super::SessionFormat;
 use crate::error::Result;
 
@@ -86,8 +86,21 @@ fn read_line(
                 let Some(block) = block.as_object() else {
                     continue;
                 };
-                if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                    continue;
+                match block.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => {
+                        if let Some(input) = block.get("input") {
+                            turns.said(&turn, args_text(input));
+                        }
+                    }
+                    Some("text" | "thinking") => {
+                        for key in ["text", "thinking"] {
+                            if let Some(Value::String(t)) = block.get(key) {
+                                turns.said(&turn, t.clone());
+                            }
+                        }
+                        continue;
+                    }
+                    _ => continue,
                 }
                 let at = |m: String| format!("message.content[{i}]: tool_use {m}");
                 let id = required_str(block, "id").map_err(at)?;
@@ -102,6 +115,9 @@ fn read_line(
             }
         }
         Some("user") => {
+            // What the user (or the harness) wrote is given text: the task, a message, a summary.
+            let given = line.get("message").and_then(|m| m.get("content"));
+            turns.context(content_text(given));
             if line.get("isCompactSummary") == Some(&Value::Bool(true)) {
                 tally.skip("compaction summary (user line)");
                 return Ok(());
@@ -132,7 +148,12 @@ fn read_line(
                 tally.skip("line repeated by a resumed session");
             }
         }
-        Some("summary") => tally.skip("summary line (compaction)"),
+        Some("summary") => {
+            if let Some(Value::String(summary)) = line.get("summary") {
+                turns.context(summary.clone());
+            }
+            tally.skip("summary line (compaction)")
+        }
         Some("progress") => tally.skip("progress line (hook event)"),
         Some("system") => tally.skip("system line"),
         Some("file-history-snapshot") => tally.skip("file-history-snapshot line"),

@@ -14,7 +14,9 @@
 use serde_json::{Map, Value};
 
 use super::read::{Source, Tally};
-use super::turns::{image_url_part, kind, required_str, ToolResult, Turns};
+use super::turns::{
+    args_text, content_text, image_url_part, kind, required_str, ToolResult, Turns,
+};
 use super::SessionFormat;
 use crate::error::Result;
 
@@ -159,6 +161,11 @@ impl State {
                 let at = |m: String| format!("{ty} {m}");
                 let id = required_str(item, "call_id").map_err(at)?;
                 let name = required_str(item, "name").map_err(at)?;
+                for key in ["arguments", "input"] {
+                    if let Some(args) = item.get(key) {
+                        self.turns.said(&run, args_text(args));
+                    }
+                }
                 self.open = true;
                 if !self.turns.call(&run, id, name) {
                     tally.skip("line repeated by a resumed session");
@@ -171,6 +178,9 @@ impl State {
                         return Err("local_shell_call without a string \"call_id\" or \"id\"".into())
                     }
                 };
+                if let Some(action) = item.get("action") {
+                    self.turns.said(&run, args_text(action));
+                }
                 self.open = true;
                 if !self.turns.call(&run, id, "local_shell") {
                     tally.skip("line repeated by a resumed session");
@@ -189,10 +199,19 @@ impl State {
             }
             Some("reasoning") => {
                 self.separate();
+                let run = format!("run:{}", self.run);
+                for key in ["summary", "content"] {
+                    self.turns.said(&run, content_text(item.get(key)));
+                }
                 tally.skip("reasoning item");
             }
             Some("message") => {
                 self.separate();
+                let text = content_text(item.get("content"));
+                match item.get("role").and_then(Value::as_str) {
+                    Some("assistant") => self.turns.said(&format!("run:{}", self.run), text),
+                    _ => self.turns.context(text),
+                }
                 tally.skip("message item");
             }
             Some("ghost_snapshot") => {

@@ -16,7 +16,7 @@ use std::io::Cursor;
 use serde_json::{Map, Value};
 
 use super::read::{each_line_of, parse_document, Source, Tally};
-use super::turns::{required_str, ToolResult, Turns};
+use super::turns::{args_text, content_text, required_str, ToolResult, Turns};
 use super::SessionFormat;
 use crate::error::Result;
 use crate::model::Part;
@@ -144,6 +144,29 @@ fn read_message(
     message: &Value,
     tally: &mut Tally,
 ) -> std::result::Result<(), String> {
+    let turn = match message.get("id").and_then(Value::as_str) {
+        Some(id) => format!("id:{id}"),
+        None => format!("index:{index}"),
+    };
+    let text = message_text(message.get("content"));
+    match message.get("type").and_then(Value::as_str) {
+        Some("gemini") => {
+            turns.said(&turn, text);
+            if let Some(Value::Array(thoughts)) = message.get("thoughts") {
+                for t in thoughts {
+                    turns.said(&turn, args_text(t));
+                }
+            }
+            if let Some(Value::Array(calls)) = message.get("toolCalls") {
+                for call in calls {
+                    if let Some(args) = call.get("args") {
+                        turns.said(&turn, args_text(args));
+                    }
+                }
+            }
+        }
+        _ => turns.context(text),
+    }
     let calls = match (
         message.get("type").and_then(Value::as_str),
         message.get("toolCalls"),
@@ -153,10 +176,6 @@ fn read_message(
             tally.skip("message without tool calls");
             return Ok(());
         }
-    };
-    let turn = match message.get("id").and_then(Value::as_str) {
-        Some(id) => format!("id:{id}"),
-        None => format!("index:{index}"),
     };
     for (j, call) in calls.iter().enumerate() {
         let at = |m: String| format!("toolCalls[{j}]: {m}");
@@ -188,6 +207,24 @@ fn read_message(
         }
     }
     Ok(())
+}
+
+/// The text of a message's `content`: a string, or its parts' `text` (a `functionResponse` part is a result, not
+/// text), one a line.
+pub(super) fn message_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Array(parts)) => {
+            let mut out = String::new();
+            for p in parts {
+                if let Some(Value::String(t)) = p.get("text") {
+                    out.push_str(t);
+                    out.push('\n');
+                }
+            }
+            out
+        }
+        other => content_text(other),
+    }
 }
 
 /// The functionResponse of call `id` among `parts` (by id; else the only functionResponse, when it has no id),

@@ -11,8 +11,8 @@
 use serde_json::Value;
 
 use super::read::{Source, Tally};
-use super::swe_agent::{content_result, tool_calls};
-use super::turns::{kind, Turns};
+use super::swe_agent::{content_result, said_by_assistant, tool_calls};
+use super::turns::{content_text, kind, Turns};
 use super::SessionFormat;
 use crate::error::Result;
 
@@ -91,6 +91,11 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
         match message.get("role").and_then(Value::as_str) {
             Some("assistant") => {
                 let turn = format!("step:{step}");
+                let raw_calls = match message.get("tool_calls") {
+                    Some(Value::Array(calls)) => calls.as_slice(),
+                    _ => &[],
+                };
+                said_by_assistant(&mut turns, &turn, message, raw_calls);
                 let calls = match message.get("tool_calls") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::Array(calls)) => tool_calls(calls, &format!("{what}.tool_calls"))?,
@@ -142,12 +147,19 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                         turns.result(&id, result);
                     }
                     (_, false) => {
+                        turns.context(result.text);
                         tally.skip("user message without <returncode> (feedback, not a result)")
                     }
-                    (None, true) => tally.skip("user message that answers no call"),
+                    (None, true) => {
+                        turns.context(result.text);
+                        tally.skip("user message that answers no call")
+                    }
                 }
             }
-            _ => tally.skip("system message"),
+            _ => {
+                turns.context(content_text(message.get("content")));
+                tally.skip("system message")
+            }
         }
     }
     Ok(turns)

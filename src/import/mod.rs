@@ -20,6 +20,7 @@ mod qwen_code;
 mod read;
 mod swe_agent;
 mod turns;
+mod used;
 mod walk;
 
 use std::collections::{BTreeMap, HashSet};
@@ -31,11 +32,13 @@ use serde_json::{Map, Value};
 use crate::atomic::AtomicFile;
 use crate::error::{Error, Result};
 use crate::model::{Batch, Entry};
+use crate::needles::{used_path_for, UsedRules};
 use crate::rng::Seed;
 
 pub use anonymize::{Anonymizer, KEPT_SUFFIXES, KEPT_UNITS, KEYWORDS};
 pub use read::{Source, Tally, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES};
 pub use turns::{ImportedEntry, ToolResult, Turns};
+pub use used::UsedTally;
 pub use walk::MAX_WALK_DEPTH;
 
 /// The most output `import` buffers for standard output (256 MiB): standard output is written only once every
@@ -143,6 +146,8 @@ pub struct ImportJob {
     pub anonymize: Option<Seed>,
     /// Skip (and count) malformed files instead of stopping at the first one.
     pub skip_bad: bool,
+    /// How the lines the agent used are found (see [`crate::needles::used_lines`]).
+    pub used: UsedRules,
 }
 
 /// One session that was imported.
@@ -177,6 +182,12 @@ pub struct ImportReport {
     pub tally: Tally,
     /// Where the batches went.
     pub destination: String,
+    /// What the used-lines pass found, by format (empty when no used-lines file was written).
+    pub used: BTreeMap<&'static str, UsedTally>,
+    /// Where the used lines went, when they were written.
+    pub used_destination: Option<String>,
+    /// The rules the used lines were found with.
+    pub used_rules: UsedRules,
 }
 
 impl ImportReport {
@@ -244,6 +255,9 @@ impl ImportReport {
                 self.bad.len()
             ));
         }
+        if let Some(destination) = &self.used_destination {
+            lines.extend(used::summary(&self.used, &self.used_rules, destination));
+        }
         lines
     }
 }
@@ -274,13 +288,36 @@ impl Write for Bounded {
 impl ImportJob {
     /// Imports every session and writes the batches to `out` (`None` or `-`: standard output), atomically: on
     /// any error nothing is written (a file is created through [`AtomicFile`], standard output is written once
-    /// at the end, up to [`MAX_STDOUT_BYTES`]).
-    pub fn write_outputs(&self, out: Option<&Path>) -> Result<ImportReport> {
-        match out.filter(|p| p.as_os_str() != "-") {
+    /// at the end, up to [`MAX_STDOUT_BYTES`]). The used lines go to `used_out`, or when it is `None` and the
+    /// batches go to a file, beside it ([`used_path_for`]); with the batches on standard output and no
+    /// `used_out`, they are not written. Both files are put in place together, after every session was read.
+    pub fn write_outputs(
+        &self,
+        out: Option<&Path>,
+        used_out: Option<&Path>,
+    ) -> Result<ImportReport> {
+        let out = out.filter(|p| p.as_os_str() != "-");
+        let used_path = used_out
+            .map(Path::to_path_buf)
+            .or_else(|| out.map(used_path_for));
+        let mut used_file = match &used_path {
+            Some(p) => Some(AtomicFile::create(p)?),
+            None => None,
+        };
+        let used_name = used_path.as_ref().map(|p| p.display().to_string());
+        match out {
             Some(path) => {
                 let mut file = AtomicFile::create(path)?;
-                let report = self.write(&mut file, &path.display().to_string(), Some(path))?;
-                file.commit()?;
+                let report = self.write_with_used(
+                    &mut file,
+                    used_file.as_mut().map(|f| f as &mut dyn Write),
+                    used_name.as_deref(),
+                    &path.display().to_string(),
+                    Some(path),
+                )?;
+                let mut files = vec![file];
+                files.extend(used_file);
+                crate::atomic::commit_all(files)?;
                 Ok(report)
             }
             None => {
@@ -288,7 +325,16 @@ impl ImportJob {
                     buf: Vec::new(),
                     limit: MAX_STDOUT_BYTES,
                 };
-                let report = self.write(&mut buf, "standard output", None)?;
+                let report = self.write_with_used(
+                    &mut buf,
+                    used_file.as_mut().map(|f| f as &mut dyn Write),
+                    used_name.as_deref(),
+                    "standard output",
+                    None,
+                )?;
+                if let Some(f) = used_file {
+                    f.commit()?;
+                }
                 let mut stdout = std::io::stdout().lock();
                 stdout
                     .write_all(&buf.buf)
@@ -307,11 +353,31 @@ impl ImportJob {
         destination: &str,
         exclude: Option<&Path>,
     ) -> Result<ImportReport> {
+        self.write_with_used(out, None, None, destination, exclude)
+    }
+
+    /// [`ImportJob::write`], and the used-lines file to `used_out` (named `used_name` in errors and the report).
+    pub fn write_with_used(
+        &self,
+        out: &mut dyn Write,
+        mut used_out: Option<&mut dyn Write>,
+        used_name: Option<&str>,
+        destination: &str,
+        exclude: Option<&Path>,
+    ) -> Result<ImportReport> {
         let mut report = ImportReport {
             detected: matches!(self.format, FormatChoice::Auto),
             destination: destination.to_string(),
+            used_rules: self.used,
+            used_destination: used_out
+                .as_ref()
+                .map(|_| used_name.unwrap_or("memory").to_string()),
             ..ImportReport::default()
         };
+        let mut used_sink = used_out
+            .is_some()
+            .then(|| used::UsedSink::new(self.used, self.anonymize.is_some()));
+        let mut line = Vec::new();
         let wants = |name: &str| match self.format {
             FormatChoice::Auto => FORMATS.iter().any(|f| f.wants_file(name)),
             FormatChoice::Only(f) => f.wants_file(name),
@@ -339,8 +405,20 @@ impl ImportJob {
                     batches: 0,
                     results: 0,
                 };
+                let used_lines = used_sink
+                    .as_ref()
+                    .and_then(|_| turns.used_lines(&self.used));
+                if used_sink.is_some() {
+                    let tally = report.used.entry(format.name()).or_default();
+                    if used_lines.is_some() {
+                        tally.sessions += 1;
+                    } else {
+                        tally.unmeasured += 1;
+                    }
+                }
                 for imported in turns.into_batches(&mut tally) {
                     let mut batch: Batch = Vec::with_capacity(imported.len());
+                    let mut ranks = Vec::with_capacity(imported.len());
                     for e in imported {
                         if !e.synthetic_id
                             && !seen.insert((
@@ -353,6 +431,7 @@ impl ImportJob {
                             continue;
                         }
                         batch.push(e.entry);
+                        ranks.push(e.rank);
                     }
                     if batch.is_empty() {
                         continue;
@@ -360,10 +439,22 @@ impl ImportJob {
                     if let Some(a) = anonymizer.as_mut() {
                         a.batch(&mut batch);
                     }
-                    serde_json::to_writer(&mut *out, &batch)
+                    line.clear();
+                    serde_json::to_writer(&mut line, &batch)
                         .map_err(std::io::Error::from)
-                        .and_then(|_| out.write_all(b"\n"))
                         .map_err(|e| Error::io(destination, e))?;
+                    line.push(b'\n');
+                    out.write_all(&line)
+                        .map_err(|e| Error::io(destination, e))?;
+                    if let Some(sink) = used_sink.as_mut() {
+                        let tally = report.used.entry(format.name()).or_default();
+                        let counted = if used_lines.is_some() {
+                            tally
+                        } else {
+                            &mut UsedTally::default()
+                        };
+                        sink.batch(&line, &batch, &ranks, used_lines.as_ref(), counted);
+                    }
                     file.batches += 1;
                     file.results += batch.len() as u64;
                 }
@@ -372,6 +463,10 @@ impl ImportJob {
                 report.tally.merge(&tally);
                 report.files.push(file);
             }
+        }
+        if let (Some(sink), Some(used_out)) = (used_sink, used_out.as_mut()) {
+            sink.finish(&mut **used_out)
+                .map_err(|e| Error::io(used_name.unwrap_or("memory"), e))?;
         }
         if report.files.is_empty() && report.bad.is_empty() {
             let paths: Vec<String> = self.paths.iter().map(|p| p.display().to_string()).collect();

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::pyrepr;
 use super::read::{parse_document, read_bounded, Source, Tally};
-use super::turns::{image_url_part, kind, ToolResult, Turns};
+use super::turns::{args_text, image_url_part, kind, ToolResult, Turns};
 use super::SessionFormat;
 use crate::error::Result;
 
@@ -131,7 +131,18 @@ impl State {
             .and_then(|m| m.get("tool_call_id"))
             .and_then(Value::as_str);
         if event.get("action").is_some_and(Value::is_string) {
+            // The action's arguments (its `thought` among them) are what the agent wrote; a user's are given.
+            let args = object_field(event, "args")?
+                .map(|a| args_text(&Value::Object(a)))
+                .unwrap_or_default();
             let (Some(metadata), Some(call_id)) = (&metadata, call_id) else {
+                match event.get("source").and_then(Value::as_str) {
+                    Some("agent") => {
+                        let key = id_key(event.get("id")).unwrap_or_default();
+                        self.turns.said(&format!("event:{key}"), args);
+                    }
+                    _ => self.turns.context(args),
+                }
                 tally.skip("action without tool_call_metadata (not a tool call)");
                 return Ok(());
             };
@@ -150,6 +161,7 @@ impl State {
             if let Some(id) = id_key(event.get("id")) {
                 self.call_of_action.insert(id, call_id.to_string());
             }
+            self.turns.said(&turn, args);
             if !self.turns.call(&turn, call_id, name) {
                 tally.skip("tool call repeated (same id in the same turn)");
             }

@@ -11,9 +11,9 @@
 
 use serde_json::{Map, Value};
 
-use super::gemini_cli::{own_response, response_result};
+use super::gemini_cli::{message_text, own_response, response_result};
 use super::read::{Source, Tally};
-use super::turns::{required_str, Turns};
+use super::turns::{args_text, required_str, Turns};
 use super::SessionFormat;
 use crate::error::Result;
 
@@ -67,11 +67,18 @@ fn read_record(
                 Some(uuid) => format!("uuid:{uuid}"),
                 None => format!("line:{number}"),
             };
+            turns.said(
+                &turn,
+                message_text(record.get("message").and_then(|m| m.get("parts"))),
+            );
             let mut calls = 0;
             for (i, part) in parts.iter().enumerate() {
                 let Some(call) = part.get("functionCall") else {
                     continue;
                 };
+                if let Some(args) = call.get("args") {
+                    turns.said(&turn, args_text(args));
+                }
                 let at = |m: String| format!("message.parts[{i}].functionCall: {m}");
                 let call = call
                     .as_object()
@@ -128,7 +135,12 @@ fn read_record(
                 tally.skip("tool_result record without a functionResponse");
             }
         }
-        Some("user") => tally.skip("user record"),
+        Some("user") => {
+            turns.context(message_text(
+                record.get("message").and_then(|m| m.get("parts")),
+            ));
+            tally.skip("user record")
+        }
         Some("system") => match record.get("subtype").and_then(Value::as_str) {
             Some("chat_compression") => tally.skip("system record: chat_compression"),
             _ => tally.skip("system record"),

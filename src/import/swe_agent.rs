@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::pyrepr;
 use super::read::{Source, Tally};
-use super::turns::{chat_blocks, kind, ToolResult, Turns};
+use super::turns::{args_text, chat_blocks, content_text, kind, ToolResult, Turns};
 use super::SessionFormat;
 use crate::error::Result;
 
@@ -101,6 +101,26 @@ pub(super) fn tool_calls(
         .collect()
 }
 
+/// Records what an assistant message wrote (its content, else its `thought` and `action`) and its calls'
+/// arguments, for the used lines.
+pub(super) fn said_by_assistant(turns: &mut Turns, turn: &str, message: &Value, calls: &[Value]) {
+    let content = content_text(message.get("content"));
+    if content.trim().is_empty() {
+        for key in ["thought", "action"] {
+            if let Some(Value::String(t)) = message.get(key) {
+                turns.said(turn, t.clone());
+            }
+        }
+    } else {
+        turns.said(turn, content);
+    }
+    for call in calls {
+        if let Some(args) = call.get("function").and_then(|f| f.get("arguments")) {
+            turns.said(turn, args_text(args));
+        }
+    }
+}
+
 fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, String> {
     let history = match doc.get("history") {
         Some(Value::Array(h)) => h,
@@ -116,6 +136,7 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
         let what = format!("history[{i}]");
         let waiting = pending.take();
         if message.get("is_demo") == Some(&Value::Bool(true)) {
+            turns.context(content_text(message.get("content")));
             tally.skip("demonstration message");
             continue;
         }
@@ -124,6 +145,7 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
             Some("assistant") => {
                 let turn = format!("step:{step}");
                 let calls = list_field(message.get("tool_calls"), &format!("{what}.tool_calls"))?;
+                said_by_assistant(&mut turns, &turn, message, &calls);
                 if calls.is_empty() {
                     let action = match message.get("action") {
                         Some(Value::String(a)) => Some(a.as_str()),
@@ -180,10 +202,16 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                         let result = content_result(message.get("content"), &what, tally)?;
                         turns.result(&id, result);
                     }
-                    _ => tally.skip("user message that answers no call"),
+                    _ => {
+                        turns.context(content_text(message.get("content")));
+                        tally.skip("user message that answers no call")
+                    }
                 }
             }
-            _ => tally.skip("system message"),
+            _ => {
+                turns.context(content_text(message.get("content")));
+                tally.skip("system message")
+            }
         }
     }
     Ok(turns)

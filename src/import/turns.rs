@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use super::read::Tally;
 use crate::model::{Entry, Part};
+use crate::needles::{used_lines, UsedLine, UsedRules, Utterance};
 
 /// A tool result as the model received it.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +50,9 @@ pub struct ImportedEntry {
     pub entry: Entry,
     /// `true` when the log had no call id and the importer numbered the call itself.
     pub synthetic_id: bool,
+    /// Which result recorded under this call id it is (0 for the first): with the call id, the key of its
+    /// used lines (see [`Turns::used_lines`]).
+    pub rank: usize,
 }
 
 #[derive(Debug)]
@@ -65,18 +69,34 @@ struct Call {
 struct Recorded {
     /// The turn of each call with this id, in the order recorded.
     turns: Vec<usize>,
+    /// The key number of each call's model turn, in the same order (for the used lines).
+    keys: Vec<usize>,
     /// Its distinct results, in the order recorded (`None` once taken by a call).
     results: Vec<Option<ToolResult>>,
     /// Results ignored because they repeated one of `results`.
     repeated: usize,
 }
 
-/// The calls of a session grouped by model turn, and their results by call id.
+/// One piece of the session in recorded order, for the used lines (see [`Turns::used_lines`]).
+#[derive(Debug)]
+enum Spoken {
+    /// Text the agent was given.
+    Context(String),
+    /// Text the agent wrote in the model turn of this key number.
+    Said { key: usize, text: String },
+    /// The result of this rank recorded under this call id, when it was recorded.
+    Result { id: String, rank: usize },
+}
+
+/// The calls of a session grouped by model turn, and their results by call id; and, for the used lines, what the
+/// agent was given and wrote, in recorded order.
 #[derive(Debug, Default)]
 pub struct Turns {
     turns: Vec<Vec<Call>>,
     turn_of_key: HashMap<String, usize>,
     ids: HashMap<String, Recorded>,
+    spoken: Vec<Spoken>,
+    key_numbers: HashMap<String, usize>,
 }
 
 impl Turns {
@@ -99,12 +119,14 @@ impl Turns {
     fn add_call(&mut self, turn: &str, id: &str, name: &str, synthetic: bool) -> bool {
         let next = self.turns.len();
         let index = self.turn_of_key.get(turn).copied().unwrap_or(next);
-        let recorded = self.ids.entry(id.to_string()).or_default();
-        if recorded.turns.contains(&index) {
+        if self.ids.get(id).is_some_and(|r| r.turns.contains(&index)) {
             return false;
         }
+        let key = self.key_number(turn);
+        let recorded = self.ids.entry(id.to_string()).or_default();
         let rank = recorded.turns.len();
         recorded.turns.push(index);
+        recorded.keys.push(key);
         if index == next {
             self.turn_of_key.insert(turn.to_string(), index);
             self.turns.push(Vec::new());
@@ -126,8 +148,79 @@ impl Turns {
             recorded.repeated += 1;
             return false;
         }
+        let rank = recorded.results.len();
         recorded.results.push(Some(result));
+        self.spoken.push(Spoken::Result {
+            id: id.to_string(),
+            rank,
+        });
         true
+    }
+
+    fn key_number(&mut self, turn: &str) -> usize {
+        let next = self.key_numbers.len();
+        *self.key_numbers.entry(turn.to_string()).or_insert(next)
+    }
+
+    /// Records text the agent was given (the task, a user message, the system prompt), in recorded order, for
+    /// the used lines. Empty text is not kept.
+    pub fn context(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        if !text.trim().is_empty() {
+            self.spoken.push(Spoken::Context(text));
+        }
+    }
+
+    /// Records text the agent wrote in the model turn keyed `turn` (a message, a thought, a call's arguments:
+    /// see [`args_text`]), in recorded order, for the used lines. Empty text is not kept.
+    pub fn said(&mut self, turn: &str, text: impl Into<String>) {
+        let text = text.into();
+        if !text.trim().is_empty() {
+            let key = self.key_number(turn);
+            self.spoken.push(Spoken::Said { key, text });
+        }
+    }
+
+    /// Whether the session recorded anything the agent wrote (a message, a thought or a call's arguments).
+    pub fn records_agent_text(&self) -> bool {
+        self.spoken.iter().any(|s| matches!(s, Spoken::Said { .. }))
+    }
+
+    /// The used lines of every recorded result, by call id and rank ([`crate::needles::used_lines`]); `None`
+    /// when the session recorded nothing the agent wrote, so that nothing can be said of what it used. A result
+    /// whose call was not recorded is text the model saw all the same, and counts as given.
+    pub fn used_lines(&self, rules: &UsedRules) -> Option<HashMap<(String, usize), Vec<UsedLine>>> {
+        if !self.records_agent_text() {
+            return None;
+        }
+        let mut session = Vec::with_capacity(self.spoken.len());
+        let mut keys = Vec::new();
+        for s in &self.spoken {
+            match s {
+                Spoken::Context(text) => session.push(Utterance::Context(text)),
+                Spoken::Said { key, text } => session.push(Utterance::Said { turn: *key, text }),
+                Spoken::Result { id, rank } => {
+                    let Some(recorded) = self.ids.get(id) else {
+                        continue;
+                    };
+                    let Some(Some(result)) = recorded.results.get(*rank) else {
+                        continue;
+                    };
+                    match recorded.keys.get(*rank) {
+                        Some(&turn) => {
+                            session.push(Utterance::Result {
+                                turn,
+                                text: &result.text,
+                            });
+                            keys.push((id.clone(), *rank));
+                        }
+                        None => session.push(Utterance::Context(&result.text)),
+                    }
+                }
+            }
+        }
+        let found = used_lines(&session, rules);
+        Some(keys.into_iter().zip(found).collect())
     }
 
     /// Whether a call with id `id` has been recorded.
@@ -157,6 +250,7 @@ impl Turns {
                 batch.push(ImportedEntry {
                     entry: entry(&call.id, &call.name, result),
                     synthetic_id: call.synthetic,
+                    rank: call.rank,
                 });
             }
             if !batch.is_empty() {
@@ -172,6 +266,60 @@ impl Turns {
             tally.skip("result without a recorded call");
         }
         batches
+    }
+}
+
+/// The text of a call's arguments as the agent wrote them, for the used lines: every string and number of a JSON
+/// value (object keys left out), one a line, so that escapes such as `\n` do not glue words together; a string
+/// that is itself a JSON object or array (Codex's `arguments`) is read as one.
+pub(super) fn args_text(value: &Value) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                let t = s.trim_start();
+                if t.starts_with('{') || t.starts_with('[') {
+                    if let Ok(inner @ (Value::Object(_) | Value::Array(_))) =
+                        serde_json::from_str::<Value>(s)
+                    {
+                        walk(&inner, out);
+                        return;
+                    }
+                }
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Number(n) => {
+                out.push_str(&n.to_string());
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, out)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut out = String::new();
+    walk(value, &mut out);
+    out
+}
+
+/// The text of a chat message's `content` for the used lines: a string, or the `text` of its blocks (`text`,
+/// `thinking`, `reasoning`), one a line.
+pub(super) fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            for b in blocks {
+                for key in ["text", "thinking", "reasoning"] {
+                    if let Some(Value::String(t)) = b.get(key) {
+                        out.push_str(t);
+                        out.push('\n');
+                    }
+                }
+            }
+            out
+        }
+        _ => String::new(),
     }
 }
 

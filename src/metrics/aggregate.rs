@@ -67,6 +67,39 @@ pub struct NeedleSummary {
     pub by_kind: BTreeMap<String, KindSurvival>,
 }
 
+/// Survival of the lines the agent used (recorded batches with `budgetlab import`'s used lines), kept apart from
+/// the detector's needles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsedNeedleSummary {
+    /// Used lines over the row's turns.
+    pub needles: u64,
+    /// Of those, lines still visible in the model request.
+    pub survived: u64,
+    /// The most any allocation of the same budgets could have kept visible.
+    pub upper_bound: u64,
+    /// `survived / needles` (0..1).
+    pub survival: f64,
+    /// `upper_bound / needles` (0..1).
+    pub upper_bound_share: f64,
+    /// Survival as a fraction of the upper bound (0..1); `None` when no used line could have survived.
+    pub of_possible: Option<f64>,
+}
+
+impl UsedNeedleSummary {
+    /// The used-line figures of a row's summary; `None` when it has no used line (nothing to measure).
+    pub fn of(s: &RowSummary) -> Option<UsedNeedleSummary> {
+        (s.used_needles > 0).then(|| UsedNeedleSummary {
+            needles: s.used_needles,
+            survived: s.used_survived,
+            upper_bound: s.used_upper_bound,
+            survival: s.used_survived as f64 / s.used_needles as f64,
+            upper_bound_share: s.used_upper_bound as f64 / s.used_needles as f64,
+            of_possible: measured(s.used_survived, s.used_upper_bound).map(|r| r.min(1.0)),
+        })
+    }
+}
+
 /// Survival of one needle kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,6 +125,10 @@ macro_rules! row_sections {
         integrity [ $(
             $(#[doc = $id:literal])* $if:ident => $ir:ident : $ik:literal at $io:literal, $il:literal,
                 $ic:expr, $im:expr, $ig:expr;
+        )* ]
+        used [ $(
+            $(#[doc = $ud:literal])* $uf:ident => $ur:ident : $uk:literal at $uo:literal, $ul:literal,
+                $uc:expr, $um:expr, $ug:expr;
         )* ]
     ) => {
         /// Persistence I/O over a row's batches.
@@ -232,6 +269,10 @@ pub struct Aggregate {
     pub retention: RetentionSummary,
     /// Needle survival.
     pub needles: NeedleSummary,
+    /// Survival of the lines the agent used (absent when the row has none: generated batches, or recorded ones
+    /// without a used-lines file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_needles: Option<UsedNeedleSummary>,
     /// Persistence I/O.
     pub persistence: PersistenceSummary,
     /// Integrity counts.
@@ -364,6 +405,7 @@ impl Aggregate {
                     })
                     .collect(),
             },
+            used_needles: UsedNeedleSummary::of(&s),
             persistence: PersistenceSummary::of(&s),
             integrity: IntegritySummary::of(&s),
             cost: CostSummary::from_tally(cost),

@@ -70,6 +70,19 @@ wasted I/O.",
                 non_budgeted_changed => non_budgeted_changed: "nonBudgetedChanged" at 5, "non-budgeted changed",
                     Column::None, AtMost::Any, None;
             ]
+            used [
+                /// Lines of recorded results the agent went on to use (`budgetlab import`'s used lines; 0 for
+                /// generated batches and recorded ones without a used-lines file).
+                used_needles => used_needles: "usedNeedles" at 0, "used needles", Column::None, AtMost::Any,
+                    None;
+                /// Of those, lines still visible in their field of the model request.
+                used_survived => used_survived: "usedSurvived" at 1, "used needles kept", Column::None,
+                    AtMost::Figure("used_needles"), None;
+                /// The most used lines any allocation of the same budget could keep visible
+                /// (`metrics::needle_upper_bound` of the used lines alone).
+                used_upper_bound => used_upper_bound: "usedUpperBound" at 2, "used needles possible",
+                    Column::None, AtMost::Figure("used_needles"), None;
+            ]
         }
     };
 }
@@ -93,6 +106,9 @@ pub enum Section {
     Shortened,
     /// In the row's `integrity` and in a slot of `summary.integrity`; the row's integrity issues add them up.
     Integrity,
+    /// In the row's summary only, last (`summary.usedNeedles`, ...); the row shows them as shares in its
+    /// `usedNeedles` object, apart from the detector's needles and never pooled with them.
+    Used,
 }
 
 /// What a figure can never exceed, checked in each turn, in each row's summary and, where both are in the row's
@@ -173,6 +189,10 @@ macro_rules! figure_table {
             $(#[doc = $id:literal])* $if:ident => $ir:ident : $ik:literal at $io:literal, $il:literal,
                 $ic:expr, $im:expr, $ig:expr;
         )* ]
+        used [ $(
+            $(#[doc = $ud:literal])* $uf:ident => $ur:ident : $uk:literal at $uo:literal, $ul:literal,
+                $uc:expr, $um:expr, $ug:expr;
+        )* ]
     ) => {
         /// Every row figure, in the order of the turn's fields.
         pub static FIGURES: &[Figure] = &[
@@ -220,6 +240,21 @@ macro_rules! figure_table {
                 total: |s| s.integrity[$io],
                 total_mut: |s| &mut s.integrity[$io],
                 row: Some(|a| a.integrity.$ir),
+            },)*
+            $(Figure {
+                column: stringify!($uf),
+                key: $uk,
+                field: concat!("summary.", $uk),
+                section: Section::Used,
+                order: $uo,
+                label: $ul,
+                table: $uc,
+                at_most: $um,
+                gate: $ug,
+                turn: |m| m.$uf,
+                total: |s| s.$ur,
+                total_mut: |s| &mut s.$ur,
+                row: None,
             },)*
         ];
     };
@@ -274,7 +309,12 @@ mod tests {
     #[test]
     fn keys_are_the_camel_case_of_the_fields_and_places_are_distinct() {
         assert_eq!(camel("non_budgeted_changed"), "nonBudgetedChanged");
-        for section in [Section::Persistence, Section::Shortened, Section::Integrity] {
+        for section in [
+            Section::Persistence,
+            Section::Shortened,
+            Section::Integrity,
+            Section::Used,
+        ] {
             let places: Vec<usize> = in_section(section).iter().map(|f| f.order).collect();
             assert_eq!(places, (0..places.len()).collect::<Vec<_>>(), "{section:?}");
         }

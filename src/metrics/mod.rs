@@ -17,7 +17,7 @@ pub mod tokens;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
-    NeedleSummary, PersistenceSummary, RetentionSummary,
+    NeedleSummary, PersistenceSummary, RetentionSummary, UsedNeedleSummary,
 };
 pub use bound::needle_upper_bound;
 pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, Tracked, FIGURES};
@@ -210,16 +210,29 @@ pub fn measure(
         m.recoverable += u64::from(came_with_paths || in_artifact);
     }
 
-    // Needles: visible anywhere in their field of the model request.
+    // Needles: visible anywhere in their field of the model request. The lines the agent used are measured
+    // apart and never pooled with the others.
+    let visible = |needle: &Needle| {
+        shown(needle.entry, needle.part, needle.field, 0)
+            .is_some_and(|t| t.contains(needle.text.as_str()))
+    };
+    let (used, detected): (Vec<Needle>, Vec<Needle>) = needles
+        .iter()
+        .cloned()
+        .partition(|n| n.kind == NeedleKind::Used);
     let mut by_kind: BTreeMap<NeedleKind, NeedleCount> = BTreeMap::new();
-    for needle in needles {
+    for needle in &detected {
         let count = by_kind.entry(needle.kind).or_default();
         count.planted += 1;
-        let visible = shown(needle.entry, needle.part, needle.field, 0)
-            .is_some_and(|t| t.contains(needle.text.as_str()));
-        count.survived += u64::from(visible);
+        count.survived += u64::from(visible(needle));
     }
-    let needle_upper_bound = needle_upper_bound(input, needles, reminders, limit);
+    let needle_upper_bound = needle_upper_bound(input, &detected, reminders, limit);
+    let used_survived = used.iter().filter(|n| visible(n)).count() as u64;
+    let used_upper_bound = if used.is_empty() {
+        0
+    } else {
+        bound::needle_upper_bound(input, &used, reminders, limit)
+    };
 
     // Persistence I/O.
     let mut seen = BTreeSet::new();
@@ -273,6 +286,9 @@ pub fn measure(
         media_changed: integrity.media_changed,
         reminders_changed: integrity.reminders_changed,
         non_budgeted_changed: integrity.non_budgeted_changed,
+        used_needles: used.len() as u64,
+        used_survived,
+        used_upper_bound,
         records_differ: !record.records_identical,
         tokens: None,
     }

@@ -190,6 +190,10 @@ macro_rules! row_summary {
             $(#[doc = $id:literal])* $if:ident => $ir:ident : $ik:literal at $io:literal, $il:literal,
                 $ic:expr, $im:expr, $ig:expr;
         )* ]
+        used [ $(
+            $(#[doc = $ud:literal])* $uf:ident => $ur:ident : $uk:literal at $uo:literal, $ul:literal,
+                $uc:expr, $um:expr, $ug:expr;
+        )* ]
     ) => {
         /// The slots of `summary.integrity`: one an integrity figure, and the turns whose records differ last.
         pub(crate) const INTEGRITY_SLOTS: usize = 1 $(+ super::figure::one!($if))*;
@@ -252,6 +256,11 @@ macro_rules! row_summary {
             pub integrity: [u64; INTEGRITY_SLOTS],
             /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking.
             pub resamples: Resamples,
+            $(
+                $(#[doc = $ud])*
+                #[serde(default)]
+                pub $ur: u64,
+            )*
         }
 
         /// Written as its fields, each figure at its place in its section ([`super::Figure::order`]).
@@ -262,7 +271,9 @@ macro_rules! row_summary {
                 persistence.sort_by_key(|f| f.0);
                 let mut shortened = [$(($so, $sk, self.$sr)),*];
                 shortened.sort_by_key(|f| f.0);
-                let fields = 22 + persistence.len() + shortened.len();
+                let mut used = [$(($uo, $uk, self.$ur)),*];
+                used.sort_by_key(|f| f.0);
+                let fields = 22 + persistence.len() + shortened.len() + used.len();
                 let mut out = s.serialize_struct("RowSummary", fields)?;
                 out.serialize_field("batches", &self.batches)?;
                 out.serialize_field("violations", &self.violations)?;
@@ -292,6 +303,9 @@ macro_rules! row_summary {
                 }
                 out.serialize_field("integrity", &self.integrity)?;
                 out.serialize_field("resamples", &self.resamples)?;
+                for (_, key, value) in used {
+                    out.serialize_field(key, &value)?;
+                }
                 out.end()
             }
         }

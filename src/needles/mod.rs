@@ -35,16 +35,28 @@
 //! the top-level keys of JSON files the generator does not plant; that test prints how many. The cost is one
 //! pass over the text's bytes and a few comparisons per line that could be a needle.
 
+mod agreement;
 mod error;
 mod exit;
 mod json;
 mod summary;
+mod used;
+mod used_file;
 
 use serde::Serialize;
 
 use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Field};
 use crate::text::utf16_len;
+
+pub use agreement::{agreement, Agreement, AgreementCounts};
+pub use used::{
+    used_lines, UsedLine, UsedRules, Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS,
+    MAX_QUOTED_BYTES, MAX_USED_TURNS, MIN_TOKEN_LEN_RANGE, STOP_WORDS,
+};
+pub use used_file::{
+    read_used_file, used_path_for, UsedHeader, UsedNeedles, UsedRead, UsedSpan, USED_FILE_VERSION,
+};
 
 /// Lines longer than this (in bytes, ANSI sequences included) are never needles: needles are short lines, and
 /// a long line is minified code, data or prose.

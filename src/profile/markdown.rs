@@ -329,6 +329,7 @@ fn kind_name(kind: NeedleKind) -> &'static str {
         NeedleKind::FirstError => "first errors",
         NeedleKind::SummaryLine => "summary lines",
         NeedleKind::JsonKey => "JSON keys",
+        NeedleKind::Used => "used lines",
     }
 }
 

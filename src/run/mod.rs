@@ -85,6 +85,9 @@ pub struct Workload {
     pub strategy_config: StrategyConfig,
     /// Share of finalizer writes that fail.
     pub fault_rate: f64,
+    /// For recorded batches with a used-lines file (`budgetlab import`'s `X.used.jsonl`), the lines the agent
+    /// used in each batch; measured beside the detector's needles, never pooled with them.
+    pub used: Option<crate::needles::UsedNeedles>,
 }
 
 impl Workload {
@@ -111,6 +114,7 @@ impl Workload {
             },
             strategy_config: scenario.strategy.clone(),
             fault_rate: scenario.persistence.finalizer_fault_rate,
+            used: None,
         }
     }
 
@@ -140,6 +144,7 @@ impl Workload {
             sim,
             strategy_config: StrategyConfig::default(),
             fault_rate: 0.0,
+            used: None,
         })
     }
 
@@ -148,9 +153,13 @@ impl Workload {
             Source::Generated(g) => g.batch(index),
             Source::Recorded(batches) => {
                 let batch = batches[index as usize].clone();
+                let mut needles = crate::needles::detect_batch(&batch);
+                if let Some(Some(used)) = self.used.as_ref().and_then(|u| u.get(index as usize)) {
+                    needles.extend(used.iter().cloned());
+                }
                 GeneratedBatch {
                     index,
-                    needles: crate::needles::detect_batch(&batch),
+                    needles,
                     batch,
                 }
             }

@@ -225,6 +225,21 @@ impl PlanRequest {
             ));
         }
         let mut workload = Workload::from_recorded(&name, &bytes, budgets, sim)?;
+        // The lines the agent used, when `import` wrote them beside these very batches.
+        let used_path = crate::needles::used_path_for(path);
+        if let (super::Source::Recorded(batches), Ok(used)) =
+            (&workload.source, std::fs::read(&used_path))
+        {
+            let read = crate::needles::read_used_file(
+                &used,
+                &used_path.display().to_string(),
+                batches,
+                &crate::digest::sha256_hex(&bytes),
+            )?;
+            if let crate::needles::UsedRead::Found(_, needles) = read {
+                workload.used = Some(needles);
+            }
+        }
         if workload.info.batches == 0 {
             return Err(Error::invalid(
                 "--batches-file",

@@ -42,9 +42,15 @@ fn cli_writes_atomically_and_reports_on_stderr() {
     );
     let written = std::fs::read(&out_path).unwrap();
     assert_eq!(lines(&written), import("auto", "").0);
+    // The batches and, beside them, the lines the agent used (`mine.used.jsonl`); no temporary file.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
     assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
+        names,
+        ["mine.jsonl", "mine.used.jsonl"],
         "no temporary file left"
     );
 
@@ -234,6 +240,7 @@ fn a_session_copied_by_a_resume_is_not_counted_twice() {
         paths: vec![dir.path().to_path_buf()],
         anonymize: None,
         skip_bad: false,
+        used: Default::default(),
     };
     let mut out = Vec::new();
     let report = job.write(&mut out, "memory", None).unwrap();

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 mod cli;
 mod formats;
 mod repeated_ids;
+mod used;
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
@@ -33,6 +34,7 @@ fn import(format: &str, rel: &str) -> (Vec<Value>, ImportReport) {
         paths: vec![fixture(rel)],
         anonymize: None,
         skip_bad: false,
+        used: Default::default(),
     };
     let mut out = Vec::new();
     let report = job.write(&mut out, "memory", None).unwrap();
@@ -180,6 +182,7 @@ fn the_output_is_what_finalize_and_run_read() {
         paths: vec![fixture("mini-swe-agent/bare/messages.json")],
         anonymize: None,
         skip_bad: false,
+        used: Default::default(),
     };
     let mut out = Vec::new();
     job.write(&mut out, "memory", None).unwrap();
@@ -198,6 +201,7 @@ fn anonymized_corpus_keeps_every_length_structure_and_flag() {
             paths: vec![fixture("")],
             anonymize: Some(budgetlab::Seed(seed)),
             skip_bad: false,
+            used: Default::default(),
         };
         let mut out = Vec::new();
         job.write(&mut out, "memory", None).unwrap();

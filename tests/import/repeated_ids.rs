@@ -17,6 +17,7 @@ fn import_written(format: &str, files: &[(&str, String)]) -> (Vec<Value>, Import
         paths: vec![dir.path().to_path_buf()],
         anonymize: None,
         skip_bad: false,
+        used: Default::default(),
     };
     let mut out = Vec::new();
     let report = job.write(&mut out, "memory", None).unwrap();
@@ -198,4 +199,63 @@ fn files_sharing_call_ids_with_other_content_are_all_kept() {
         report.tally.skipped["result repeated from an earlier file (resumed session)"],
         11
     );
+}
+
+#[test]
+fn a_reused_ids_used_line_belongs_to_the_result_of_its_own_turn() {
+    // call_2 answers in turn 1 and again in turn 7; only turn 7's output prints the path the next call opens.
+    let path = "/srv/app/reused/second_result.py";
+    let mut history = vec![json!({"role": "system", "content": "SETTING", "agent": "main"})];
+    for (turn, id) in IDS.iter().enumerate() {
+        let args = if turn == 8 {
+            json!({"command": format!("open {path}")}).to_string()
+        } else {
+            "{}".to_string()
+        };
+        history.push(
+            json!({"role": "assistant", "content": "", "agent": "main", "message_type": "action",
+            "tool_calls": [{"id": id, "type": "function",
+                "function": {"name": "bash", "arguments": args}}]}),
+        );
+        let text = if turn == 7 {
+            format!("{}\n{path}\nmore", output(turn))
+        } else {
+            output(turn)
+        };
+        history.push(json!({"role": "tool", "content": text, "agent": "main",
+            "message_type": "observation", "tool_call_ids": [id]}));
+    }
+    let doc = json!({"environment": "swe_main", "trajectory": [], "history": history, "info": {}});
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("demo")).unwrap();
+    std::fs::write(dir.path().join("demo/demo.traj"), doc.to_string()).unwrap();
+    let job = ImportJob {
+        format: "swe-agent".parse().unwrap(),
+        paths: vec![dir.path().to_path_buf()],
+        anonymize: None,
+        skip_bad: false,
+        used: Default::default(),
+    };
+    let (mut out, mut used) = (Vec::new(), Vec::new());
+    job.write_with_used(&mut out, Some(&mut used), Some("used"), "memory", None)
+        .unwrap();
+    let batches: Vec<budgetlab::Batch> = std::str::from_utf8(&out)
+        .unwrap()
+        .lines()
+        .map(|l| budgetlab::parse_batch(l.as_bytes(), "b").unwrap())
+        .collect();
+    assert_eq!(batches.len(), 11);
+    let sha = budgetlab::digest::sha256_hex(&out);
+    let per_batch = match budgetlab::needles::read_used_file(&used, "used", &batches, &sha).unwrap()
+    {
+        budgetlab::needles::UsedRead::Found(_, needles) => needles,
+        budgetlab::needles::UsedRead::Stale => panic!("the file names other batches"),
+    };
+    let texts: Vec<Vec<String>> = per_batch
+        .into_iter()
+        .map(|b| b.unwrap().into_iter().map(|n| n.text).collect())
+        .collect();
+    let mut expected = vec![Vec::<String>::new(); 11];
+    expected[7] = vec![path.to_string()];
+    assert_eq!(texts, expected);
 }

@@ -65,6 +65,9 @@ fn turn(batch: usize, budget: u64, input: u64, over: u64, kept: f64) -> BatchMet
         media_changed: 0,
         reminders_changed: 0,
         non_budgeted_changed: 0,
+        used_needles: 0,
+        used_survived: 0,
+        used_upper_bound: 0,
         records_differ: false,
         tokens: None,
     }

@@ -30,8 +30,10 @@ pub(crate) mod validate;
 /// keeps the times in `cost.summary` in coarser buckets (1/32 of their value: [`crate::metrics::TimeHistogram`]).
 /// Version 6 adds each row's bootstrap `summary.resamples` and the `ranking` of every scenario and budget; it
 /// later gained the `pareto` fronts, which a file of version 6 may lack: like the ranking, they are made again
-/// from the rows when a file is read, so a file without them reads the same.
-pub const SCHEMA_VERSION: u32 = 6;
+/// from the rows when a file is read, so a file without them reads the same. Version 7 adds the lines the agent
+/// used (recorded batches with `budgetlab import`'s used lines): `usedNeedles`, `usedSurvived` and
+/// `usedUpperBound` in every record, CSV line and row summary, and a row's `usedNeedles` shares when it has any.
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// The name of the per-batch records file of a report folder.
 pub const BATCHES_JSONL: &str = "batches.jsonl";

@@ -94,6 +94,7 @@ pub mod simulate;
 pub mod sweep;
 pub mod text;
 pub mod tokens;
+pub mod tune;
 pub mod workload;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};

@@ -29,4 +29,5 @@ mod texture;
 mod token_commands;
 mod token_runs;
 mod tokens;
+mod tune;
 mod vectors;

@@ -25,6 +25,7 @@ pub(crate) mod simulate;
 pub(crate) mod strategies;
 pub(crate) mod sweep;
 pub(crate) mod tokens;
+pub(crate) mod tune;
 
 /// budgetlab: benchmark and simulate tool-output budget finalizers.
 #[derive(Debug, Parser)]
@@ -72,6 +73,8 @@ pub(crate) enum Command {
     Conform(conform::ConformArgs),
     /// Needles of recorded batches: `agreement` of the detector's needles with the lines agents used.
     Needles(needles::NeedlesArgs),
+    /// Search the tunable strategies' settings for the best per budget, validated on batches the search did not see.
+    Tune(tune::TuneArgs),
 }
 
 /// How a command that did not fail ended; `main` turns it into the exit status.

@@ -71,6 +71,19 @@ pub(super) fn profile_folder_files(report: &ProfileReport) -> Result<Vec<(String
     Ok(files)
 }
 
+/// The file a tune's folder holds its results in.
+pub(crate) const TUNE_JSON: &str = "tune.json";
+
+/// Every file of a tune's folder: `tune.json` (every setting evaluated) and `summary.md`.
+pub(super) fn tune_folder_files(tune: &crate::tune::TuneResults) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut json = serde_json::to_vec_pretty(tune).expect("a tune serializes");
+    json.push(b'\n');
+    Ok(vec![
+        (TUNE_JSON.to_string(), json),
+        ("summary.md".to_string(), tune.markdown().into_bytes()),
+    ])
+}
+
 /// What `budgetlab report` redrew.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redrawn {

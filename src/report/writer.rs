@@ -158,6 +158,15 @@ impl<'a> ReportWriter<'a> {
         self.write_with(|_| Ok(plan.run(progress)), pages::sweep_folder_files)
     }
 
+    /// Runs the tune `plan` and writes its folder (`tune.json`, `summary.md` and its charts); its results.
+    pub fn tune(
+        &self,
+        plan: &crate::tune::TunePlan,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<crate::tune::TuneResults> {
+        self.write_with(|_| Ok(plan.run(progress)), pages::tune_folder_files)
+    }
+
     /// Writes a profile's folder (`budgetlab profile --out`): `profile.json`, `summary.md` and its charts.
     pub fn profile(&self, report: &ProfileReport) -> Result<()> {
         write_folder(self.dir, &pages::profile_folder_files(report)?)

@@ -148,7 +148,8 @@ impl Workload {
         })
     }
 
-    fn batch(&self, index: u64) -> GeneratedBatch {
+    /// Batch `index` with its needles (planted, or found by the detector and the used-lines file).
+    pub(crate) fn batch(&self, index: u64) -> GeneratedBatch {
         match &self.source {
             Source::Generated(g) => g.batch(index),
             Source::Recorded(batches) => {
@@ -425,12 +426,9 @@ fn evaluate(
     let generated = workload.batch(index);
     let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
     for budget in &workload.info.budgets {
-        let mut ctx = BudgetContext::new(Budget::Units(budget.units as i64));
-        ctx.context_window_tokens = budget.window_tokens;
+        let ctx = budget_context(budget);
         for strategy in finalizers {
-            let memory = MemoryStore::new("tool-results");
-            let fault_seed = InjectedFaults::batch_seed(workload.info.seed, index);
-            let mut store = FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed);
+            let mut store = turn_store(workload, index);
             let turn = generated.batch.clone();
             let measured = Measured::new(strategy.finalizer.as_ref(), strategy.repeat)
                 .with_samples(strategy.samples)
@@ -465,6 +463,48 @@ fn evaluate(
         }
     }
     out
+}
+
+/// The budget context of a turn at `budget`.
+pub(crate) fn budget_context(budget: &ScenarioBudget) -> BudgetContext {
+    let mut ctx = BudgetContext::new(Budget::Units(budget.units as i64));
+    ctx.context_window_tokens = budget.window_tokens;
+    ctx
+}
+
+/// The artifact store of a turn of batch `index` of `workload`: in memory, failing writes at the workload's
+/// fault rate from the batch's own stream.
+pub(crate) fn turn_store(workload: &Workload, index: u64) -> FaultyStore<MemoryStore> {
+    let memory = MemoryStore::new("tool-results");
+    let fault_seed = InjectedFaults::batch_seed(workload.info.seed, index);
+    FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed)
+}
+
+/// One turn of `generated` (batch `index` of `workload`) at `budget` through `finalizer`, untimed, and what it
+/// measured.
+pub(crate) fn measure_turn(
+    workload: &Workload,
+    generated: &GeneratedBatch,
+    budget: &ScenarioBudget,
+    finalizer: &dyn Finalizer,
+) -> crate::metrics::BatchMetrics {
+    let ctx = budget_context(budget);
+    let mut store = turn_store(workload, generated.index);
+    let record = simulate_turn(
+        generated.batch.clone(),
+        finalizer,
+        &ctx,
+        &mut store,
+        &workload.sim,
+    );
+    measure(
+        generated.index as usize,
+        &generated.batch,
+        &generated.needles,
+        &record,
+        Some(budget.units),
+        &ctx.reminders,
+    )
 }
 
 /// The strategy whose window leak a run with `--tokenizer` measures.

@@ -135,30 +135,12 @@ impl PlanRequest {
         if let Some(batches) = self.batches {
             check_batches("--batches", batches)?;
         }
-        let workloads = match &self.workloads {
-            Workloads::Recorded(recorded) => vec![self.recorded(recorded)?],
-            Workloads::Scenarios(args) => scenarios(args)?
-                .into_iter()
-                .map(|s| {
-                    let s = s.with_seed(self.seed);
-                    let batches = self.batches.unwrap_or(if self.quick {
-                        s.batches.min(QUICK_BATCHES)
-                    } else {
-                        s.batches.min(DEFAULT_MAX_BATCHES)
-                    });
-                    Workload::from_scenario(&s, Some(batches))
-                })
-                .collect(),
+        let cap = if self.quick {
+            QUICK_BATCHES
+        } else {
+            DEFAULT_MAX_BATCHES
         };
-        let mut names: Vec<&str> = workloads.iter().map(|w| w.info.name.as_str()).collect();
-        names.sort_unstable();
-        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(Error::invalid(
-                "--scenarios",
-                w[0],
-                "two scenarios have this name",
-            ));
-        }
+        let workloads = self.workloads_capped(cap)?;
         let slowdown = match &self.slowdown {
             Some(spec) => Slowdown::parse(spec)?,
             None => Slowdown::default(),
@@ -172,6 +154,41 @@ impl PlanRequest {
             externals: self.externals.clone(),
             tokens,
         })
+    }
+
+    /// The request's workloads, each scenario at `batches` when given, else at its own number of batches
+    /// (uncapped: `tune` splits them into tuning and validation sets and wants them all); checked as
+    /// [`PlanRequest::plan`] checks them.
+    pub fn full_size_workloads(&self) -> Result<Vec<Workload>> {
+        if let Some(batches) = self.batches {
+            check_batches("--batches", batches)?;
+        }
+        self.workloads_capped(u64::MAX)
+    }
+
+    /// The workloads, each scenario at `batches` when given, else at its own number of batches, at most `cap`.
+    fn workloads_capped(&self, cap: u64) -> Result<Vec<Workload>> {
+        let workloads: Vec<Workload> = match &self.workloads {
+            Workloads::Recorded(recorded) => vec![self.recorded(recorded)?],
+            Workloads::Scenarios(args) => scenarios(args)?
+                .into_iter()
+                .map(|s| {
+                    let s = s.with_seed(self.seed);
+                    let batches = self.batches.unwrap_or(s.batches.min(cap));
+                    Workload::from_scenario(&s, Some(batches))
+                })
+                .collect(),
+        };
+        let mut names: Vec<&str> = workloads.iter().map(|w| w.info.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::invalid(
+                "--scenarios",
+                w[0],
+                "two scenarios have this name",
+            ));
+        }
+        Ok(workloads)
     }
 
     fn recorded(&self, recorded: &RecordedBatches) -> Result<Workload> {

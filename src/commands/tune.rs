@@ -1,0 +1,147 @@
+//! `budgetlab tune`: the best settings of the tunable strategy families for a workload, per budget, validated on
+//! batches the search did not see; written as a folder (tune.json, summary.md, charts), the recommendations
+//! printed on stdout (Markdown, or JSON with `--json`).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use budgetlab::atomic::Named;
+use budgetlab::report::ReportWriter;
+use budgetlab::run::{PlanRequest, RecordedBatches, Workloads};
+use budgetlab::tune::{Constraints, Objective, TuneRequest, DEFAULT_SETTINGS};
+
+use super::flags::{existing_path, help, BatchesFlag, ReportFolder, ThreadsFlag};
+use super::output::{emit, progress, scenario_notes};
+use super::Status;
+
+/// Flags of `budgetlab tune`.
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("batches", help("Batches per scenario, 1 to 1,000,000 (default: the scenario's own number)")),
+    mut_arg("out", |arg| arg.help("The output folder").default_value("reports/tune")),
+    after_help = "Examples:\n  budgetlab tune --scenarios mixed-realistic\n  budgetlab tune --batches-file sessions.jsonl --budgets 2000,8000,20000 --objective used\n  budgetlab tune --scenarios shell-heavy --families weighted,salient --max-writes-per-turn 1"
+)]
+pub(crate) struct TuneArgs {
+    /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
+    #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
+    pub(crate) scenarios: Vec<String>,
+    /// Tune on recorded batches (JSON Lines, e.g. from `import`) instead of scenarios.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
+    pub(crate) batches_file: Option<PathBuf>,
+    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,...",
+        requires = "batches_file",
+        allow_negative_numbers = true
+    )]
+    pub(crate) budgets: Vec<u64>,
+    /// The families to search, comma-separated (default: every tunable one; `budgetlab strategies` lists them).
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub(crate) families: Vec<String>,
+    /// What to maximise: needles, retention, used (the lines agents used), or a mix such as
+    /// needles=0.7,retention=0.3.
+    #[arg(long, default_value = "needles", value_name = "OBJECTIVE")]
+    pub(crate) objective: String,
+    /// Settings to try in all, the reference and one per family at least.
+    #[arg(long, default_value_t = DEFAULT_SETTINGS, value_name = "N")]
+    pub(crate) settings: usize,
+    /// The share of each workload's batches held out to validate the winners on (0.05 to 0.9).
+    #[arg(long, default_value_t = budgetlab::tune::DEFAULT_VALIDATION, value_name = "SHARE")]
+    pub(crate) validation: f64,
+    /// The most artifact writes per turn a recommended setting may make.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_writes_per_turn: Option<f64>,
+    /// The most time over the floor's a recommended setting may take (measured on the validation set).
+    #[arg(long, value_name = "RATIO")]
+    pub(crate) max_cost_ratio: Option<f64>,
+    /// Seed of the split into tuning and validation sets and of the sampled settings.
+    #[arg(long = "tune-seed", default_value_t = budgetlab::tune::DEFAULT_SEED, value_name = "S")]
+    pub(crate) tune_seed: u64,
+    /// Batches per scenario.
+    #[command(flatten)]
+    pub(crate) batches: BatchesFlag,
+    /// The output folder.
+    #[command(flatten)]
+    pub(crate) out: ReportFolder,
+    /// Worker threads.
+    #[command(flatten)]
+    pub(crate) threads: ThreadsFlag,
+    /// Print the results (what tune.json holds) as JSON instead of the Markdown summary.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+impl TuneArgs {
+    /// What the flags ask the library for.
+    fn request(&self) -> anyhow::Result<TuneRequest> {
+        let workloads = match &self.batches_file {
+            Some(file) => Workloads::Recorded(RecordedBatches {
+                file: file.clone(),
+                budgets: self.budgets.clone(),
+                mode: None,
+                legacy: false,
+            }),
+            None => Workloads::Scenarios(self.scenarios.clone()),
+        };
+        Ok(TuneRequest {
+            run: PlanRequest {
+                workloads,
+                batches: self.batches.value,
+                ..PlanRequest::default()
+            },
+            families: self.families.clone(),
+            settings: self.settings,
+            objective: Objective::parse(&self.objective)?,
+            constraints: Constraints {
+                max_writes_per_turn: self.max_writes_per_turn,
+                max_cost_ratio: self.max_cost_ratio,
+            },
+            validation: self.validation,
+            seed: self.tune_seed,
+        })
+    }
+}
+
+/// Plans the tune, runs it, writes its folder and prints the recommendations.
+pub(crate) fn execute(args: TuneArgs) -> anyhow::Result<Status> {
+    let plan = args.request()?.plan()?;
+    let out = &args.out;
+    let writer = ReportWriter::new(&out.dir);
+    writer.check().context("--out")?;
+    let mut inputs: Vec<Named> = args
+        .scenarios
+        .iter()
+        .filter_map(|s| existing_path("--scenarios", s))
+        .collect();
+    inputs.extend(
+        args.batches_file
+            .as_deref()
+            .map(|f| Named::new("--batches-file", f)),
+    );
+    out.refuse_holding(&inputs)?;
+    if args.batches_file.is_none() {
+        scenario_notes("--scenarios", &args.scenarios);
+    }
+    args.threads.apply()?;
+    let bar = progress(plan.turns(), "turns");
+    let results = writer.tune(&plan, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    if args.json {
+        let mut json = serde_json::to_vec_pretty(&results)?;
+        json.push(b'\n');
+        emit(&json)?;
+    } else {
+        emit(results.markdown().as_bytes())?;
+    }
+    eprintln!(
+        "budgetlab: {} settings tuned on {} workload(s); written to {}",
+        results.settings,
+        results.workloads.len(),
+        out.dir.display()
+    );
+    Ok(Status::Done)
+}

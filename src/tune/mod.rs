@@ -1,0 +1,490 @@
+//! `budgetlab tune`: the settings of the tunable strategy families that maximise an objective on a workload,
+//! per budget, under constraints, found by successive halving on a tuning set and checked on a validation set
+//! the search never saw.
+//!
+//! [`space`] makes the candidate settings, [`search`] runs them, [`score`] holds what is measured and the
+//! objective; this module holds the request, the plan and the results (`tune.json`) with their Markdown summary.
+//! Everything but the validation cost ratios (wall-clock time) is the same on any number of threads.
+
+pub mod score;
+pub mod search;
+pub mod space;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::rng::Seed;
+use crate::run::{PlanRequest, Workload, WorkloadSource};
+
+pub use score::{Objective, Paired, Sums};
+pub use space::{Candidate, Family, DEFAULT_SETTINGS, MAX_SETTINGS};
+
+/// The validation share when not told.
+pub const DEFAULT_VALIDATION: f64 = 0.3;
+
+/// The seed of the split and the sampled settings when not told.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// What `tune.json` says it is.
+pub const TUNE_FORMAT: &str = "budgetlab-tune/1";
+
+/// What a tune is asked to do, before validation.
+#[derive(Debug, Clone)]
+pub struct TuneRequest {
+    /// The workloads (scenarios or recorded batches) and their sizes; its strategies are ignored.
+    pub run: PlanRequest,
+    /// The families to search (`--families`); empty = every tunable one.
+    pub families: Vec<String>,
+    /// How many settings to try in all.
+    pub settings: usize,
+    /// What to maximise.
+    pub objective: Objective,
+    /// The constraints.
+    pub constraints: Constraints,
+    /// The share of each workload's batches kept for validation.
+    pub validation: f64,
+    /// The seed of the split and of the sampled settings.
+    pub seed: u64,
+}
+
+impl Default for TuneRequest {
+    fn default() -> Self {
+        TuneRequest {
+            run: PlanRequest::default(),
+            families: Vec::new(),
+            settings: DEFAULT_SETTINGS,
+            objective: Objective::NEEDLES,
+            constraints: Constraints::default(),
+            validation: DEFAULT_VALIDATION,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// The constraints a recommended setting meets. Keeping the budget in every turn is always one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Constraints {
+    /// The most artifact writes per turn.
+    pub max_writes_per_turn: Option<f64>,
+    /// The most time over the floor's (measured on the validation set).
+    pub max_cost_ratio: Option<f64>,
+}
+
+impl Constraints {
+    /// Whether `sums` keep the budget in every turn and the writes within their limit.
+    pub fn allows(&self, sums: &Sums) -> bool {
+        sums.kept_budget()
+            && self
+                .max_writes_per_turn
+                .is_none_or(|max| sums.writes_per_turn().unwrap_or(0.0) <= max)
+    }
+
+    /// Whether a cost ratio is within its limit (an unmeasured one is not, when there is a limit).
+    pub fn allows_cost(&self, ratio: Option<f64>) -> bool {
+        match (self.max_cost_ratio, ratio) {
+            (None, _) => true,
+            (Some(max), Some(r)) => r <= max,
+            (Some(_), None) => false,
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        if let Some(w) = self.max_writes_per_turn {
+            if !(w.is_finite() && (0.0..=1e9).contains(&w)) {
+                return Err(Error::invalid(
+                    "--max-writes-per-turn",
+                    w.to_string(),
+                    "must be a number from 0 to 1000000000",
+                ));
+            }
+        }
+        if let Some(c) = self.max_cost_ratio {
+            if !(c.is_finite() && (1.0..=1e6).contains(&c)) {
+                return Err(Error::invalid(
+                    "--max-cost-ratio",
+                    c.to_string(),
+                    "must be a number from 1 (the floor's time) to 1000000",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A validated tune.
+#[derive(Debug, Clone)]
+pub struct TunePlan {
+    /// The workloads.
+    pub workloads: Vec<Workload>,
+    /// The families searched.
+    pub families: Vec<Family>,
+    /// The settings tried, the reference first.
+    pub candidates: Vec<Candidate>,
+    /// What is maximised.
+    pub objective: Objective,
+    /// The constraints.
+    pub constraints: Constraints,
+    /// The validation share.
+    pub validation: f64,
+    /// The seed.
+    pub seed: Seed,
+}
+
+impl TuneRequest {
+    /// Validates the request into a plan.
+    pub fn plan(&self) -> Result<TunePlan> {
+        if !(self.validation.is_finite() && (0.05..=0.9).contains(&self.validation)) {
+            return Err(Error::invalid(
+                "--validation",
+                self.validation.to_string(),
+                "must be a share from 0.05 to 0.9",
+            ));
+        }
+        self.constraints.check()?;
+        let families = space::families(&self.families)?;
+        let candidates = space::candidates(&families, self.settings, Seed(self.seed))?;
+        let workloads = self.run.full_size_workloads()?;
+        if let Some(w) = workloads.iter().find(|w| w.info.batches < 2) {
+            return Err(Error::invalid(
+                "--batches",
+                w.info.batches.to_string(),
+                format!(
+                    "{} has fewer than 2 batches: tune needs some to tune on and some to validate on",
+                    w.info.name
+                ),
+            ));
+        }
+        Ok(TunePlan {
+            workloads,
+            families,
+            candidates,
+            objective: self.objective.clone(),
+            constraints: self.constraints.clone(),
+            validation: self.validation,
+            seed: Seed(self.seed),
+        })
+    }
+}
+
+impl TunePlan {
+    /// The progress the tune reports in all (settings x batches x budgets; see [`search::planned_turns`]).
+    pub fn turns(&self) -> u64 {
+        self.workloads
+            .iter()
+            .map(|w| {
+                let (t, v) =
+                    search::split(w.info.batches, self.validation, self.seed, &w.info.name);
+                search::planned_turns(
+                    self.candidates.len(),
+                    t.len(),
+                    v.len(),
+                    w.info.budgets.len(),
+                )
+            })
+            .sum()
+    }
+
+    /// Runs the search; `progress` gets the turns run.
+    pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> TuneResults {
+        let workloads = self
+            .workloads
+            .iter()
+            .map(|w| search::tune_workload(self, w, progress))
+            .collect();
+        TuneResults {
+            format: TUNE_FORMAT.into(),
+            crate_version: env!("CARGO_PKG_VERSION").into(),
+            objective: self.objective.clone(),
+            objective_text: self.objective.describe(),
+            constraints: self.constraints.clone(),
+            seed: self.seed.0,
+            validation_share: self.validation,
+            families: self.families.iter().map(|f| f.name.clone()).collect(),
+            settings: self.candidates.len(),
+            workloads,
+        }
+    }
+}
+
+/// A setting's figures on a set of batches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Figures {
+    /// The sums they are computed from.
+    pub sums: Sums,
+    /// The objective (`null`: nothing to measure).
+    pub objective: Option<f64>,
+    /// Needle survival.
+    pub needles: Option<f64>,
+    /// Mean kept share per field.
+    pub retention: Option<f64>,
+    /// Survival of the lines the agent used.
+    pub used: Option<f64>,
+    /// Artifact writes per turn.
+    pub writes_per_turn: Option<f64>,
+    /// Whether every turn kept the budget.
+    pub kept_budget: bool,
+}
+
+impl Figures {
+    /// The figures of `sums` under `objective`.
+    pub fn of(sums: &Sums, objective: &Objective) -> Figures {
+        Figures {
+            sums: *sums,
+            objective: objective.value(sums),
+            needles: sums.needle_share(),
+            retention: sums.retention(),
+            used: sums.used_share(),
+            writes_per_turn: sums.writes_per_turn(),
+            kept_budget: sums.kept_budget(),
+        }
+    }
+}
+
+/// One setting as the search left it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingReport {
+    /// The strategy name.
+    pub strategy: String,
+    /// Its family.
+    pub family: String,
+    /// The last rung it ran in (0 = the first).
+    pub rung: usize,
+    /// Tuning batches it ran on.
+    pub batches: usize,
+    /// Its figures on them.
+    pub figures: Figures,
+}
+
+/// One rung of the search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RungReport {
+    /// Tuning batches in its sample.
+    pub batches: usize,
+    /// Settings it ran.
+    pub settings: usize,
+    /// The best of them.
+    pub best: Option<String>,
+    /// Its objective.
+    pub best_objective: Option<f64>,
+    /// The reference's objective on the same sample.
+    pub reference_objective: Option<f64>,
+}
+
+/// A finalist (or the reference) on both sets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Validated {
+    /// The strategy name.
+    pub strategy: String,
+    /// Its family.
+    pub family: String,
+    /// Whether it is the reference.
+    pub reference: bool,
+    /// Its place among the finalists on the tuning set (0 = best); `null` for the reference when it was not
+    /// one.
+    pub tuning_rank: Option<usize>,
+    /// Its figures on the tuning set.
+    pub tuning: Figures,
+    /// Its figures on the validation set.
+    pub validation: Figures,
+    /// Its time over the floor's on the validation set (wall-clock: varies between runs).
+    pub cost_ratio: Option<f64>,
+    /// Its objective minus the reference's on the validation set.
+    pub gain: Option<f64>,
+    /// The 95% paired bootstrap interval of that gain.
+    pub gain_interval: Option<[f64; 2]>,
+    /// Whether it meets the constraints on the validation set.
+    pub meets_constraints: bool,
+}
+
+/// What tune recommends at one budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recommendation {
+    /// The strategy to paste into `run --strategies` (the reference when nothing beats it).
+    pub strategy: String,
+    /// Whether it beats the reference on the validation set (its gain interval above 0).
+    pub beats_reference: bool,
+    /// Why, in a sentence.
+    pub note: String,
+}
+
+/// The search at one budget of a workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CellTune {
+    /// The budget's label.
+    pub budget: String,
+    /// The budget in UTF-16 units.
+    pub units: u64,
+    /// The rungs, first to last.
+    pub rungs: Vec<RungReport>,
+    /// Every setting evaluated, in candidate order.
+    pub settings: Vec<SettingReport>,
+    /// The reference, then the finalists, on both sets.
+    pub finalists: Vec<Validated>,
+    /// The recommendation.
+    pub recommendation: Recommendation,
+}
+
+/// The search over one workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadTune {
+    /// The scenario or recorded batches' name.
+    pub name: String,
+    /// Where its batches come from.
+    pub source: WorkloadSource,
+    /// Its digest.
+    pub digest: String,
+    /// Its batches.
+    pub batches: u64,
+    /// In the tuning set.
+    pub tuning: u64,
+    /// In the validation set.
+    pub validation: u64,
+    /// Per budget.
+    pub cells: Vec<CellTune>,
+}
+
+/// `tune.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TuneResults {
+    /// [`TUNE_FORMAT`].
+    pub format: String,
+    /// The budgetlab version.
+    pub crate_version: String,
+    /// What was maximised.
+    pub objective: Objective,
+    /// The same, in words.
+    pub objective_text: String,
+    /// The constraints.
+    pub constraints: Constraints,
+    /// The seed.
+    pub seed: u64,
+    /// The validation share.
+    pub validation_share: f64,
+    /// The families searched.
+    pub families: Vec<String>,
+    /// Settings tried per budget (the reference included).
+    pub settings: usize,
+    /// Per workload.
+    pub workloads: Vec<WorkloadTune>,
+}
+
+impl TuneResults {
+    /// The recommended strategy names, one per (workload, budget) in order.
+    pub fn recommended(&self) -> Vec<(&str, &str, &Recommendation)> {
+        self.workloads
+            .iter()
+            .flat_map(|w| {
+                w.cells
+                    .iter()
+                    .map(move |c| (w.name.as_str(), c.budget.as_str(), &c.recommendation))
+            })
+            .collect()
+    }
+
+    /// The Markdown summary: per workload and budget, the recommendation and its figures on both sets beside
+    /// the reference's, then how the search went.
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        md.push_str(&format!(
+            "# budgetlab tune\n\nObjective: maximise {} with every turn within budget{}{}. {} settings from {} per budget; \
+{:.0}% of each workload's batches held out for validation (seed {}).\n\n",
+            self.objective_text,
+            self.constraints
+                .max_writes_per_turn
+                .map_or(String::new(), |w| format!(", at most {w} writes per turn")),
+            self.constraints
+                .max_cost_ratio
+                .map_or(String::new(), |c| format!(", at most {c}x the floor's time")),
+            self.settings,
+            self.families.join(", "),
+            self.validation_share * 100.0,
+            self.seed
+        ));
+        md.push_str("## Recommended settings\n\n");
+        md.push_str("| workload | budget | recommended | beats the reference on validation | why |\n|---|---|---|---|---|\n");
+        for (w, b, r) in self.recommended() {
+            md.push_str(&format!(
+                "| {w} | {b} | `{}` | {} | {} |\n",
+                r.strategy,
+                if r.beats_reference { "yes" } else { "no" },
+                r.note
+            ));
+        }
+        for w in &self.workloads {
+            md.push_str(&format!(
+                "\n## {} ({} batches: {} tuning, {} validation)\n",
+                w.name, w.batches, w.tuning, w.validation
+            ));
+            for c in &w.cells {
+                md.push_str(&format!(
+                    "\n### {}\n\n| setting | tuning objective | validation objective | gain on validation (95% interval) | needles | retention | writes/turn | time / floor | meets constraints |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+                    c.budget
+                ));
+                for v in &c.finalists {
+                    md.push_str(&format!(
+                        "| `{}`{} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                        v.strategy,
+                        if v.reference { " (reference)" } else { "" },
+                        percent(v.tuning.objective),
+                        percent(v.validation.objective),
+                        match (v.gain, v.gain_interval) {
+                            (Some(g), Some([lo, hi])) => format!(
+                                "{} ({} to {})",
+                                signed_points(g),
+                                signed_points(lo),
+                                signed_points(hi)
+                            ),
+                            (Some(g), None) => signed_points(g),
+                            _ => "-".into(),
+                        },
+                        percent(v.validation.needles),
+                        percent(v.validation.retention),
+                        v.validation
+                            .writes_per_turn
+                            .map_or("-".into(), |w| format!("{w:.2}")),
+                        v.cost_ratio.map_or("-".into(), |c| format!("{c:.2}x")),
+                        if v.meets_constraints { "yes" } else { "no" }
+                    ));
+                }
+                md.push_str("\nThe search: ");
+                let steps: Vec<String> = c
+                    .rungs
+                    .iter()
+                    .map(|r| format!("{} settings on {} batches", r.settings, r.batches))
+                    .collect();
+                md.push_str(&steps.join(", then "));
+                md.push_str(".\n");
+            }
+        }
+        md
+    }
+}
+
+/// `x` rounded to 3 decimals, for text.
+pub(crate) fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// A share as a percentage with one decimal, `-` when absent.
+fn percent(x: Option<f64>) -> String {
+    x.map_or("-".into(), |x| format!("{:.1}%", x * 100.0))
+}
+
+/// A difference of shares in percentage points with a sign: `+1.2 pts`, `-0.4 pts`, `0.0 pts`.
+pub(crate) fn signed_points(x: f64) -> String {
+    let p = x * 100.0;
+    if p.abs() < 0.05 {
+        "0.0 pts".into()
+    } else {
+        format!("{p:+.1} pts")
+    }
+}

@@ -1,0 +1,297 @@
+//! What `tune` measures of a setting: per turn the few sums its objective and constraints are made of, added
+//! over batches in batch order (whole numbers, so any order gives the same bytes), and the objective itself.
+//!
+//! The validation set's gain over the reference gets a paired interval: a Poisson bootstrap whose weights come
+//! from the batch index alone ([`crate::metrics::resample::weights`], the run's ranking uses the same), so the
+//! setting and the reference weigh each batch alike.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::metrics::resample::{weights, RESAMPLES};
+use crate::metrics::BatchMetrics;
+
+/// A turn's mean kept share is summed in millionths.
+const SHARE_SCALE: f64 = 1_000_000.0;
+
+/// The sums one turn adds to a setting's tally.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sums {
+    /// Turns.
+    pub turns: u64,
+    /// Turns whose model request went over the budget.
+    pub over_budget: u64,
+    /// Needles (planted, or found by the detector in recorded batches) still visible.
+    pub survived: u64,
+    /// Needles.
+    pub needles: u64,
+    /// Mean kept share of each turn x its fields, in millionths.
+    pub kept: u64,
+    /// Budgeted fields.
+    pub fields: u64,
+    /// Lines the agent used (recorded sessions with a used-lines file) still visible.
+    pub used_survived: u64,
+    /// Lines the agent used.
+    pub used: u64,
+    /// Successful artifact writes.
+    pub writes: u64,
+}
+
+impl Sums {
+    /// One turn's sums.
+    pub fn of(m: &BatchMetrics) -> Sums {
+        let (survived, needles) = m
+            .needles
+            .values()
+            .fold((0, 0), |(s, p), c| (s + c.survived, p + c.planted));
+        Sums {
+            turns: 1,
+            over_budget: u64::from(!m.within_budget),
+            survived,
+            needles,
+            kept: m
+                .mean_kept_share
+                .map_or(0, |share| (share * SHARE_SCALE).round() as u64 * m.fields),
+            fields: m.fields,
+            used_survived: m.used_survived,
+            used: m.used_needles,
+            writes: m.writes,
+        }
+    }
+
+    /// Adds `other`, weighted `w` times.
+    pub fn add(&mut self, other: &Sums, w: u64) {
+        let add = |a: &mut u64, b: u64| *a = a.saturating_add(b.saturating_mul(w));
+        add(&mut self.turns, other.turns);
+        add(&mut self.over_budget, other.over_budget);
+        add(&mut self.survived, other.survived);
+        add(&mut self.needles, other.needles);
+        add(&mut self.kept, other.kept);
+        add(&mut self.fields, other.fields);
+        add(&mut self.used_survived, other.used_survived);
+        add(&mut self.used, other.used);
+        add(&mut self.writes, other.writes);
+    }
+
+    /// Needle survival; `None` without needles.
+    pub fn needle_share(&self) -> Option<f64> {
+        (self.needles > 0).then(|| self.survived as f64 / self.needles as f64)
+    }
+
+    /// Mean kept share per field; `None` without fields.
+    pub fn retention(&self) -> Option<f64> {
+        (self.fields > 0).then(|| self.kept as f64 / SHARE_SCALE / self.fields as f64)
+    }
+
+    /// Survival of the lines the agent used; `None` without any.
+    pub fn used_share(&self) -> Option<f64> {
+        (self.used > 0).then(|| self.used_survived as f64 / self.used as f64)
+    }
+
+    /// Artifact writes per turn; `None` without turns.
+    pub fn writes_per_turn(&self) -> Option<f64> {
+        (self.turns > 0).then(|| self.writes as f64 / self.turns as f64)
+    }
+
+    /// Whether every turn kept the budget.
+    pub fn kept_budget(&self) -> bool {
+        self.over_budget == 0
+    }
+}
+
+/// What `tune` maximises: one figure, or a stated weighted mix of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Objective {
+    /// Weight of needle survival.
+    pub needles: f64,
+    /// Weight of retention (mean kept share per field).
+    pub retention: f64,
+    /// Weight of the survival of the lines the agent used.
+    pub used: f64,
+}
+
+impl Objective {
+    /// Needle survival alone (the default).
+    pub const NEEDLES: Objective = Objective {
+        needles: 1.0,
+        retention: 0.0,
+        used: 0.0,
+    };
+
+    /// Reads `needles`, `retention`, `used`, or a weighted mix `needles=0.7,retention=0.3` (weights positive,
+    /// made to sum to 1).
+    pub fn parse(text: &str) -> Result<Objective> {
+        let bad = |reason: &str| Error::invalid("--objective", text, reason.to_string());
+        let mut o = Objective {
+            needles: 0.0,
+            retention: 0.0,
+            used: 0.0,
+        };
+        for item in text.split(',') {
+            let (name, weight) = match item.split_once('=') {
+                Some((n, w)) => {
+                    let w: f64 = w
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("a weight must be a number"))?;
+                    (n.trim(), w)
+                }
+                None => (item.trim(), 1.0),
+            };
+            if !(weight.is_finite() && weight > 0.0 && weight <= 1e6) {
+                return Err(bad("a weight must be above 0 and at most 1000000"));
+            }
+            let slot = match name {
+                "needles" => &mut o.needles,
+                "retention" => &mut o.retention,
+                "used" => &mut o.used,
+                _ => return Err(bad("objectives: needles, retention, used, or a mix such as needles=0.7,retention=0.3")),
+            };
+            if *slot > 0.0 {
+                return Err(bad("a figure is named twice"));
+            }
+            *slot = weight;
+        }
+        let total = o.needles + o.retention + o.used;
+        o.needles /= total;
+        o.retention /= total;
+        o.used /= total;
+        Ok(o)
+    }
+
+    /// The objective's value on `sums`; `None` when a figure it weighs has nothing to measure there.
+    pub fn value(&self, sums: &Sums) -> Option<f64> {
+        let mut v = 0.0;
+        for (weight, figure) in [
+            (self.needles, sums.needle_share()),
+            (self.retention, sums.retention()),
+            (self.used, sums.used_share()),
+        ] {
+            if weight > 0.0 {
+                v += weight * figure?;
+            }
+        }
+        Some(v)
+    }
+
+    /// How it reads: `needle survival`, `0.7 needle survival + 0.3 retention`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<(f64, &str)> = [
+            (self.needles, "needle survival"),
+            (self.retention, "retention"),
+            (self.used, "used-line survival"),
+        ]
+        .into_iter()
+        .filter(|(w, _)| *w > 0.0)
+        .collect();
+        if parts.len() == 1 {
+            return parts[0].1.to_string();
+        }
+        parts
+            .iter()
+            .map(|(w, name)| format!("{} {name}", super::round3(*w)))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+/// A setting's and the reference's sums over the same batches, in every bootstrap resample.
+#[derive(Debug, Clone)]
+pub struct Paired {
+    setting: Vec<Sums>,
+    reference: Vec<Sums>,
+}
+
+impl Default for Paired {
+    fn default() -> Self {
+        Paired {
+            setting: vec![Sums::default(); RESAMPLES],
+            reference: vec![Sums::default(); RESAMPLES],
+        }
+    }
+}
+
+impl Paired {
+    /// Adds batch `batch`'s turn under the setting and under the reference.
+    pub fn add(&mut self, batch: u64, setting: &Sums, reference: &Sums) {
+        for ((s, r), w) in self
+            .setting
+            .iter_mut()
+            .zip(self.reference.iter_mut())
+            .zip(weights(batch))
+        {
+            s.add(setting, u64::from(w));
+            r.add(reference, u64::from(w));
+        }
+    }
+
+    /// The 95% percentile-bootstrap interval of the setting's objective minus the reference's; `None` when the
+    /// objective has nothing to measure in some resample.
+    pub fn interval(&self, objective: &Objective) -> Option<(f64, f64)> {
+        let mut diffs = Vec::with_capacity(RESAMPLES);
+        for (s, r) in self.setting.iter().zip(&self.reference) {
+            diffs.push(objective.value(s)? - objective.value(r)?);
+        }
+        diffs.sort_by(f64::total_cmp);
+        let lo = (RESAMPLES as f64 * 0.025).ceil() as usize;
+        let hi = (RESAMPLES as f64 * 0.975).ceil() as usize;
+        Some((diffs[lo - 1], diffs[hi - 1]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sums(survived: u64, needles: u64, kept_share: f64, fields: u64) -> Sums {
+        Sums {
+            turns: 1,
+            survived,
+            needles,
+            kept: (kept_share * SHARE_SCALE) as u64 * fields,
+            fields,
+            ..Sums::default()
+        }
+    }
+
+    #[test]
+    fn objectives_parse_and_weigh() {
+        assert_eq!(Objective::parse("needles").unwrap(), Objective::NEEDLES);
+        let mix = Objective::parse("needles=3,retention=1").unwrap();
+        assert_eq!((mix.needles, mix.retention, mix.used), (0.75, 0.25, 0.0));
+        assert_eq!(mix.describe(), "0.75 needle survival + 0.25 retention");
+        let s = sums(1, 2, 0.5, 4);
+        assert_eq!(mix.value(&s), Some(0.75 * 0.5 + 0.25 * 0.5));
+        assert_eq!(
+            Objective::parse("used").unwrap().value(&s),
+            None,
+            "nothing to measure"
+        );
+        for bad in [
+            "",
+            "speed",
+            "needles=0",
+            "needles=x",
+            "needles,needles",
+            "needles=inf",
+        ] {
+            assert!(Objective::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_paired_interval_is_zero_for_equal_turns_and_positive_for_a_sure_gain() {
+        let mut same = Paired::default();
+        let mut better = Paired::default();
+        for b in 0..50 {
+            same.add(b, &sums(1, 2, 0.5, 1), &sums(1, 2, 0.5, 1));
+            better.add(b, &sums(2, 2, 0.5, 1), &sums(1, 2, 0.5, 1));
+        }
+        assert_eq!(same.interval(&Objective::NEEDLES), Some((0.0, 0.0)));
+        let (lo, hi) = better.interval(&Objective::NEEDLES).unwrap();
+        assert_eq!((lo, hi), (0.5, 0.5));
+        assert_eq!(Paired::default().interval(&Objective::NEEDLES), None);
+    }
+}

@@ -14,6 +14,7 @@ mod retention;
 mod summary;
 mod surrogates;
 pub mod tokens;
+pub mod used_ranking;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,

@@ -170,7 +170,7 @@ pub(crate) fn share(x: Option<f64>) -> String {
 }
 
 /// A share of turns over budget: `13%`, `0.4%`, `<0.1%`.
-fn over_share(rate: f64) -> String {
+pub(crate) fn over_share(rate: f64) -> String {
     let pct = rate * 100.0;
     if pct >= 10.0 {
         format!("{pct:.0}%")

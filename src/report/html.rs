@@ -507,6 +507,57 @@ fn pareto_table(out: &mut String, results: &RunResults, charts: &[Rendered]) {
     );
 }
 
+/// The lines the agent used, after the trade-offs when the run measured any: for each workload and budget, the
+/// strategies ranked by the share of used lines they kept, with the most any allocation could keep; absent
+/// without used lines.
+fn used_table(out: &mut String, lines: &[super::used::UsedLine], charts: &[Rendered]) {
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<h2 id=\"used\">Needles the agent used</h2>\n");
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"answer used\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
+<th>rank</th><th class=\"text\">strategies</th><th>used lines kept</th><th>share kept</th>\
+<th>upper bound (any allocation)</th><th>share of the bound</th></tr>\n",
+    );
+    let mut last_scenario = None;
+    let mut last_budget: Option<(&str, &str)> = None;
+    for l in lines {
+        let scenario = named_once(&mut last_scenario, &l.scenario);
+        let budget = if last_budget == Some((&l.scenario, &l.budget)) {
+            String::new()
+        } else {
+            escape(&l.budget)
+        };
+        last_budget = Some((&l.scenario, &l.budget));
+        let _ = writeln!(
+            out,
+            "<tr><td>{scenario}</td><td class=\"text\">{budget}</td><td{}>{}</td><td class=\"text\">{}</td>\
+<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if l.rank == "1" { " class=\"best\"" } else { "" },
+            escape(&l.rank),
+            escape(&l.names),
+            escape(&l.kept),
+            escape(&l.share),
+            escape(&l.bound),
+            escape(&l.of_bound),
+        );
+    }
+    let chart = match charts.iter().find(|c| c.stem == super::chart::used::STEM) {
+        Some(c) => format!(
+            " <a href=\"#chart-{}\">{}</a> draws it.",
+            escape(&c.stem),
+            escape(&c.title)
+        ),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "</table></div>\n<p class=\"note\">{}{chart}</p>",
+        prose(super::used::NOTE)
+    );
+}
+
 /// The page of a run.
 pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> String {
     let mut out = String::with_capacity(64 * 1024);
@@ -533,21 +584,22 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
             None => String::new(),
         }
     );
-    contents(
-        &mut out,
-        &[
-            ("answer", "Which strategy"),
-            ("pareto", "Trade-offs"),
-            ("inputs", "Inputs"),
-            ("overview", "Overview"),
-            ("charts", "Charts"),
-            ("tables", "Results by scenario and budget"),
-        ],
-        charts,
-    );
+    let used = super::used::lines(results);
+    let mut sections = vec![("answer", "Which strategy"), ("pareto", "Trade-offs")];
+    if !used.is_empty() {
+        sections.push(("used", "Needles the agent used"));
+    }
+    sections.extend([
+        ("inputs", "Inputs"),
+        ("overview", "Overview"),
+        ("charts", "Charts"),
+        ("tables", "Results by scenario and budget"),
+    ]);
+    contents(&mut out, &sections, charts);
 
     answer_table(&mut out, results);
     pareto_table(&mut out, results, charts);
+    used_table(&mut out, &used, charts);
 
     out.push_str("<h2 id=\"inputs\">Inputs</h2>\n");
     scenario_table(&mut out, scenarios);
@@ -808,6 +860,54 @@ mod tests {
         let table = &page[pareto..inputs];
         assert_eq!(table.matches("<tr><td>").count(), 3);
         assert_eq!(table.matches("surrogate-storm").count(), 1);
+    }
+
+    #[test]
+    fn the_lines_the_agent_used_have_a_section_after_the_trade_offs_only_when_measured() {
+        let results = crate::report::used::tests::used_run();
+        let page = run_page(&results, &[], true);
+        let pareto = page.find("<h2 id=\"pareto\">").unwrap();
+        let used = page
+            .find("<h2 id=\"used\">Needles the agent used</h2>")
+            .unwrap();
+        let inputs = page.find("<h2 id=\"inputs\">").unwrap();
+        assert!(pareto < used && used < inputs);
+        assert!(page.contains("<a href=\"#used\">Needles the agent used</a>"));
+        let table = &page[used..inputs];
+        assert!(
+            table.contains(
+                "<tr><td>surrogate-storm</td><td class=\"text\">1,000</td><td class=\"best\">1</td>\
+<td class=\"text\">reference</td><td>14 of 20</td><td>70%</td><td>16 (80%)</td><td>87.5%</td></tr>\n\
+<tr><td></td><td class=\"text\"></td><td>2</td><td class=\"text\">greedy, head-tail-0</td><td>9 of 20</td>\
+<td>45%</td><td>16 (80%)</td><td>56.2%</td></tr>\n"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains(
+                "<td>over budget</td><td class=\"text\">codex (50% over)</td><td>20 of 20</td><td>100%</td>"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains(
+                "<tr><td></td><td class=\"text\">7,001</td><td class=\"best\">1</td><td class=\"text\">reference</td>"
+            ),
+            "{table}"
+        );
+        assert!(table
+            .contains("<td>–</td><td class=\"text\">greedy, head-tail-0, uniform</td><td>–</td>"));
+        assert_eq!(table.matches("<tr><td").count(), 7);
+        assert!(table.contains("<code>budgetlab import</code>"));
+
+        // Without used lines: no section and no link to it, rather than a table of zeros.
+        let plain = crate::report::pareto::tests::small_run();
+        let page = run_page(&plain, &[], true);
+        assert!(
+            !page.contains("id=\"used\"")
+                && !page.contains("#used")
+                && !page.contains("agent used")
+        );
     }
 
     #[test]

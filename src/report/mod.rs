@@ -14,6 +14,7 @@ mod batches;
 mod folder;
 mod pages;
 pub(crate) mod pareto;
+pub(crate) mod used;
 mod writer;
 
 pub use folder::{

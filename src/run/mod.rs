@@ -644,6 +644,7 @@ impl RowSummaries {
             sha256: None,
             ranking: crate::metrics::ranking::rank(&rows),
             pareto: crate::metrics::pareto::fronts(&rows),
+            used_ranking: crate::metrics::used_ranking::rank_used(&rows),
             rows,
         }
     }

@@ -420,3 +420,143 @@ fn needles_agreement_compares_used_lines_with_the_detector() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("fx.used.jsonl"));
 }
+
+#[test]
+fn the_report_of_imported_sessions_ranks_strategies_by_the_lines_the_agent_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = dir.path().join("all.jsonl");
+    // Sessions of every format: the import fixtures and the used-lines ones.
+    let import = Command::cargo_bin("budgetlab")
+        .unwrap()
+        .args(["import", "--format", "auto"])
+        .arg(fixture(""))
+        .arg(used_fixture(""))
+        .arg("--out")
+        .arg(&batches)
+        .output()
+        .unwrap();
+    assert_eq!(import.status.code(), Some(0));
+    let run = |out: &Path| {
+        let run = Command::cargo_bin("budgetlab")
+            .unwrap()
+            .args([
+                "run",
+                "--strategies",
+                "reference,greedy,proportional,uniform",
+                "--budgets",
+                "40,20000",
+                "--threads",
+                "1",
+                "--batches-file",
+            ])
+            .arg(&batches)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    };
+    let report = dir.path().join("report");
+    run(&report);
+    let read = |name: &str| std::fs::read_to_string(report.join(name)).unwrap();
+
+    // summary.md: a place a line, best first, ties sharing a rank, the bound beside each.
+    let summary = read("summary.md");
+    assert!(
+        summary.contains(
+            "## Needles the agent used\n\n\
+| workload | budget (units) | rank | strategies | used lines kept | share kept | upper bound (any allocation) | share of the bound |\n\
+|---|---|---:|---|---:|---:|---:|---:|\n\
+| all | 40 | 1 | reference, uniform | 3 of 21 | 14.3% | 9 (42.9%) | 33.3% |\n\
+|  |  | 3 | greedy, proportional | 2 of 21 | 9.5% | 9 (42.9%) | 22.2% |\n\
+|  | 20,000 | 1 | greedy, proportional, reference, uniform | 21 of 21 | 100% | 21 (100%) | 100% |\n\n"
+        ),
+        "{summary}"
+    );
+
+    // results.json: the same ranking, strategy by strategy.
+    let results: Value = serde_json::from_str(&read("results.json")).unwrap();
+    let ranking = results["usedRanking"].as_array().unwrap();
+    assert_eq!(ranking.len(), 2);
+    assert_eq!(
+        (&ranking[0]["scenario"], &ranking[0]["units"]),
+        (&json!("all"), &json!(40))
+    );
+    let places: Vec<(Value, &str, u64, u64)> = ranking[0]["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["rank"].clone(),
+                p["strategy"].as_str().unwrap(),
+                p["used"]["survived"].as_u64().unwrap(),
+                p["used"]["upperBound"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (json!(1), "reference", 3, 9),
+            (json!(1), "uniform", 3, 9),
+            (json!(3), "greedy", 2, 9),
+            (json!(3), "proportional", 2, 9),
+        ]
+    );
+
+    // index.html: the section after the trade-offs, and the chart naming every strategy.
+    let page = read("index.html");
+    let (pareto, used, inputs) = (
+        page.find("<h2 id=\"pareto\">").unwrap(),
+        page.find("<h2 id=\"used\">Needles the agent used</h2>")
+            .unwrap(),
+        page.find("<h2 id=\"inputs\">").unwrap(),
+    );
+    assert!(pareto < used && used < inputs);
+    assert!(page[used..inputs].contains(
+        "<td class=\"text\">reference, uniform</td><td>3 of 21</td><td>14.3%</td><td>9 (42.9%)</td><td>33.3%</td>"
+    ));
+    assert!(page.contains("<figure id=\"chart-used-needles\">"));
+    assert!(page[used..inputs].contains("<a href=\"#chart-used-needles\">"));
+    let svg = read("charts/used-needles.svg");
+    for name in ["reference", "greedy", "proportional", "uniform"] {
+        assert!(svg.contains(&format!(">\n{name}\n</text>")), "{name}");
+    }
+    assert!(svg.contains("21 used lines · any allocation: at most 42.9%"));
+    assert!(report.join("charts/used-needles.png").is_file());
+
+    // A results.json without the ranking (an earlier version 7 file) redraws the same page: it is made again
+    // from the rows.
+    let mut bare = results.clone();
+    bare.as_object_mut().unwrap().remove("usedRanking");
+    std::fs::write(
+        report.join("results.json"),
+        serde_json::to_string_pretty(&bare).unwrap(),
+    )
+    .unwrap();
+    std::fs::remove_file(report.join("index.html")).unwrap();
+    Command::cargo_bin("budgetlab")
+        .unwrap()
+        .arg("report")
+        .arg(&report)
+        .assert()
+        .success();
+    assert_eq!(read("index.html"), page);
+
+    // The same batches without their used-lines file: no section, no chart, no ranking; never zeros.
+    std::fs::remove_file(dir.path().join("all.used.jsonl")).unwrap();
+    let again = dir.path().join("again");
+    run(&again);
+    let read = |name: &str| std::fs::read_to_string(again.join(name)).unwrap();
+    assert!(!read("summary.md").contains("agent used"));
+    assert!(!read("index.html").contains("agent used"));
+    assert!(!again.join("charts/used-needles.svg").exists());
+    let results: Value = serde_json::from_str(&read("results.json")).unwrap();
+    assert!(results.get("usedRanking").is_none());
+}

@@ -28,6 +28,7 @@ pub mod size_cdf;
 pub mod sweep;
 pub mod token_compliance;
 pub mod units_per_token;
+pub mod used;
 
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,7 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::run("overshoot", overshoot::plot),
     Chart::run("retention-cdf", retention::plot),
     Chart::run("needles", needles::plot),
+    Chart::run(used::STEM, used::plot),
     Chart::run("persistence", persistence::plot),
     Chart::run("budget-curves", curves::plot),
     Chart::run(pareto::STEM, pareto::plot),

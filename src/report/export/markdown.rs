@@ -222,6 +222,43 @@ fn pareto_table(out: &mut String, results: &RunResults) {
     let _ = writeln!(out, "\n{}\n", crate::report::pareto::NOTE);
 }
 
+/// The lines the agent used, after the trade-offs when the run measured any: for each workload and budget, the
+/// strategies ranked by the share of used lines they kept, with the most any allocation could keep; absent
+/// without used lines.
+fn used_table(out: &mut String, results: &RunResults) {
+    let lines = crate::report::used::lines(results);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("## Needles the agent used\n\n");
+    out.push_str(
+        "| workload | budget (units) | rank | strategies | used lines kept | share kept | upper bound (any allocation) | share of the bound |\n\
+|---|---|---:|---|---:|---:|---:|---:|\n",
+    );
+    let mut last: Option<(&str, &str)> = None;
+    for l in &lines {
+        let here = (l.scenario.as_str(), l.budget.as_str());
+        let scenario = if last.is_some_and(|(s, _)| s == here.0) {
+            ""
+        } else {
+            here.0
+        };
+        let budget = if last == Some(here) { "" } else { here.1 };
+        last = Some(here);
+        let _ = writeln!(
+            out,
+            "| {scenario} | {budget} | {} | {} | {} | {} | {} | {} |",
+            l.rank, l.names, l.kept, l.share, l.bound, l.of_bound
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{} `charts/{}.png` draws it.\n",
+        crate::report::used::NOTE,
+        crate::report::chart::used::STEM
+    );
+}
+
 /// The whole summary of `results`.
 pub(super) fn render(results: &RunResults) -> String {
     let tokens = results.inputs.tokens.as_ref();
@@ -244,6 +281,7 @@ pub(super) fn render(results: &RunResults) -> String {
     }
     answer(&mut out, results);
     pareto_table(&mut out, results);
+    used_table(&mut out, results);
     for scenario in &results.inputs.scenarios {
         for budget in &scenario.budgets {
             let rows = crate::report::rows_at(results, &scenario.name, &budget.label);
@@ -440,6 +478,35 @@ mod tests {
         let table = &text[pareto..first_scenario];
         assert_eq!(table.matches("\n| surrogate-storm |").count(), 3);
         assert_eq!(table.lines().filter(|l| l.starts_with("|---")).count(), 1);
+    }
+
+    #[test]
+    fn the_summary_ranks_the_lines_the_agent_used_after_the_trade_offs_only_when_measured() {
+        let results = crate::report::used::tests::used_run();
+        let text = render(&results);
+        let pareto = text.find("## What each strategy keeps").unwrap();
+        let used = text.find("## Needles the agent used\n").unwrap();
+        let first_scenario = text.find("## surrogate-storm").unwrap();
+        assert!(pareto < used && used < first_scenario);
+        let table = &text[used..first_scenario];
+        assert!(
+            table.contains(
+                "| surrogate-storm | 1,000 | 1 | reference | 14 of 20 | 70% | 16 (80%) | 87.5% |\n\
+|  |  | 2 | greedy, head-tail-0 | 9 of 20 | 45% | 16 (80%) | 56.2% |\n\
+|  |  | 4 | uniform | 0 of 20 | 0% | 16 (80%) | 0% |\n\
+|  |  | over budget | codex (50% over) | 20 of 20 | 100% | 16 (80%) | 100% |\n\
+|  | 7,001 | 1 | reference | 20 of 20 | 100% | 20 (100%) | 100% |\n\
+|  |  | – | greedy, head-tail-0, uniform | – | – | – | – |\n\
+|  |  | over budget | codex (25% over) | – | – | – | – |\n\n"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("`charts/used-needles.png` draws it."),
+            "{table}"
+        );
+        let plain = crate::report::pareto::tests::small_run();
+        assert!(!render(&plain).contains("agent used"));
     }
 
     #[test]

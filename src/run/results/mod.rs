@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::metrics::pareto::ParetoFronts;
 use crate::metrics::ranking::BudgetRanking;
+use crate::metrics::used_ranking::UsedRanking;
 use crate::metrics::{Aggregate, BatchMetrics, RowKey, StrategyKey, TokenSettings, TurnCost};
 use crate::scenario::{BudgetLabel, ScenarioBudget};
 use crate::workload::Mode;
@@ -32,7 +33,8 @@ pub(crate) mod validate;
 /// later gained the `pareto` fronts, which a file of version 6 may lack: like the ranking, they are made again
 /// from the rows when a file is read, so a file without them reads the same. Version 7 adds the lines the agent
 /// used (recorded batches with `budgetlab import`'s used lines): `usedNeedles`, `usedSurvived` and
-/// `usedUpperBound` in every record, CSV line and row summary, and a row's `usedNeedles` shares when it has any.
+/// `usedUpperBound` in every record, CSV line and row summary, and a row's `usedNeedles` shares when it has any;
+/// it later gained `usedRanking` (absent without used lines), made again from the rows like the ranking.
 pub const SCHEMA_VERSION: u32 = 7;
 
 /// The name of the per-batch records file of a report folder.
@@ -138,6 +140,11 @@ pub struct RunResults {
     /// timings: like the rows' `cost`, they may differ between two runs.
     #[serde(default)]
     pub pareto: Vec<ParetoFronts>,
+    /// For each workload and budget with lines the agent used (`budgetlab import`'s used lines), the strategies
+    /// ranked by the share of them they kept ([`crate::metrics::used_ranking`]); absent when no row has any, and
+    /// made again from the rows when the file is read, so a file of version 7 without it reads the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub used_ranking: Vec<UsedRanking>,
 }
 
 /// The sha256 (lowercase hex) of the per-batch files of a report folder, as written.
@@ -284,9 +291,10 @@ impl RunResults {
             ))
         })?;
         results.validate().map_err(bad)?;
-        // The ranking and the fronts are what the rows give: made again from them, whatever the file says.
+        // The rankings and the fronts are what the rows give: made again from them, whatever the file says.
         results.ranking = crate::metrics::ranking::rank(&results.rows);
         results.pareto = crate::metrics::pareto::fronts(&results.rows);
+        results.used_ranking = crate::metrics::used_ranking::rank_used(&results.rows);
         Ok(results)
     }
 

@@ -25,6 +25,8 @@ pub(in crate::report::chart) enum Swatch {
     Tick(RGBColor),
     /// An outlined box with a line through it (a box plot's box and median).
     BoxPlot(RGBColor),
+    /// An outlined box, empty (a hollow bar).
+    Hollow(RGBColor),
 }
 
 /// One legend entry.
@@ -114,6 +116,12 @@ where
             area.draw(&Rectangle::new(
                 [(x + 15, y - 10), (x + 19, y + 10)],
                 colour.filled(),
+            ))?;
+        }
+        Swatch::Hollow(colour) => {
+            area.draw(&Rectangle::new(
+                [(x + 4, y - 8), (x + 30, y + 8)],
+                ShapeStyle::from(&colour).stroke_width(2),
             ))?;
         }
         Swatch::BoxPlot(colour) => {

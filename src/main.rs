@@ -130,6 +130,7 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
         Command::Calibrate(args) => calibrate::execute(args),
         Command::Conform(args) => conform::execute(args),
         Command::Needles(args) => needles::execute(args),
+        Command::History(args) => history::execute(args),
     }
 }
 

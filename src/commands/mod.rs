@@ -13,6 +13,7 @@ pub(crate) mod conform;
 pub(crate) mod finalize;
 pub(crate) mod flags;
 pub(crate) mod generate;
+pub(crate) mod history;
 pub(crate) mod import;
 pub(crate) mod merge;
 pub(crate) mod needles;
@@ -72,6 +73,8 @@ pub(crate) enum Command {
     Conform(conform::ConformArgs),
     /// Needles of recorded batches: `agreement` of the detector's needles with the lines agents used.
     Needles(needles::NeedlesArgs),
+    /// The nightly history in a SQLite database: add a run, show the series, check the newest night.
+    History(history::HistoryArgs),
 }
 
 /// How a command that did not fail ended; `main` turns it into the exit status.

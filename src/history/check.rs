@@ -163,7 +163,7 @@ pub fn markdown(verdict: &HistoryVerdict) -> String {
         out,
         "# History check: {}\n\nNewest night {} of {} ({}, commit {}). Cost over the floor: the last {} nights \
          against the {} before, one-sided Mann-Whitney at alpha {} and a rise of at least {:.0}% (a false-alarm \
-         rate of at most {} per 100 nights a series); {} series tested.\n",
+         rate of at most {} per 100 nights a series); {} series tested (a series is tested from its night {}).\n",
         if verdict.passed() { "PASS" } else { "FAIL" },
         newest.night,
         verdict.nights.len(),
@@ -175,6 +175,7 @@ pub fn markdown(verdict: &HistoryVerdict) -> String {
         (test.min_ratio() - 1.0) * 100.0,
         test.alpha() * 100.0,
         verdict.cost_tested,
+        2 * test.window(),
     );
     let night_of = |n: u64| &verdict.nights[n as usize - 1];
     let newest_moves: Vec<&Move> = verdict.newest_moves().collect();

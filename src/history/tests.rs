@@ -456,6 +456,10 @@ fn the_check_flags_each_move_on_its_first_night_and_the_cost_regression() {
         "{text}"
     );
     assert!(text.contains("| s abs-100 a |"), "{text}");
+    assert!(
+        text.contains("; 2 series tested (a series is tested from its night 10).\n"),
+        "{text}"
+    );
     assert!(text.contains("| 31 (2026-11-30, commit c031) |"), "{text}");
     let json = check::json(&v);
     assert_eq!(json["passed"], false);

@@ -31,7 +31,8 @@
 //!   persistence I/O, integrity), as pure functions, and their aggregation into rows.
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
 //!   [`run::RunResults`], [`run::merge`] recombines the shards of a run, and [`gate`] checks a run against a
-//!   stored baseline (the nightly CI gate) or compares two runs.
+//!   stored baseline (the nightly CI gate) or compares two runs; [`history`] keeps the runs of every night in a
+//!   SQLite database and checks the newest against all of them.
 //! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
 //! - [`digest`]: the SHA-256 that names a full output in a shortened field's header, a scenario's hash and a
@@ -78,6 +79,7 @@ pub mod finalize;
 mod floor;
 pub mod gate;
 pub mod generate;
+pub mod history;
 pub mod import;
 pub mod interrupt;
 mod job;

@@ -131,6 +131,7 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
         Command::Conform(args) => conform::execute(args),
         Command::Needles(args) => needles::execute(args),
         Command::Tune(args) => tune::execute(args),
+        Command::History(args) => history::execute(args),
     }
 }
 

@@ -13,6 +13,7 @@ mod gate;
 mod gate_output;
 mod gate_rules;
 mod generate;
+mod history;
 mod hostile;
 mod import;
 mod needles;

@@ -13,6 +13,7 @@ pub(crate) mod conform;
 pub(crate) mod finalize;
 pub(crate) mod flags;
 pub(crate) mod generate;
+pub(crate) mod history;
 pub(crate) mod import;
 pub(crate) mod merge;
 pub(crate) mod needles;
@@ -75,6 +76,8 @@ pub(crate) enum Command {
     Needles(needles::NeedlesArgs),
     /// Search the tunable strategies' settings for the best per budget, validated on batches the search did not see.
     Tune(tune::TuneArgs),
+    /// The nightly history in a SQLite database: add a run, show the series, check the newest night.
+    History(history::HistoryArgs),
 }
 
 /// How a command that did not fail ended; `main` turns it into the exit status.

@@ -21,11 +21,11 @@
 //! Rounds generate with the kinds' tool names replaced by `calibrate-kind:KIND`, so that each output's kind is
 //! known; names change nothing else, so the last round's sample is the fitted scenario's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use super::check::{self, Figures, Row};
+use super::check::{self, Figures};
 use super::measure::{Corpus, Measure};
 use super::write::{scenario_toml, Params};
 use crate::error::{Error, Result};
@@ -101,6 +101,8 @@ pub(super) struct Fit {
     pub batches: u64,
     /// Rounds run.
     pub rounds: usize,
+    /// Each kind's size model and why.
+    pub models: Vec<SizeChoice>,
 }
 
 /// The shares of a kind's table of quantiles, for `n` outputs.
@@ -208,7 +210,97 @@ fn initial(corpus: &Corpus) -> Params {
         exit_styles,
         exit_lines,
         short_units: 0,
+        empirical: BTreeSet::new(),
     }
+}
+
+/// Most runs of equal sizes a kind's empirical table keeps as steps (two points each); a kind with more
+/// distinct sizes gets every percent instead.
+const STEP_RUNS: usize = crate::scenario::MAX_EMPIRICAL_POINTS / 2;
+
+/// The empirical table of a kind's `sorted` sizes in the corpus. Up to [`STEP_RUNS`] distinct sizes, the table is
+/// the corpus's own distribution: each size holds the shares of its outputs (the `k`-th of `n` from `k / n` to
+/// `(k + 1) / n`) as a flat step, so a draw is always one of the corpus's sizes and each percentile of the draws
+/// is the corpus's nearest-rank one. Above, every percent and the tail's 99.5, 99.8 and 99.9, interpolated.
+fn empirical_table(sorted: &[u64]) -> Vec<[f64; 2]> {
+    let n = sorted.len();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, &v) in sorted.iter().enumerate() {
+        match runs.last_mut() {
+            Some((_, end)) if sorted[*end] == v => *end = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    if n < 2 || runs.len() > STEP_RUNS {
+        let mut shares: Vec<f64> = (0..=100).map(|i| f64::from(i) / 100.0).collect();
+        shares.extend([0.995, 0.998, 0.999]);
+        shares.sort_by(f64::total_cmp);
+        if n < 2 {
+            shares = vec![0.0, 1.0];
+        }
+        return shares.into_iter().map(|q| [q, at(sorted, q)]).collect();
+    }
+    let mut table = Vec::with_capacity(2 * runs.len());
+    for (r, &(start, end)) in runs.iter().enumerate() {
+        let v = sorted[start] as f64;
+        // A step starts just after the one before ends (shares strictly rise).
+        let from = if r == 0 {
+            0.0
+        } else {
+            start as f64 / n as f64 + 1e-9
+        };
+        table.push([from, v]);
+        table.push([(end + 1) as f64 / n as f64, v]);
+    }
+    table
+}
+
+/// Which size model a kind got, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeChoice {
+    /// The kind.
+    pub kind: Kind,
+    /// Whether its model is empirical (`[empirical.KIND]`) rather than parametric (`[sizes.KIND]`).
+    pub empirical: bool,
+    /// Why, in a phrase.
+    pub why: String,
+}
+
+/// The size percentiles a kind is compared at, for choosing its model.
+const KIND_PERCENTILES: [(f64, &str); 4] =
+    [(0.1, "p10"), (0.5, "p50"), (0.9, "p90"), (0.99, "p99")];
+
+/// Why a kind of the parametric fit's best `sample` needs an empirical model, if it does: one of its size
+/// percentiles more than 10% off the corpus's for the kind, or its outputs repeating each other more than the
+/// corpus's by over a point while the sample has too many repeats.
+fn needs_empirical(kind: Kind, corpus: &Measure, sample: &Measure) -> Option<String> {
+    let want = corpus.by_kind.get(&kind)?;
+    let Some(got) = sample.by_kind.get(&kind) else {
+        return Some("the sample had none of its outputs".into());
+    };
+    for (q, name) in KIND_PERCENTILES {
+        let (w, g) = (at(want, q), at(got, q));
+        if (g - w).abs() > w * check::PERCENTILE_TOLERANCE {
+            return Some(format!(
+                "its {name} was {g} units in the parametric fit's sample against {w} in the corpus"
+            ));
+        }
+    }
+    let share = |m: &Measure, sizes: &[u64]| {
+        m.repeated_by_kind.get(&kind).copied().unwrap_or(0) as f64 / sizes.len().max(1) as f64
+    };
+    let (w, g) = (share(corpus, want), share(sample, got));
+    let too_many =
+        sample.share(sample.repeated) > corpus.share(corpus.repeated) + check::SHARE_TOLERANCE;
+    if too_many && g > w + check::SHARE_TOLERANCE {
+        return Some(format!(
+            "{:.1}% of its outputs repeated an earlier one in the parametric fit's sample against {:.1}% in \
+             the corpus",
+            g * 100.0,
+            w * 100.0
+        ));
+    }
+    None
 }
 
 /// The outputs a round's sample aims at, and so its batches.
@@ -260,22 +352,131 @@ pub(super) fn text(
 }
 
 /// Fits the knobs to `corpus`, the scenario named `name` generated at `seed` (both key its random streams, so
-/// the rounds' samples are the fitted scenario's own). `progress` is told of each round, and of the rounds left
-/// untaken when the fit ends early: [`ROUNDS`] in all.
+/// the rounds' samples are the fitted scenario's own). First every kind's table is parametric (`[sizes.KIND]`);
+/// when that fit misses, the kinds whose sizes or repeats the parametric fit could not follow
+/// ([`needs_empirical`]) get empirical tables read off the corpus afresh, and the fit runs again from the first
+/// fit's knobs; the better of the two is kept. `progress` is told of each round, and of the rounds left untaken
+/// when a fit ends early: twice [`ROUNDS`] in all.
 pub(super) fn fit(corpus: &Corpus, name: &str, seed: u64, progress: &dyn Fn(u64)) -> Result<Fit> {
     let target = &corpus.measure;
     let batches = sample_batches(target);
+    let first = rounds(corpus, name, seed, batches, initial(corpus), progress)?;
+    let parametric_why = |passed: bool| {
+        if passed {
+            "the parametric fit passes".to_string()
+        } else {
+            "its sizes and repeats followed the corpus in the parametric fit".to_string()
+        }
+    };
+    let mut choices: Vec<SizeChoice> = first
+        .params
+        .tables
+        .keys()
+        .map(|&kind| SizeChoice {
+            kind,
+            empirical: false,
+            why: parametric_why(first.score.0 == 0),
+        })
+        .collect();
+    // A size percentile of all the outputs missed: every kind's sizes are made exact, since the kinds' own
+    // percentiles do not say which sizes between them the mixture misses.
+    let size_miss = first.rows[..4].iter().find(|r| r.pass == Some(false));
+    let chosen: BTreeMap<Kind, String> = if first.score.0 == 0 {
+        BTreeMap::new()
+    } else {
+        choices
+            .iter()
+            .filter_map(|c| {
+                let why = needs_empirical(c.kind, target, &first.sample).or_else(|| {
+                    size_miss.map(|r| {
+                        format!(
+                            "the parametric fit missed the {} of all outputs ({} against {} in the corpus)",
+                            r.figure.trim_end_matches(" (units)").trim_start_matches("size "),
+                            r.fitted,
+                            r.corpus
+                        )
+                    })
+                })?;
+                target.by_kind.contains_key(&c.kind).then_some((c.kind, why))
+            })
+            .collect()
+    };
+    if chosen.is_empty() {
+        progress(ROUNDS as u64);
+        return Ok(Fit {
+            params: first.params,
+            batches,
+            rounds: first.rounds,
+            models: choices,
+        });
+    }
+    let mut params = first.params.clone();
+    for kind in chosen.keys() {
+        params.empirical.insert(*kind);
+        if let Some(sizes) = target.by_kind.get(kind) {
+            params.tables.insert(*kind, empirical_table(sizes));
+        }
+    }
+    // The kinds' weights afresh from the corpus: what the parametric rounds moved them by made up for sizes
+    // the kinds could not write.
+    params.weights = initial(corpus).weights;
+    let second = rounds(corpus, name, seed, batches, params, progress)?;
+    let better = second.score.0 < first.score.0
+        || (second.score.0 == first.score.0 && second.score.1 < first.score.1);
+    for c in &mut choices {
+        if let Some(why) = chosen.get(&c.kind) {
+            if better {
+                c.empirical = true;
+                c.why = why.clone();
+            } else {
+                c.why = format!("{why}; an empirical model fitted no better");
+            }
+        }
+    }
+    let rounds = first.rounds + second.rounds;
+    let best = if better { second } else { first };
+    Ok(Fit {
+        params: best.params,
+        batches,
+        rounds,
+        models: choices,
+    })
+}
+
+/// The best round of one fit.
+struct Pass {
+    /// Its score ([`check::score`]).
+    score: (usize, f64),
+    /// Its knobs.
+    params: Params,
+    /// Its sample's measure.
+    sample: Measure,
+    /// Its check.
+    rows: Vec<check::Row>,
+    /// Rounds run in the pass.
+    rounds: usize,
+}
+
+/// Runs up to [`ROUNDS`] rounds from `params`, keeping the best; `progress` is told of [`ROUNDS`] in all.
+fn rounds(
+    corpus: &Corpus,
+    name: &str,
+    seed: u64,
+    batches: u64,
+    mut params: Params,
+    progress: &dyn Fn(u64),
+) -> Result<Pass> {
+    let target = &corpus.measure;
     let fit_names: BTreeMap<Kind, String> = Kind::ALL
         .into_iter()
         .map(|k| (k, format!("{FIT_NAME}{}", k.as_str())))
         .collect();
     let corpus_figures = Figures::of_measure(target);
-    let mut params = initial(corpus);
-    let mut best: Option<((usize, f64), Params, Vec<Row>)> = None;
+    let mut best: Option<Pass> = None;
     let mut summary_history: Vec<(f64, f64)> = Vec::new();
-    let mut rounds = 0;
+    let mut run = 0;
     for round in 0..ROUNDS {
-        rounds = round + 1;
+        run = round + 1;
         let source = text(&[], name, seed, batches, &params, &fit_names);
         let scenario = Scenario::parse(&source, "calibrate-fit").map_err(|e| {
             Error::report(
@@ -290,23 +491,30 @@ pub(super) fn fit(corpus: &Corpus, name: &str, seed: u64, progress: &dyn Fn(u64)
         let score = check::score(&rows);
         let better = best
             .as_ref()
-            .is_none_or(|(b, _, _)| score.0 < b.0 || (score.0 == b.0 && score.1 < b.1));
+            .is_none_or(|b| score.0 < b.score.0 || (score.0 == b.score.0 && score.1 < b.score.1));
+        let next =
+            (score.0 > 0).then(|| adjust(params.clone(), corpus, &sample, &mut summary_history));
         if better {
-            best = Some((score, params.clone(), rows));
+            best = Some(Pass {
+                score,
+                params,
+                sample,
+                rows,
+                rounds: 0,
+            });
         }
         progress(1);
-        if score.0 == 0 {
-            progress((ROUNDS - rounds) as u64);
-            break;
+        match next {
+            Some(p) => params = p,
+            None => {
+                progress((ROUNDS - round - 1) as u64);
+                break;
+            }
         }
-        params = adjust(params, corpus, &sample, &mut summary_history);
     }
-    let (_, params, _) = best.expect("at least one round");
-    Ok(Fit {
-        params,
-        batches,
-        rounds,
-    })
+    let mut best = best.expect("at least one round");
+    best.rounds = run;
+    Ok(best)
 }
 
 /// The next round's knobs, from what the sample of this round's measured.
@@ -322,6 +530,10 @@ fn adjust(
         let (Some(want), Some(got)) = (target.by_kind.get(kind), sample.by_kind.get(kind)) else {
             continue;
         };
+        if p.empirical.contains(kind) {
+            // Written to the size drawn: the corpus's own table stays.
+            continue;
+        }
         let mut floor = 0.0f64;
         for point in table.iter_mut() {
             let wanted = at(want, point[0]);
@@ -425,6 +637,42 @@ mod tests {
         assert_eq!(at(&sorted, 1.0), 50.0);
         assert_eq!(kind_of_fit_name("calibrate-kind:file_read"), Kind::FileRead);
         assert_eq!(kind_of_fit_name("bash"), Kind::ShortSuccess);
+    }
+
+    #[test]
+    fn an_empirical_table_is_the_corpus_own_distribution_in_steps() {
+        let t = empirical_table(&[2, 2, 7, 40]);
+        assert_eq!(
+            t,
+            [
+                [0.0, 2.0],
+                [0.5, 2.0],
+                [0.5 + 1e-9, 7.0],
+                [0.75, 7.0],
+                [0.75 + 1e-9, 40.0],
+                [1.0, 40.0]
+            ]
+        );
+        let model = crate::scenario::Empirical::new(t);
+        assert_eq!(model.validate(), Ok(()));
+        // Each share draws the corpus's nearest-rank size there.
+        for (u, want) in [
+            (0.1, 2),
+            (0.5, 2),
+            (0.6, 7),
+            (0.74, 7),
+            (0.9, 40),
+            (0.99, 40),
+        ] {
+            assert_eq!(model.at(u), want, "{u}");
+        }
+        assert_eq!(empirical_table(&[5]), [[0.0, 5.0], [1.0, 5.0]]);
+        // Too many distinct sizes: every percent, interpolated.
+        let many: Vec<u64> = (0..600).collect();
+        let t = empirical_table(&many);
+        assert_eq!(t.len(), 104);
+        assert_eq!((t[0], t[103]), ([0.0, 0.0], [1.0, 599.0]));
+        assert_eq!(crate::scenario::Empirical::new(t).validate(), Ok(()));
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub(super) struct Measure {
     pub summary_positions: Vec<f64>,
     /// Outputs per batch, sorted.
     pub widths: Vec<u64>,
+    /// Each kind's outputs repeating an earlier one.
+    pub repeated_by_kind: BTreeMap<Kind, u64>,
 }
 
 impl Measure {
@@ -62,7 +64,10 @@ impl Measure {
                 m.ansi += u64::from(out.ansi);
                 m.empty += u64::from(out.units == 0);
                 if let Some(digest) = out.digest {
-                    m.repeated += u64::from(!seen.insert(digest));
+                    if !seen.insert(digest) {
+                        m.repeated += 1;
+                        *m.repeated_by_kind.entry(kind_of(entry, &out)).or_default() += 1;
+                    }
                 }
                 for style in &out.exit_styles {
                     *m.styles.entry(style.clone()).or_default() += 1;

@@ -20,7 +20,7 @@ mod measure;
 mod write;
 
 pub use check::{Row, GIANT_FACTOR, GIANT_MIN, PERCENTILE_TOLERANCE, SHARE_TOLERANCE};
-pub use fit::{ROUNDS, SAMPLE_OUTPUTS};
+pub use fit::{SizeChoice, ROUNDS, SAMPLE_OUTPUTS};
 pub use mapping::{Features, How};
 pub use measure::ToolKind;
 
@@ -61,6 +61,8 @@ pub struct Calibration {
     pub rows: Vec<Row>,
     /// Rounds of the fit.
     pub rounds: usize,
+    /// Each kind's size model (parametric or empirical) and why.
+    pub models: Vec<SizeChoice>,
 }
 
 impl Calibration {
@@ -115,6 +117,16 @@ impl Calibration {
                 self.errors
             );
         }
+        out.push_str("\n| kind | size model | why |\n|---|---|---|\n");
+        for m in &self.models {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                m.kind.as_str(),
+                model_name(m),
+                m.why
+            );
+        }
         out.push('\n');
         out.push_str(&check::markdown(&self.rows));
         out
@@ -138,6 +150,17 @@ impl Calibration {
                     "kind": t.kind.as_str(),
                     "mapped": mapped,
                     "shapeDistance": distance,
+                })
+            })
+            .collect();
+        let models: Vec<serde_json::Value> = self
+            .models
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "kind": m.kind.as_str(),
+                    "model": model_name(m),
+                    "why": m.why,
                 })
             })
             .collect();
@@ -171,6 +194,7 @@ impl Calibration {
             "rounds": self.rounds,
             "failedCalls": self.errors,
             "tools": tools,
+            "sizeModels": models,
             "checks": rows,
         });
         let mut text = serde_json::to_string_pretty(&document).expect("a calibration serializes");
@@ -231,9 +255,10 @@ pub fn read_corpus(path: &Path) -> Result<(Vec<Batch>, SourceInfo)> {
     Ok((batches, source))
 }
 
-/// The steps [`calibrate`] reports to its `progress`: one a round of fitting (at most 12; the rounds
-/// a fit that ends early does not take are reported as done then), and the final check.
-pub const PROGRESS_STEPS: u64 = fit::ROUNDS as u64 + 1;
+/// The steps [`calibrate`] reports to its `progress`: one a round of fitting (at most 12 parametric, then at
+/// most 12 with empirical models; the rounds a fit that ends early does not take are reported as done then), and
+/// the final check.
+pub const PROGRESS_STEPS: u64 = 2 * fit::ROUNDS as u64 + 1;
 
 /// Fits a scenario named `name` to the recorded `batches` (from `source`).
 /// `progress` is told of each step done, [`PROGRESS_STEPS`] in all.
@@ -267,7 +292,13 @@ pub fn calibrate(
         &Figures::of_profile(&fitted_profile),
     );
     progress(1);
-    let header = header(&corpus_profile, &corpus, &rows, fitted.rounds);
+    let header = header(
+        &corpus_profile,
+        &corpus,
+        &rows,
+        fitted.rounds,
+        &fitted.models,
+    );
     let toml = fit::text(&header, name, seed, fitted.batches, &fitted.params, &names);
     debug_assert_eq!(Scenario::parse(&toml, name).ok().as_ref(), Some(&scenario));
     Ok(Calibration {
@@ -279,11 +310,27 @@ pub fn calibrate(
         fitted: fitted_profile,
         rows,
         rounds: fitted.rounds,
+        models: fitted.models,
     })
 }
 
+/// "empirical" or "parametric".
+fn model_name(m: &SizeChoice) -> &'static str {
+    if m.empirical {
+        "empirical"
+    } else {
+        "parametric"
+    }
+}
+
 /// The comment lines at the top of the scenario file.
-fn header(corpus: &Profile, c: &Corpus, rows: &[Row], rounds: usize) -> Vec<String> {
+fn header(
+    corpus: &Profile,
+    c: &Corpus,
+    rows: &[Row],
+    rounds: usize,
+    models: &[SizeChoice],
+) -> Vec<String> {
     let mut h = vec![
         format!(
             "Fitted by `budgetlab calibrate` (budgetlab {}) to {} (sha256 {}): {} batches, {} outputs.",
@@ -334,6 +381,17 @@ fn header(corpus: &Profile, c: &Corpus, rows: &[Row], rounds: usize) -> Vec<Stri
         h.push(format!(
             "  failed calls (error text only) -> error_trace ({} outputs)",
             c.errors
+        ));
+    }
+    h.push("Size models (parametric: [sizes.KIND], the size a kind writes its text to; empirical: [empirical.KIND], \
+            the result's own size):"
+        .into());
+    for m in models {
+        h.push(format!(
+            "  {}: {}, {}",
+            m.kind.as_str(),
+            model_name(m),
+            m.why
         ));
     }
     let unknown: Vec<String> = c

@@ -2,7 +2,7 @@
 //! from as comments. The text is what the fit generates from (it is parsed back with [`Scenario::parse`]), so the
 //! file written is exactly the scenario that was checked.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::scenario::ExitStyle;
@@ -19,6 +19,9 @@ pub(super) struct Params {
     pub weights: BTreeMap<Kind, f64>,
     /// Each kind's size model, a table of quantiles: `[share, units]` points.
     pub tables: BTreeMap<Kind, Vec<[f64; 2]>>,
+    /// The kinds whose table is written as an empirical model (`[empirical.KIND]`: the result's own size) rather
+    /// than `[sizes.KIND]` (the size the kind writes its text to).
+    pub empirical: BTreeSet<Kind>,
     /// The texture shares.
     pub astral: f64,
     /// See `astral`.
@@ -111,12 +114,18 @@ pub(super) fn scenario_toml(
         let _ = writeln!(t, "{} = {}", kind.as_str(), num(*w));
     }
     for (kind, table) in &p.tables {
-        let _ = write!(t, "\n[sizes.{}]\nquantiles = [", kind.as_str());
+        let empirical = p.empirical.contains(kind);
+        let table_name = if empirical { "empirical" } else { "sizes" };
+        let _ = write!(t, "\n[{table_name}.{}]\nquantiles = [", kind.as_str());
         for (i, [share, units]) in table.iter().enumerate() {
             if i > 0 {
                 t.push_str(", ");
             }
             let _ = write!(t, "[{}, {}]", num(*share), num(*units));
+        }
+        if empirical {
+            t.push_str("]\n");
+            continue;
         }
         let last = table.last().map_or(0.0, |p| p[1]);
         let _ = writeln!(t, "]\nmin = 0\nmax = {}", last.ceil() as u64);
@@ -200,6 +209,7 @@ mod tests {
             exit_styles: BTreeMap::from([(ExitStyle::None, 2.0), (ExitStyle::Returncode, 1.0)]),
             exit_lines: BTreeMap::from([("[The \"command\" ended with code N]".to_string(), 0.5)]),
             short_units: 400,
+            empirical: BTreeSet::new(),
         };
         let names = BTreeMap::from([
             (Kind::Shell, "bash \"quoted\"".to_string()),
@@ -238,5 +248,19 @@ mod tests {
         assert_eq!(s.texture.tool_names.len(), 1, "only the kinds in use");
         assert_eq!(s.texture.tool_names[&Kind::Shell], "bash \"quoted\"");
         assert_eq!((s.batch_size.min, s.batch_size.max), (1, 9));
+        assert!(s.empirical.is_empty());
+        // A kind with an empirical model: its table under `[empirical.KIND]`, none under `[sizes.KIND]`.
+        let mut p = p;
+        p.empirical.insert(Kind::Mcp);
+        let text = scenario_toml(&[], "fit", 7, 40, &p, &names);
+        assert!(
+            text.contains("\n[empirical.mcp]\nquantiles = [[0.0, 100.0], [1.0, 100.0]]\n"),
+            "{text}"
+        );
+        assert!(!text.contains("[sizes.mcp]"), "{text}");
+        let s = Scenario::parse(&text, "fit.toml").unwrap();
+        assert_eq!(s.empirical[&Kind::Mcp].points(), p.tables[&Kind::Mcp]);
+        assert_eq!(s.empirical.len(), 1);
+        assert!(!s.sizes.contains_key(&Kind::Mcp.into()));
     }
 }

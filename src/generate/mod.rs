@@ -5,7 +5,8 @@
 //! whether it is generated alone, in a shard, in parallel or in sequence. `kinds` holds one file per kind of tool
 //! output (the workload's [`Kind`]s), `hook_text` the text parts hooks add, `producer` the previews the runtime's
 //! producers make of large outputs, `call_ids` the call ids of a batch, `needles` what is planted, `cjk` and
-//! `vocab` the Chinese and English text the kinds share, and `shapes` the fixed batch shapes the benches measure.
+//! `vocab` the Chinese and English text the kinds share, `exact` the results written to exactly the size an
+//! empirical model draws, and `shapes` the fixed batch shapes the benches measure.
 //! The size models and kinds themselves are the workload vocabulary ([`crate::workload`]). Text is
 //! built by appending template fragments to a pre-sized buffer (`buf`), never one random character at a time, so
 //! generation runs at hundreds of MB/s.
@@ -13,6 +14,7 @@
 mod buf;
 mod call_ids;
 mod cjk;
+mod exact;
 mod hook_text;
 mod job;
 mod kinds;
@@ -242,6 +244,8 @@ impl Generator {
                 needles.extend(copied);
                 continue;
             }
+            // With an empirical model the result is written to exactly the size drawn (`exact`).
+            let mut exact = None;
             let (kind, target) = if giant_at == Some(e) {
                 let kind = c.rng.pick(&[
                     Kind::Shell,
@@ -253,7 +257,14 @@ impl Generator {
                 (kind, self.model(SizeKey::Giant).sample(&mut c.rng))
             } else {
                 let kind = self.kinds[c.rng.weighted(&self.weights)];
-                (kind, self.model(kind.into()).sample(&mut c.rng))
+                match self.scenario.empirical.get(&kind) {
+                    Some(table) => {
+                        let size = table.sample(&mut c.rng);
+                        exact = Some(size);
+                        (kind, size)
+                    }
+                    None => (kind, self.model(kind.into()).sample(&mut c.rng)),
+                }
             };
             let call_id = ids.next(&mut c.rng, shape.awkward_id_rate);
             // A shell output's framing is chosen first: the kind writes its own text to the size drawn, whatever
@@ -272,6 +283,9 @@ impl Generator {
                 texture::frame(t, texture, &self.exit_weights, frame, kind, &mut draft);
             }
             producer::apply(&mut c.rng, &self.scenario, &call_id, &mut draft);
+            if let Some(size) = exact {
+                exact::fit(&mut c.rng, &mut draft, size);
+            }
             let mut hook = (c.rng.unit() < shape.hook_text_rate).then(|| {
                 let size = self.model(SizeKey::HookText).sample(&mut c.rng);
                 hook_text::write(&mut c.rng, size)

@@ -15,6 +15,7 @@
 //! line) and derives what the generator and the runner read from one.
 
 mod budget;
+mod empirical;
 mod schema;
 mod shipped;
 mod spans;
@@ -22,6 +23,7 @@ mod texture;
 mod validate;
 
 pub use budget::{BudgetLabel, ScenarioBudget};
+pub use empirical::{Empirical, Quantiles, MAX_EMPIRICAL_POINTS};
 pub use schema::{BatchSize, Budgets, Persistence, Producer, Scenario, Shape, REQUIRED};
 pub use shipped::SHIPPED;
 pub use texture::{
@@ -211,7 +213,16 @@ impl Scenario {
     pub fn max_batch_units(&self) -> u64 {
         let in_use = self.sizes_in_use();
         let max_of = |keys: &mut dyn Iterator<Item = &SizeKey>| {
-            keys.map(|&k| self.size_model(k).max).max().unwrap_or(0)
+            keys.map(|&k| match k {
+                SizeKey::Kind(kind) => self
+                    .empirical
+                    .get(&kind)
+                    .map_or(0, Empirical::max)
+                    .max(self.size_model(k).max),
+                _ => self.size_model(k).max,
+            })
+            .max()
+            .unwrap_or(0)
         };
         let body = max_of(
             &mut in_use

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::empirical::Empirical;
 use super::texture::Texture;
 use crate::finalize::StrategyConfig;
 use crate::rng::Seed;
@@ -66,6 +67,10 @@ pub struct Scenario {
     /// of its digest) when it is the default.
     #[serde(default, skip_serializing_if = "Texture::is_default")]
     pub texture: Texture,
+    /// Empirical size models of some kinds (`[empirical.KIND]`): their results are written to exactly the size
+    /// drawn from the table. Left out of the serialized scenario (and so of its digest) when empty, the default.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub empirical: BTreeMap<Kind, Empirical>,
 }
 
 /// Serializes `config` with its `salient` table left out when that is the default.

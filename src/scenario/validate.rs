@@ -158,6 +158,11 @@ impl Scenario {
                 return err(&["sizes", key.as_str(), field], message);
             }
         }
+        for (kind, table) in &self.empirical {
+            if let Err(message) = table.validate() {
+                return err(&["empirical", kind.as_str(), "quantiles"], message);
+            }
+        }
         let s = &self.shape;
         for (key, v) in [
             ("duplicate_rate", s.duplicate_rate),

@@ -145,9 +145,12 @@ fn calibrate_reports_progress_and_prints_json_whose_verdict_is_its_exit_status()
         assert_eq!(c["miss"].is_null(), c["passed"].is_null(), "{c}");
     }
     assert!(json["tools"].as_array().is_some_and(|t| !t.is_empty()));
-    // 12 rounds at most and the final check: the last line says all of them are done.
+    // 12 rounds of the parametric fit and 12 of the empirical one at most, and the final check: the last line
+    // says all of them are done.
+    let steps = budgetlab::calibrate::PROGRESS_STEPS;
+    assert_eq!(steps, 25);
     let lines = progress_lines(&err, "steps of fitting");
-    assert_eq!(lines.last(), Some(&(13, 13, 100)), "{err}");
+    assert_eq!(lines.last(), Some(&(steps, steps, 100)), "{err}");
     assert!(lines.windows(2).all(|w| w[0].0 <= w[1].0), "{err}");
 }
 

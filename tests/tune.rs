@@ -182,10 +182,10 @@ fn a_setting_that_only_wins_on_the_tuning_set_is_not_recommended() {
     let cell = &v["workloads"][0]["cells"][0];
     let top = &cell["finalists"][1];
     assert_eq!(top["tuningRank"], 0);
-    assert_eq!(
-        top["strategy"], "head-tail-0.3",
-        "the first of the settings that tie on the tuning set"
-    );
+    // Head shares from 0.3 to 0.75 keep both needles of every tuning batch: one of them leads.
+    let leader = top["strategy"].as_str().unwrap().to_string();
+    let share: f64 = leader.strip_prefix("head-tail-").unwrap().parse().unwrap();
+    assert!((0.3..=0.75).contains(&share), "{leader}");
     assert_eq!(top["tuning"]["objective"], 1.0);
     assert_eq!(top["validation"]["objective"], 0.5);
     assert_eq!(top["gainInterval"], json!([-0.5, -0.5]));
@@ -193,9 +193,9 @@ fn a_setting_that_only_wins_on_the_tuning_set_is_not_recommended() {
     assert_eq!(cell["recommendation"]["beatsReference"], false);
     let note = cell["recommendation"]["note"].as_str().unwrap();
     assert!(
-        note.contains(
-            "head-tail-0.3 led on the tuning set, but its gain does not hold on the validation set"
-        ),
+        note.contains(&format!(
+            "{leader} led on the tuning set, but its gain does not hold on the validation set"
+        )),
         "{note}"
     );
     let summary = std::fs::read_to_string(tmp.path().join("out/summary.md")).unwrap();

@@ -116,7 +116,7 @@ pub(crate) struct Progress {
 
 /// The state of the lines printed without a terminal.
 struct Lines {
-    len: u64,
+    len: AtomicU64,
     units: String,
     every: Duration,
     start: Instant,
@@ -139,21 +139,28 @@ impl Progress {
         *last = now;
         // Read under the lock, so that the lines threads print one after another only grow.
         let done = lines.done.load(Ordering::Relaxed);
-        let percent = (done.min(lines.len) * 100)
-            .checked_div(lines.len)
-            .unwrap_or(100);
+        let len = lines.len.load(Ordering::Relaxed);
+        let percent = (done.min(len) * 100).checked_div(len).unwrap_or(100);
         let secs = now.duration_since(lines.start).as_secs();
         // A progress line that cannot be written is no reason to stop the work.
         let _ = writeln!(
             io::stderr().lock(),
             "budgetlab: {} of {} {} ({percent}%), {}:{:02}:{:02} elapsed",
-            count(done.min(lines.len) as usize),
-            count(lines.len as usize),
+            count(done.min(len) as usize),
+            count(len as usize),
             lines.units,
             secs / 3600,
             secs / 60 % 60,
             secs % 60
         );
+    }
+
+    /// Counts `n` more units to do than planned (work that turned out larger than its estimate).
+    pub(crate) fn grow(&self, n: u64) {
+        self.bar.inc_length(n);
+        if let Some(lines) = &self.lines {
+            lines.len.fetch_add(n, Ordering::Relaxed);
+        }
     }
 
     /// Removes the bar (the lines stay: they are the log).
@@ -180,7 +187,7 @@ pub(crate) fn progress(len: u64, units: &str) -> Progress {
             .map_or(PROGRESS_LINE_EVERY, Duration::from_millis);
         let start = Instant::now();
         Lines {
-            len,
+            len: AtomicU64::new(len),
             units: units.to_string(),
             every,
             start,

@@ -10,7 +10,7 @@ use clap::Args;
 use budgetlab::atomic::Named;
 use budgetlab::report::ReportWriter;
 use budgetlab::run::{PlanRequest, RecordedBatches, Workloads};
-use budgetlab::tune::{Constraints, Objective, TuneRequest, DEFAULT_SETTINGS};
+use budgetlab::tune::{Constraints, Objective, Step, TuneRequest, DEFAULT_SETTINGS};
 
 use super::flags::{existing_path, help, BatchesFlag, ReportFolder, ThreadsFlag};
 use super::output::{emit, progress, scenario_notes};
@@ -128,7 +128,10 @@ pub(crate) fn execute(args: TuneArgs) -> anyhow::Result<Status> {
     }
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
-    let results = writer.tune(&plan, &|n| bar.inc(n))?;
+    let results = writer.tune(&plan, &|step| match step {
+        Step::Done(n) => bar.inc(n),
+        Step::More(n) => bar.grow(n),
+    })?;
     bar.finish_and_clear();
     if args.json {
         let mut json = serde_json::to_vec_pretty(&results)?;

@@ -162,7 +162,7 @@ impl<'a> ReportWriter<'a> {
     pub fn tune(
         &self,
         plan: &crate::tune::TunePlan,
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &(dyn Fn(crate::tune::Step) + Sync),
     ) -> Result<crate::tune::TuneResults> {
         self.write_with(|_| Ok(plan.run(progress)), pages::tune_folder_files)
     }

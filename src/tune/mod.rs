@@ -17,6 +17,7 @@ use crate::rng::Seed;
 use crate::run::{PlanRequest, Workload, WorkloadSource};
 
 pub use score::{Objective, Paired, Sums};
+pub use search::Step;
 pub use space::{Candidate, Family, DEFAULT_SETTINGS, MAX_SETTINGS};
 
 /// The validation share when not told.
@@ -185,8 +186,9 @@ impl TunePlan {
             .sum()
     }
 
-    /// Runs the search; `progress` gets the turns run.
-    pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> TuneResults {
+    /// Runs the search; `progress` gets the turns run, and the turns added to [`TunePlan::turns`] when settings
+    /// tied at a rung's cut go on together.
+    pub fn run(&self, progress: &(dyn Fn(Step) + Sync)) -> TuneResults {
         let workloads = self
             .workloads
             .iter()

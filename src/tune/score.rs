@@ -176,6 +176,22 @@ impl Objective {
         Some(v)
     }
 
+    /// The mean of the figures the objective gives no weight (retention, for needle survival alone), which
+    /// ranks settings equal on the objective; `None` when it weighs them all or none of them has anything to
+    /// measure.
+    pub fn rest(&self, sums: &Sums) -> Option<f64> {
+        let rest: Vec<f64> = [
+            (self.needles, sums.needle_share()),
+            (self.retention, sums.retention()),
+            (self.used, sums.used_share()),
+        ]
+        .into_iter()
+        .filter(|(weight, _)| *weight == 0.0)
+        .filter_map(|(_, figure)| figure)
+        .collect();
+        (!rest.is_empty()).then(|| rest.iter().sum::<f64>() / rest.len() as f64)
+    }
+
     /// How it reads: `needle survival`, `0.7 needle survival + 0.3 retention`.
     pub fn describe(&self) -> String {
         let parts: Vec<(f64, &str)> = [

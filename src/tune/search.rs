@@ -6,9 +6,11 @@
 //! goes on to three times as many, and so on until the finalists have run on the whole tuning set. The samples are
 //! nested, so a setting that goes on adds batches to its tally instead of starting again. A setting is ranked by
 //! whether it meets the constraints (every turn within budget, writes per turn), then by the objective, then by
-//! fewer writes, then by the order of the candidates (the reference first, then each family's plain form): equal
-//! settings keep the simplest. The reference runs on every sample whatever its rank, so that its figures are on
-//! the same batches as the finalists'.
+//! the figures the objective does not weigh, then by fewer writes, then by the order of the candidates (the
+//! reference first, then each family's plain form): equal settings keep the simplest. A rung keeps its best third,
+//! and with them every setting equal to the last of them on the constraints and the objective: a sample that does
+//! not tell settings apart drops none of them by chance. The reference runs on every sample whatever its rank, so
+//! that its figures are on the same batches as the finalists'.
 //!
 //! Each batch is generated once per sample and run through every budget's settings in one task; tasks run in
 //! parallel and their sums are added in batch order, so the results are the same on any number of threads.
@@ -98,11 +100,12 @@ struct Tally {
     rung: usize,
 }
 
-/// Searches one workload at each of its budgets; `progress` gets the turns run.
+/// Searches one workload at each of its budgets; `progress` gets the turns run, and the turns added to the plan
+/// when settings tied at a rung's cut go on together.
 pub(super) fn tune_workload(
     plan: &TunePlan,
     workload: &Workload,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &(dyn Fn(Step) + Sync),
 ) -> WorkloadTune {
     let (tuning, validation) = split(
         workload.info.batches,
@@ -121,10 +124,8 @@ pub(super) fn tune_workload(
     let mut alive: Vec<Vec<usize>> = vec![(0..candidates.len()).collect(); budgets.len()];
     let mut rung_reports: Vec<Vec<RungReport>> = vec![Vec::new(); budgets.len()];
     let mut done = 0usize;
-    for (r, (_, sample)) in rungs(candidates.len(), tuning.len())
-        .into_iter()
-        .enumerate()
-    {
+    let plan_rungs = rungs(candidates.len(), tuning.len());
+    for (r, &(_, sample)) in plan_rungs.iter().enumerate() {
         let new = &tuning[done..sample];
         // Per new batch: per budget, the sums of each alive setting (the reference too).
         let per_batch: Vec<Vec<Vec<Sums>>> = new
@@ -147,7 +148,7 @@ pub(super) fn tune_workload(
                             .collect()
                     })
                     .collect();
-                progress(alive.iter().map(|a| a.len() as u64).sum());
+                progress(Step::Done(alive.iter().map(|a| a.len() as u64).sum()));
                 out
             })
             .collect();
@@ -164,7 +165,13 @@ pub(super) fn tune_workload(
         done = sample;
         for b in 0..budgets.len() {
             let ranked = rank(&alive[b], &tallies[b], &plan.objective, &plan.constraints);
-            let keep = next_count(alive[b].len());
+            let keep = kept(&ranked, &tallies[b], &plan.objective, &plan.constraints);
+            // Settings beyond the planned count go on only when tied at the cut: their batches to come were
+            // not in the plan.
+            if let Some(&(planned, next_sample)) = plan_rungs.get(r + 1) {
+                let extra = keep.saturating_sub(planned);
+                progress(Step::More((extra * (next_sample - sample)) as u64));
+            }
             rung_reports[b].push(RungReport {
                 batches: sample,
                 settings: alive[b].len(),
@@ -191,7 +198,7 @@ pub(super) fn tune_workload(
                 &finalizers,
                 &tallies[b],
             );
-            progress((finalists.len() * validation.len()) as u64);
+            progress(Step::Done((finalists.len() * validation.len()) as u64));
             let settings = (0..candidates.len())
                 .map(|c| setting_report(&candidates[c], &tallies[b][c], &plan.objective))
                 .collect();
@@ -228,27 +235,74 @@ fn next_count(n: usize) -> usize {
     n.div_ceil(ETA).max(FINALISTS).min(n)
 }
 
+/// What a rung's search reports: turns run, or turns added to the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// This many more turns were run.
+    Done(u64),
+    /// This many turns were added to the plan (settings tied at a rung's cut went on together).
+    More(u64),
+}
+
+/// What a setting is ranked by, best greatest: whether it meets the constraints, its objective, the figures the
+/// objective does not weigh (so that among settings that keep every needle, the one keeping more of the text
+/// ranks first), and fewer writes.
+fn rank_key(
+    t: &Tally,
+    objective: &Objective,
+    c: &Constraints,
+) -> (bool, Option<f64>, Option<f64>, u64) {
+    let s = &t.sums;
+    (c.allows(s), objective.value(s), objective.rest(s), s.writes)
+}
+
+/// Orders two rank keys, better first.
+fn better(
+    a: &(bool, Option<f64>, Option<f64>, u64),
+    b: &(bool, Option<f64>, Option<f64>, u64),
+) -> Ordering {
+    let figure = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    };
+    b.0.cmp(&a.0)
+        .then_with(|| figure(a.1, b.1))
+        .then_with(|| figure(a.2, b.2))
+        .then(a.3.cmp(&b.3))
+}
+
 /// The alive settings, best first (see the module for the order).
 fn rank(alive: &[usize], tallies: &[Tally], objective: &Objective, c: &Constraints) -> Vec<usize> {
     let mut ranked = alive.to_vec();
-    let key = |i: usize| {
-        let s = &tallies[i].sums;
-        (c.allows(s), objective.value(s), s.writes)
-    };
     ranked.sort_by(|&a, &b| {
-        let (fa, oa, wa) = key(a);
-        let (fb, ob, wb) = key(b);
-        fb.cmp(&fa)
-            .then_with(|| match (oa, ob) {
-                (Some(x), Some(y)) => y.total_cmp(&x),
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (None, None) => Ordering::Equal,
-            })
-            .then(wa.cmp(&wb))
-            .then(a.cmp(&b))
+        better(
+            &rank_key(&tallies[a], objective, c),
+            &rank_key(&tallies[b], objective, c),
+        )
+        .then(a.cmp(&b))
     });
     ranked
+}
+
+/// How many of the `ranked` settings go on: [`next_count`], and every setting that meets the constraints as the
+/// last of them does and equals it on the objective, so that a sample that does not tell settings apart on the
+/// objective (every one keeps every needle) drops none of them by a lesser figure or the order they were listed in.
+fn kept(ranked: &[usize], tallies: &[Tally], objective: &Objective, c: &Constraints) -> usize {
+    let mut keep = next_count(ranked.len());
+    if keep == 0 {
+        return 0;
+    }
+    let on_objective = |i: usize| {
+        let s = &tallies[ranked[i]].sums;
+        (c.allows(s), objective.value(s))
+    };
+    let cut = on_objective(keep - 1);
+    while keep < ranked.len() && on_objective(keep) == cut {
+        keep += 1;
+    }
+    keep
 }
 
 /// Runs the finalists (best first) and the reference on the validation batches, timed, and pairs each
@@ -366,6 +420,14 @@ fn recommend(validated: &[Validated]) -> Recommendation {
                 super::signed_points(top.gain.unwrap_or(0.0)),
                 super::signed_points(lo),
                 super::signed_points(hi)
+            ),
+        },
+        Some([lo, hi]) if lo == 0.0 && hi == 0.0 => Recommendation {
+            strategy: reference.strategy.clone(),
+            beats_reference: false,
+            note: format!(
+                "{} led on the tuning set, but keeps exactly as much as the reference on the validation set: keep the reference",
+                top.strategy
             ),
         },
         Some([lo, hi]) => Recommendation {

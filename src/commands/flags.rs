@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Arg, Args};
 
 use budgetlab::atomic::{refuse_inside, Named};
+use budgetlab::run::{RecordedBatches, Workloads};
 
 /// Sets a shared flag's help text for one command: `#[command(mut_arg("seed", help("...")))]`.
 pub(crate) fn help(text: &'static str) -> impl FnOnce(Arg) -> Arg {
@@ -94,6 +95,67 @@ impl ReportFolder {
 pub(crate) fn existing_path<'a>(flag: &'a str, value: &'a str) -> Option<Named<'a>> {
     let path = std::path::Path::new(value);
     path.exists().then(|| Named::new(flag, path))
+}
+
+/// What a command runs on (`run`, `tune`): scenarios (files, folders or shipped names), or recorded batches with
+/// the budgets to run them at.
+#[derive(Debug, Args)]
+pub(crate) struct WorkloadFlags {
+    /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
+    #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
+    pub(crate) scenarios: Vec<String>,
+    /// Recorded batches (JSON Lines, one batch a line, the format of `finalize`, e.g. from `import`) instead of
+    /// scenarios.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
+    pub(crate) batches_file: Option<PathBuf>,
+    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,...",
+        requires = "batches_file",
+        allow_negative_numbers = true
+    )]
+    pub(crate) budgets: Vec<u64>,
+}
+
+impl WorkloadFlags {
+    /// The workloads the flags name; recorded batches run in `mode` (the scenario's default when `None`), in its
+    /// legacy form when `legacy`.
+    pub(crate) fn workloads(&self, mode: Option<String>, legacy: bool) -> Workloads {
+        match &self.batches_file {
+            Some(file) => Workloads::Recorded(RecordedBatches {
+                file: file.clone(),
+                budgets: self.budgets.clone(),
+                mode,
+                legacy,
+            }),
+            None => Workloads::Scenarios(self.scenarios.clone()),
+        }
+    }
+
+    /// The paths on disk the command reads (an output folder may not be or hold one of them).
+    pub(crate) fn inputs(&self) -> Vec<Named<'_>> {
+        let mut inputs: Vec<Named> = self
+            .scenarios
+            .iter()
+            .filter_map(|s| existing_path("--scenarios", s))
+            .collect();
+        inputs.extend(
+            self.batches_file
+                .as_deref()
+                .map(|f| Named::new("--batches-file", f)),
+        );
+        inputs
+    }
+
+    /// Says on stderr where a scenario argument is read as a path and a shipped name alike (nothing for recorded
+    /// batches).
+    pub(crate) fn notes(&self) {
+        if self.batches_file.is_none() {
+            super::output::scenario_notes("--scenarios", &self.scenarios);
+        }
+    }
 }
 
 /// `--threads N`: the size of the worker pool (`run`, `sweep`).

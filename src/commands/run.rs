@@ -1,17 +1,14 @@
 //! `budgetlab run`: scenarios (or recorded batches) through every strategy, written as a report folder; a line
 //! on stderr says what was written.
 
-use std::path::PathBuf;
-
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::atomic::Named;
 use budgetlab::report::ReportWriter;
-use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest, RecordedBatches, Workloads};
+use budgetlab::run::{cost::SLOWDOWN_VAR, PlanRequest};
 
-use super::flags::{existing_path, help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags};
-use super::output::{progress, scenario_notes};
+use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags, WorkloadFlags};
+use super::output::progress;
 use super::Status;
 
 /// Flags of `budgetlab run`.
@@ -27,9 +24,9 @@ with --quick)"
     mut_arg("seed", help("Seed for every scenario, overriding theirs"))
 )]
 pub(crate) struct RunArgs {
-    /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
-    #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
-    pub(crate) scenarios: Vec<String>,
+    /// Scenarios or recorded batches.
+    #[command(flatten)]
+    pub(crate) workload: WorkloadFlags,
     /// Strategies, batches, seed and report folder.
     #[command(flatten)]
     pub(crate) run: RunFlags,
@@ -39,18 +36,6 @@ pub(crate) struct RunArgs {
     /// A small run for smoke tests and CI.
     #[arg(long)]
     pub(crate) quick: bool,
-    /// Run recorded batches (JSON Lines, one batch a line, the format of `finalize`) instead of scenarios.
-    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
-    pub(crate) batches_file: Option<PathBuf>,
-    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "N,...",
-        requires = "batches_file",
-        allow_negative_numbers = true
-    )]
-    pub(crate) budgets: Vec<u64>,
     /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
     #[arg(long, value_name = "MODE", requires = "batches_file")]
     pub(crate) mode: Option<String>,
@@ -72,15 +57,7 @@ impl RunArgs {
         slowdown: Option<String>,
         externals: &budgetlab::ExternalRegistry,
     ) -> PlanRequest {
-        let workloads = match &self.batches_file {
-            Some(file) => Workloads::Recorded(RecordedBatches {
-                file: file.clone(),
-                budgets: self.budgets.clone(),
-                mode: self.mode.clone(),
-                legacy: self.legacy,
-            }),
-            None => Workloads::Scenarios(self.scenarios.clone()),
-        };
+        let workloads = self.workload.workloads(self.mode.clone(), self.legacy);
         PlanRequest {
             workloads,
             strategies: self.run.strategy_names(),
@@ -104,20 +81,8 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let logs = args.run.externals.report_logs();
     let writer = ReportWriter::new(&out.dir).with_externals(&externals, &plan.strategies, logs);
     writer.check().context("--out")?;
-    let mut inputs: Vec<Named> = args
-        .scenarios
-        .iter()
-        .filter_map(|s| existing_path("--scenarios", s))
-        .collect();
-    inputs.extend(
-        args.batches_file
-            .as_deref()
-            .map(|f| Named::new("--batches-file", f)),
-    );
-    out.refuse_holding(&inputs)?;
-    if args.batches_file.is_none() {
-        scenario_notes("--scenarios", &args.scenarios);
-    }
+    out.refuse_holding(&args.workload.inputs())?;
+    args.workload.notes();
     if !plan.slowdown.is_empty() {
         eprintln!(
             "budgetlab: {SLOWDOWN_VAR} (test only): {}; the cost figures are not real",
@@ -149,7 +114,7 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
             );
         }
     }
-    if let Some(file) = &args.batches_file {
+    if let Some(file) = &args.workload.batches_file {
         let used = budgetlab::needles::used_path_for(file);
         if used.exists() && output.results.rows.iter().all(|r| r.used_needles.is_none()) {
             eprintln!(

@@ -2,18 +2,15 @@
 //! batches the search did not see; written as a folder (tune.json, summary.md, charts), the recommendations
 //! printed on stdout (Markdown, or JSON with `--json`).
 
-use std::path::PathBuf;
-
 use anyhow::Context;
 use clap::Args;
 
-use budgetlab::atomic::Named;
 use budgetlab::report::ReportWriter;
-use budgetlab::run::{PlanRequest, RecordedBatches, Workloads};
+use budgetlab::run::PlanRequest;
 use budgetlab::tune::{Constraints, Objective, Step, TuneRequest, DEFAULT_SETTINGS};
 
-use super::flags::{existing_path, help, BatchesFlag, ReportFolder, ThreadsFlag};
-use super::output::{emit, progress, scenario_notes};
+use super::flags::{help, BatchesFlag, ReportFolder, ThreadsFlag, WorkloadFlags};
+use super::output::{emit, progress};
 use super::Status;
 
 /// Flags of `budgetlab tune`.
@@ -24,21 +21,9 @@ use super::Status;
     after_help = "Examples:\n  budgetlab tune --scenarios mixed-realistic\n  budgetlab tune --batches-file sessions.jsonl --budgets 2000,8000,20000 --objective used\n  budgetlab tune --scenarios shell-heavy --families weighted,salient --max-writes-per-turn 1"
 )]
 pub(crate) struct TuneArgs {
-    /// Scenario files, directories of them, or shipped scenario names (default: every shipped scenario).
-    #[arg(long, num_args = 1.., value_name = "DIR|FILE|NAME")]
-    pub(crate) scenarios: Vec<String>,
-    /// Tune on recorded batches (JSON Lines, e.g. from `import`) instead of scenarios.
-    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
-    pub(crate) batches_file: Option<PathBuf>,
-    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "N,...",
-        requires = "batches_file",
-        allow_negative_numbers = true
-    )]
-    pub(crate) budgets: Vec<u64>,
+    /// Scenarios or recorded batches.
+    #[command(flatten)]
+    pub(crate) workload: WorkloadFlags,
     /// The families to search, comma-separated (default: every tunable one; `budgetlab strategies` lists them).
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
     pub(crate) families: Vec<String>,
@@ -78,15 +63,7 @@ pub(crate) struct TuneArgs {
 impl TuneArgs {
     /// What the flags ask the library for.
     fn request(&self) -> anyhow::Result<TuneRequest> {
-        let workloads = match &self.batches_file {
-            Some(file) => Workloads::Recorded(RecordedBatches {
-                file: file.clone(),
-                budgets: self.budgets.clone(),
-                mode: None,
-                legacy: false,
-            }),
-            None => Workloads::Scenarios(self.scenarios.clone()),
-        };
+        let workloads = self.workload.workloads(None, false);
         Ok(TuneRequest {
             run: PlanRequest {
                 workloads,
@@ -112,20 +89,8 @@ pub(crate) fn execute(args: TuneArgs) -> anyhow::Result<Status> {
     let out = &args.out;
     let writer = ReportWriter::new(&out.dir);
     writer.check().context("--out")?;
-    let mut inputs: Vec<Named> = args
-        .scenarios
-        .iter()
-        .filter_map(|s| existing_path("--scenarios", s))
-        .collect();
-    inputs.extend(
-        args.batches_file
-            .as_deref()
-            .map(|f| Named::new("--batches-file", f)),
-    );
-    out.refuse_holding(&inputs)?;
-    if args.batches_file.is_none() {
-        scenario_notes("--scenarios", &args.scenarios);
-    }
+    out.refuse_holding(&args.workload.inputs())?;
+    args.workload.notes();
     args.threads.apply()?;
     let bar = progress(plan.turns(), "turns");
     let results = writer.tune(&plan, &|step| match step {

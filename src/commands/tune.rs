@@ -16,6 +16,10 @@ use super::flags::{existing_path, help, BatchesFlag, ReportFolder, ThreadsFlag};
 use super::output::{emit, progress, scenario_notes};
 use super::Status;
 
+/// Examples shown after `budgetlab tune --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab tune --scenarios mixed-realistic --families salient --out reports/tune";
+
 /// Flags of `budgetlab tune`.
 #[derive(Debug, Args)]
 #[command(

@@ -1,6 +1,6 @@
 //! Token counting throughput: MB/s of text on one core, for each way budgetlab could count tokens, on the text
-//! fields of the generator's scenarios. This is the bench the tokenizer crate was chosen by (README, "Token
-//! counts"): `bpe-openai` (what `Tokenizer::builtin` uses), `tiktoken-rs` (a port of OpenAI's tiktoken core), and
+//! fields of the generator's scenarios. This is the bench the tokenizer crate was chosen by (the book's
+//! Performance chapter, "Token counting"): `bpe-openai` (what `Tokenizer::builtin` uses), `tiktoken-rs` (a port of OpenAI's tiktoken core), and
 //! budgetlab's own rank-file path (`--tokenizer FILE`: its pre-tokenizer and merge) loaded with the same
 //! vocabulary. Every field is counted on its own, as `budgetlab tokens` does; the groups are `tokens_<scenario>`
 //! and the functions `<implementation>/<encoding>`, so criterion's throughput is the MB/s per core.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures a large run the way README's "Scale" section reports it: the run split into shards (`budgetlab run
+# Measures a large run the way the book's "Scale" section (book/src/scaling.md) reports it: the run split into shards (`budgetlab run
 # --shard K/N`), run one after another (or all at once with --parallel), then merged (`budgetlab merge`). Prints,
 # per step and in total, the wall time and the peak resident memory, and the sizes of the merged batches.jsonl,
 # batches.csv and results.json. Needs only bash and coreutils.

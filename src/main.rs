@@ -132,6 +132,8 @@ fn dispatch(command: Command) -> anyhow::Result<Status> {
         Command::Needles(args) => needles::execute(args),
         Command::Tune(args) => tune::execute(args),
         Command::History(args) => history::execute(args),
+        Command::Completions(args) => completions::execute(args),
+        Command::Man(args) => man::execute(args),
     }
 }
 

@@ -160,7 +160,7 @@ fn shipped_example_finalizes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The README: the two small fields keep everything and the two large ones share the rest of the 8,000 units,
+    // The book's `finalize` example (book/src/strategies.md): the two small fields keep everything and the two large ones share the rest of the 8,000 units,
     // their full outputs written to artifacts the previews name.
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     let input: Value = serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();

@@ -9,6 +9,7 @@ mod support;
 
 mod calibrate;
 mod differential;
+mod examples;
 mod external;
 mod external_commands;
 mod features;

@@ -12,6 +12,12 @@ use budgetlab::calibrate::{calibrate, read_corpus};
 use super::output::{emit, progress, write_file};
 use super::Status;
 
+/// Examples shown after `budgetlab calibrate --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab generate --scenario shell-heavy --batches 200 --out corpus.jsonl
+  budgetlab calibrate corpus.jsonl --out fitted.toml
+  budgetlab run --scenarios fitted.toml --out reports/fitted";
+
 /// Flags of `budgetlab calibrate`.
 #[derive(Debug, Args)]
 pub(crate) struct CalibrateArgs {

@@ -14,6 +14,11 @@ use budgetlab::gate::{
 use super::output::{emit, junit_on_stdout, write_file};
 use super::Status;
 
+/// Examples shown after `budgetlab check --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab run --quick
+  budgetlab check --baseline reports/baseline --junit reports/junit.xml";
+
 /// Flags of `budgetlab check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {

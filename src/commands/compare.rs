@@ -8,6 +8,12 @@ use clap::Args;
 use super::output::emit;
 use super::Status;
 
+/// Examples shown after `budgetlab compare --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab run --quick
+  budgetlab compare reports/latest --strategies reference,salient
+  budgetlab compare reports/baseline reports/latest";
+
 /// Flags of `budgetlab compare`.
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {

@@ -16,6 +16,10 @@ use super::flags::{ExternalArgs, ReportFolder};
 use super::output::{emit, junit_on_stdout, progress, write_file};
 use super::Status;
 
+/// Examples shown after `budgetlab conform --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab conform --strategy salient --cases 200 --out reports/conform-salient";
+
 /// Flags of `budgetlab conform`.
 #[derive(Debug, Args)]
 #[command(mut_arg("out", |arg| arg

@@ -14,6 +14,11 @@ use super::flags::{ExternalArgs, TokenFlags};
 use super::output::{check_stdout_open, stdout_error, stdout_json_error};
 use super::Status;
 
+/// Examples shown after `budgetlab finalize --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab finalize --budget 8000 --input examples/turn.json --pretty
+  budgetlab finalize --budget 8000 --strategy salient --input examples/turn.json";
+
 /// Flags of `budgetlab finalize`.
 #[derive(Debug, Args)]
 pub(crate) struct FinalizeArgs {

@@ -12,6 +12,10 @@ use super::flags::{existing_path, help, BatchesFlag, ScenarioFlag, SeedFlag, Sha
 use super::output::{check_stdout_open, scenario_notes};
 use super::Status;
 
+/// Examples shown after `budgetlab generate --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab generate --scenario mixed-realistic --batches 100 --out batches.jsonl --needles needles.jsonl";
+
 /// Flags of `budgetlab generate`.
 #[derive(Debug, Args)]
 #[command(mut_arg(

@@ -10,6 +10,13 @@ use budgetlab::history::{self, Filter, History, Night, RankTest, RunRecord, Trac
 use super::output::emit;
 use super::Status;
 
+/// Examples shown after `budgetlab history --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab run --quick
+  budgetlab history add reports/latest --commit 0123abcd
+  budgetlab history show --metric cost --strategy reference --last 14
+  budgetlab history check";
+
 /// Flags of `budgetlab history`.
 #[derive(Debug, Args)]
 pub(crate) struct HistoryArgs {
@@ -41,13 +48,22 @@ impl DbArg {
 pub(crate) enum HistoryAction {
     /// Record a run (a report folder or its results.json) as a night, in one transaction. The same run twice
     /// (the same results.json, by its sha256) is refused; two runs of one commit are two nights.
+    #[command(
+        after_help = "Examples:\n  budgetlab run --quick\n  budgetlab history add reports/latest --commit 0123abcd --label nightly"
+    )]
     Add(AddArgs),
     /// Print the series of the tracked figures: a table a figure, nights as rows, a column a results row.
+    #[command(
+        after_help = "Examples:\n  budgetlab run --quick\n  budgetlab history add reports/latest --commit 0123abcd\n  budgetlab history show --metric needles --scenario shell-heavy --json"
+    )]
     Show(ShowArgs),
     /// The verdict for the newest night against the history: exit 1 when a deterministic figure moved on it
     /// (compliance, retention, needles, writes, used lines) or the cost over the floor rose (a one-sided
     /// Mann-Whitney test of the last --window nights against the --window before: at most alpha x 100 false
     /// alarms per 100 nights a row), 0 otherwise, 2 on bad input.
+    #[command(
+        after_help = "Examples:\n  budgetlab run --quick\n  budgetlab history add reports/latest --commit 0123abcd\n  budgetlab history check --window 5 --alpha 0.01"
+    )]
     Check(HistoryCheckArgs),
 }
 

@@ -10,6 +10,10 @@ use budgetlab::import::ImportJob;
 
 use super::Status;
 
+/// Examples shown after `budgetlab import --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab import --format auto ~/.claude/projects --out mine.jsonl";
+
 /// Flags of `budgetlab import`.
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {

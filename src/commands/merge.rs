@@ -9,6 +9,12 @@ use budgetlab::atomic::Named;
 use super::flags::{help, ReportFolder};
 use super::Status;
 
+/// Examples shown after `budgetlab merge --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab run --shard 0/2 --out shards/0
+  budgetlab run --shard 1/2 --out shards/1
+  budgetlab merge shards/0 shards/1 --out reports/merged";
+
 /// Flags of `budgetlab merge`.
 #[derive(Debug, Args)]
 #[command(mut_arg("out", help("The report folder of the merged run")))]

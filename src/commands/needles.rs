@@ -11,6 +11,11 @@ use budgetlab::needles::{agreement, read_used_file, used_path_for, UsedRead};
 use super::output::emit;
 use super::Status;
 
+/// Examples shown after `budgetlab needles --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab import --format auto ~/.claude/projects --out mine.jsonl
+  budgetlab needles agreement mine.jsonl";
+
 /// Flags of `budgetlab needles`.
 #[derive(Debug, Args)]
 pub(crate) struct NeedlesArgs {
@@ -23,6 +28,9 @@ pub(crate) struct NeedlesArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum NeedlesCommand {
     /// The share of used lines the detector flags, and of detector needles the agent used, per tool and kind.
+    #[command(
+        after_help = "Examples:\n  budgetlab import --format auto ~/.claude/projects --out mine.jsonl\n  budgetlab needles agreement mine.jsonl --json"
+    )]
     Agreement(AgreementArgs),
 }
 

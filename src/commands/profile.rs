@@ -13,6 +13,11 @@ use super::flags::existing_path;
 use super::output::emit;
 use super::Status;
 
+/// Examples shown after `budgetlab profile --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab import --format auto ~/.claude/projects --out mine.jsonl
+  budgetlab profile mine.jsonl --compare mixed-realistic --out reports/profile";
+
 /// Flags of `budgetlab profile`.
 #[derive(Debug, Args)]
 pub(crate) struct ProfileArgs {

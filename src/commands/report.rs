@@ -7,6 +7,11 @@ use clap::Args;
 
 use super::Status;
 
+/// Examples shown after `budgetlab report --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab run --quick
+  budgetlab report reports/latest";
+
 /// Flags of `budgetlab report`.
 #[derive(Debug, Args)]
 pub(crate) struct ReportArgs {

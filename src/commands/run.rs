@@ -11,6 +11,11 @@ use super::flags::{help, RunFlags, ShardFlag, ThreadsFlag, TokenFlags, WorkloadF
 use super::output::progress;
 use super::Status;
 
+/// Examples shown after `budgetlab run --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab run --quick
+  budgetlab run --scenarios shell-heavy --strategies reference,salient --batches 100 --out reports/shell";
+
 /// Flags of `budgetlab run`.
 #[derive(Debug, Args)]
 #[command(

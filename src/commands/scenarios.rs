@@ -8,6 +8,11 @@ use clap::Args;
 use super::output::emit;
 use super::Status;
 
+/// Examples shown after `budgetlab scenarios --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab scenarios
+  budgetlab scenarios --json";
+
 /// Flags of `budgetlab scenarios`.
 #[derive(Debug, Args)]
 pub(crate) struct ScenariosArgs {

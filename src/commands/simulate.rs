@@ -11,6 +11,10 @@ use super::flags::{help, ExternalArgs, ScenarioFlag, SeedFlag, TokenFlags};
 use super::output::{check_stdout_open, scenario_notes, stdout_error, stdout_json_error};
 use super::Status;
 
+/// Examples shown after `budgetlab simulate --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab simulate --scenario shell-heavy --mode headless --legacy --strategy legacy-layers";
+
 /// Flags of `budgetlab simulate`.
 #[derive(Debug, Args)]
 #[command(mut_arg("scenario", help("A scenario file, or the name of a shipped scenario")))]

@@ -13,6 +13,11 @@ use budgetlab::StrategyName;
 use super::output::{emit, stdout_json_error};
 use super::Status;
 
+/// Examples shown after `budgetlab strategies --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab strategies
+  budgetlab strategies --json";
+
 /// Flags of `budgetlab strategies`.
 #[derive(Debug, Args)]
 pub(crate) struct StrategiesArgs {

@@ -12,6 +12,10 @@ use super::flags::{existing_path, help, RunFlags, ScenarioFlag, ThreadsFlag, Tok
 use super::output::{progress, scenario_notes};
 use super::Status;
 
+/// Examples shown after `budgetlab sweep --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab sweep --scenario mixed-realistic --budgets 2000..200000 --steps 12";
+
 /// Flags of `budgetlab sweep`.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("parameter").required(true).args(["budgets", "windows", "head_shares"])))]

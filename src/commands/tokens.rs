@@ -9,6 +9,11 @@ use budgetlab::tokens::TallyJob;
 use super::output::emit;
 use super::Status;
 
+/// Examples shown after `budgetlab tokens --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab generate --scenario cjk-heavy --batches 20 --out cjk.jsonl
+  budgetlab tokens cjk.jsonl --tokenizer cl100k_base";
+
 /// Flags of `budgetlab tokens`.
 #[derive(Debug, Args)]
 pub(crate) struct TokensArgs {

@@ -13,6 +13,10 @@ use super::flags::{help, BatchesFlag, ReportFolder, ThreadsFlag, WorkloadFlags};
 use super::output::{emit, progress};
 use super::Status;
 
+/// Examples shown after `budgetlab tune --help`; `tests/examples.rs` runs them.
+pub(crate) const EXAMPLES: &str = "Examples:
+  budgetlab tune --scenarios mixed-realistic --families salient --out reports/tune";
+
 /// Flags of `budgetlab tune`.
 #[derive(Debug, Args)]
 #[command(

@@ -1,5 +1,5 @@
 //! Tests of the conformance suite as a whole: every built-in strategy through it, failing exactly the checks its
-//! policy gives up (its spec's `gives_up`, which README.md's table shows), and a deliberately wrong finalizer caught by the right checks
+//! policy gives up (its spec's `gives_up`, which the table of the book's conform chapter shows), and a deliberately wrong finalizer caught by the right checks
 //! with small counterexamples.
 
 use super::*;

@@ -20,7 +20,7 @@ use crate::digest::{sha256, sha256_each_on_all_cores};
 /// bytes the calling thread still hashes at best (its share, or the largest field, which one core hashes alone).
 /// At 2 GB/s of sha256 a core, 256 KiB is about 0.13 ms of hashing moved off the calling thread, well above what
 /// handing tasks to a pool costs; the `digest_split` bench measures where parallel hashing starts to pay (see
-/// README, Performance).
+/// the book's Performance chapter, book/src/contributing/performance.md).
 pub const PARALLEL_DIGEST_BYTES: u64 = 256 * 1024;
 
 /// The digests of the fields one finalization cuts: computed ahead on all cores, or on demand, one per field.
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn the_threshold_in_force_is_256_kib_and_decides_at_its_byte() {
-        // The threshold README's Performance section states: 256 KiB, the one in force outside a test's override.
+        // The threshold the book's Performance chapter states: 256 KiB, the one in force outside a test's override.
         assert_eq!(PARALLEL_DIGEST_BYTES, 256 * 1024);
         assert_eq!(threshold(), PARALLEL_DIGEST_BYTES);
         let at = usize::try_from(PARALLEL_DIGEST_BYTES).unwrap();

@@ -28,8 +28,8 @@ const SIGNATURE: &[u8] = b"Signature: budgetlab report folder\n";
 
 /// The rest of [`MARKER`], for whoever opens it.
 const NOTE: &str = "# Written by budgetlab. `budgetlab run`, `sweep`, `merge` and `report` replace a folder only when it\n\
-# holds this file (see \"Outputs and safety\" in budgetlab's README); delete it to keep budgetlab from ever\n\
-# replacing the folder.\n";
+# holds this file (see \"Inputs, outputs and safety\" in budgetlab's user guide,\n\
+# book/src/reference/outputs.md); delete it to keep budgetlab from ever replacing the folder.\n";
 
 /// Name prefix of staging folders (kept short so that it fits wherever the report's name does).
 const STAGING_PREFIX: &str = ".budgetlab-staging-";

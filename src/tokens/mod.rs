@@ -2,7 +2,8 @@
 //! many tokens of a real tokenizer a text is.
 //!
 //! A [`Tokenizer`] is OpenAI's `o200k_base` or `cl100k_base`, built into the binary (by the `bpe-openai` crate,
-//! which embeds their rank files; see the README for why that crate), or any vocabulary a user has in the
+//! which embeds their rank files; see the book's Performance chapter, "Token counting", for why
+//! that crate), or any vocabulary a user has in the
 //! tiktoken rank-file format ([`Tokenizer::from_rank_file`]: base64 token, space, rank, one a line), encoded by
 //! this module's own byte-pair merge (`merge`) after the pre-tokenization of [`Pattern`]. Counting is ordinary
 //! encoding: special tokens such as `<|endoftext|>` are text like any other. A `Tokenizer` is cheap to clone

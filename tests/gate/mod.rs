@@ -156,9 +156,10 @@ fn merge_refuses_what_is_not_one_whole_sharded_run() {
     merge(&[dir("a0"), dir("a1")], "batches.jsonl: No such file");
 }
 
-/// The README's `compare` example (`cargo run --release -- ARGS`), as the binary's arguments. Spelled out here,
-/// not read from the README (no test reads the README): a change to one must be made to the other.
-const README_COMPARE_FLOW: [&[&str]; 4] = [
+/// The book's compare-and-check flow (book/src/nightly.md, and the two strategies of book/src/running.md), as the
+/// binary's arguments. Spelled out here, not read from the book (no test reads it): a change to one must be made
+/// to the other.
+const BOOK_COMPARE_FLOW: [&[&str]; 4] = [
     &["run", "--quick"],
     &["compare", "reports/baseline", "reports/latest"],
     &["check", "--baseline", "reports/baseline"],
@@ -181,7 +182,7 @@ fn baseline_tolerances() -> &'static [&'static str] {
     }
 }
 
-/// The README's own flow, in a folder holding the committed baseline: a quick run, then `compare` and `check`
+/// The book's own flow, in a folder holding the committed baseline: a quick run, then `compare` and `check`
 /// against the baseline, which agree on what they ran; then the same run checked with a JUnit report.
 #[test]
 fn a_fresh_quick_run_passes_the_committed_baseline() {
@@ -190,7 +191,7 @@ fn a_fresh_quick_run_passes_the_committed_baseline() {
     fs::create_dir_all(tmp.path().join("reports/baseline")).unwrap();
     fs::copy(&baseline, tmp.path().join("reports/baseline/results.json")).unwrap();
     let rows = read_json(&baseline)["rows"].as_array().unwrap().len();
-    for args in README_COMPARE_FLOW {
+    for args in BOOK_COMPARE_FLOW {
         let out = budgetlab()
             .args(args)
             .args(if args[0] == "check" {

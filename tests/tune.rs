@@ -97,8 +97,21 @@ fn tune(file: &std::path::Path, out: &std::path::Path) -> Value {
     let written: Value =
         serde_json::from_slice(&std::fs::read(out.join("tune.json")).unwrap()).unwrap();
     assert_eq!(printed, written, "--json prints what tune.json holds");
-    assert!(out.join("summary.md").is_file());
+    for file in [
+        "summary.md",
+        "index.html",
+        "charts/tune-front.svg",
+        "charts/tune-front.png",
+        "charts/tune-progress.svg",
+        "charts/tune-progress.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
     printed
+}
+
+fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap()
 }
 
 /// The needle survival a strategy gives the test output with needles on `error` and `exit`, from `finalize`.
@@ -162,6 +175,249 @@ fn tune_finds_the_planted_head_share_and_shows_it_holds_on_validation() {
     assert_eq!(v["workloads"][0]["validation"], 12);
     assert_eq!(finalist["tuning"]["sums"]["turns"], 28);
     assert_eq!(finalist["validation"]["sums"]["turns"], 12);
+    // The page answers first with the setting to paste, its validation figures and its gain's interval.
+    let page = read(&tmp.path().join("out/index.html"));
+    let paste = page
+        .find("<code>head-tail-0.65</code>")
+        .expect("the setting");
+    assert!(
+        paste < page.find("<figure").expect("charts"),
+        "answer first"
+    );
+    assert!(page.contains("Yes: the low end of its gain&#39;s interval is above 0."));
+    assert!(page.contains("+50.0 pts (95% interval +50.0 pts to +50.0 pts)"));
+    assert!(page.contains("<code>--strategies reference,head-tail-0.65</code>"));
+    for chart in ["tune-front", "tune-progress"] {
+        assert!(
+            page.contains(&format!("src=\"charts/{chart}.svg\"")),
+            "{chart}"
+        );
+        let svg = read(&tmp.path().join(format!("out/charts/{chart}.svg")));
+        assert!(svg.contains("recommended: head-tail-0.65"), "{chart}");
+        // The reference is named beside its point, besides the legend's entry.
+        let named = svg
+            .lines()
+            .filter(|l| l.trim() == "reference" || l.trim().starts_with("reference ("))
+            .count();
+        assert!(named >= 2, "{chart}");
+    }
+}
+
+/// The rungs of the planted search: 22 settings on 6 tuning batches, 8 on 9, 3 on all 28 (each sample holding
+/// the one before it).
+#[test]
+fn tune_json_lists_every_rungs_settings_with_their_figures_and_fate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = batches_file(tmp.path(), "planted", &[PLANTED; 40]);
+    let v = tune(&file, &tmp.path().join("out"));
+    let cell = &v["workloads"][0]["cells"][0];
+    let rungs = cell["rungs"].as_array().unwrap();
+    let samples: Vec<u64> = rungs
+        .iter()
+        .map(|r| r["batches"].as_u64().unwrap())
+        .collect();
+    assert_eq!(samples, [6, 9, 28]);
+    let settings: Vec<&str> = cell["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["strategy"].as_str().unwrap())
+        .collect();
+    let mut before: Option<Vec<&str>> = None;
+    for (r, rung) in rungs.iter().enumerate() {
+        let ran = rung["ran"].as_array().unwrap();
+        let names: Vec<&str> = ran
+            .iter()
+            .map(|s| s["strategy"].as_str().unwrap())
+            .collect();
+        // In candidate order, the reference first; the first rung runs every setting.
+        let order: Vec<usize> = names
+            .iter()
+            .map(|n| settings.iter().position(|s| s == n).unwrap())
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "rung {r}");
+        assert_eq!(names[0], "reference");
+        if r == 0 {
+            assert_eq!(names, settings);
+        }
+        // A rung runs what went on from the one before, and the reference.
+        if let Some(went_on) = &before {
+            let mut expected = went_on.clone();
+            if !expected.contains(&"reference") {
+                expected.insert(0, "reference");
+            }
+            assert_eq!(names, expected, "rung {r}");
+        }
+        // Every figure is on the rung's whole sample; the places rank the settings still in the race.
+        let mut places: Vec<u64> = Vec::new();
+        for s in ran {
+            assert_eq!(s["figures"]["sums"]["turns"], samples[r], "rung {r}");
+            if let Some(p) = s["place"].as_u64() {
+                places.push(p);
+            }
+        }
+        places.sort_unstable();
+        assert_eq!(
+            places,
+            (0..rung["settings"].as_u64().unwrap()).collect::<Vec<_>>()
+        );
+        let optimum = ran
+            .iter()
+            .find(|s| s["strategy"] == "head-tail-0.65")
+            .unwrap();
+        assert_eq!(optimum["place"], 0);
+        assert_eq!(optimum["goesOn"], true);
+        assert_eq!(optimum["figures"]["objective"], 1.0);
+        assert_eq!(ran[0]["figures"]["objective"], 0.5);
+        before = Some(
+            ran.iter()
+                .filter(|s| s["goesOn"] == true)
+                .map(|s| s["strategy"].as_str().unwrap())
+                .collect(),
+        );
+    }
+    // On the last rung, those that go on are the finalists, best first by place.
+    let finalists: Vec<&str> = cell["finalists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["tuningRank"].is_null())
+        .map(|f| f["strategy"].as_str().unwrap())
+        .collect();
+    let mut last: Vec<(u64, &str)> = rungs[2]["ran"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["goesOn"] == true)
+        .map(|s| {
+            (
+                s["place"].as_u64().unwrap(),
+                s["strategy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    last.sort_unstable();
+    assert_eq!(last.iter().map(|l| l.1).collect::<Vec<_>>(), finalists);
+}
+
+/// The points on the front chart's writes panel that are marked as on the front: exactly the settings of the
+/// first rung that kept the budget and that no other such setting beats on both objective and writes per turn,
+/// computed here from `tune.json`.
+#[test]
+fn the_front_chart_marks_exactly_the_settings_no_other_beats_on_both() {
+    use budgetlab::report::chart::tune::{front_chart, Mark, Spend};
+    let tmp = tempfile::tempdir().unwrap();
+    // Needles that head shares tell apart, on a workload where not every setting writes alike.
+    let needles: Vec<(usize, usize)> = (0..30)
+        .map(|b| [PLANTED, TUNING_ONLY, REFERENCE_ONLY][b % 3])
+        .collect();
+    let file = batches_file(tmp.path(), "mixed", &needles);
+    let v = tune(&file, &tmp.path().join("out"));
+    let cell = &v["workloads"][0]["cells"][0];
+    let first: Vec<(&str, f64, f64, bool)> = cell["rungs"][0]["ran"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let f = &s["figures"];
+            (
+                s["strategy"].as_str().unwrap(),
+                f["writesPerTurn"].as_f64().unwrap(),
+                f["objective"].as_f64().unwrap(),
+                f["keptBudget"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<&str> = first
+        .iter()
+        .filter(|a| {
+            a.3 && !first
+                .iter()
+                .any(|b| b.3 && b.1 <= a.1 && b.2 >= a.2 && (b.1 < a.1 || b.2 > a.2))
+        })
+        .map(|a| a.0)
+        .collect();
+    expected.sort_unstable();
+    let results: budgetlab::tune::TuneResults = serde_json::from_value(v.clone()).unwrap();
+    let chart = front_chart(&results).unwrap();
+    let writes = &chart.rows[0][0];
+    assert_eq!(writes.spend, Spend::Writes);
+    assert_eq!(writes.points.len(), first.len());
+    let mut front: Vec<&str> = writes
+        .points
+        .iter()
+        .filter(|p| p.mark == Mark::Front)
+        .map(|p| p.strategy.as_str())
+        .collect();
+    front.sort_unstable();
+    assert_eq!(front, expected);
+    assert!(!front.is_empty());
+    let marked: Vec<&str> = writes
+        .points
+        .iter()
+        .filter(|p| p.recommended)
+        .map(|p| p.strategy.as_str())
+        .collect();
+    assert_eq!(
+        marked,
+        [cell["recommendation"]["strategy"].as_str().unwrap()]
+    );
+    // The cost panel: the finalists and the reference on the validation set.
+    let cost = &chart.rows[0][1];
+    assert_eq!(cost.spend, Spend::Cost);
+    assert_eq!(
+        cost.points.len(),
+        cell["finalists"].as_array().unwrap().len()
+    );
+    assert!(cost.points[0].reference);
+}
+
+/// The progress chart and everything in `tune.json` but the measured time are the same bytes on one thread and
+/// on two.
+#[test]
+fn the_progress_chart_is_the_same_on_any_number_of_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = batches_file(tmp.path(), "planted", &[PLANTED; 40]);
+    let run = |threads: &str| {
+        let out = tmp.path().join(format!("out-{threads}"));
+        let status = budgetlab()
+            .args(["tune", "--batches-file"])
+            .arg(&file)
+            .args([
+                "--budgets",
+                BUDGET,
+                "--families",
+                "head-tail",
+                "--settings",
+                "22",
+            ])
+            .args(["--threads", threads])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(status.status.success());
+        out
+    };
+    let (one, two) = (run("1"), run("2"));
+    for file in ["charts/tune-progress.svg", "charts/tune-progress.png"] {
+        assert!(
+            std::fs::read(one.join(file)).unwrap() == std::fs::read(two.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let without_time = |dir: &std::path::Path| {
+        let mut v: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("tune.json")).unwrap()).unwrap();
+        for f in v["workloads"][0]["cells"][0]["finalists"]
+            .as_array_mut()
+            .unwrap()
+        {
+            f["costRatio"] = Value::Null;
+        }
+        v
+    };
+    assert_eq!(without_time(&one), without_time(&two));
 }
 
 #[test]
@@ -203,6 +459,18 @@ fn a_setting_that_only_wins_on_the_tuning_set_is_not_recommended() {
         summary.contains("| overfit | abs-5000 | `reference` | no |"),
         "{summary}"
     );
+    // The page says plainly that the gain does not hold, and the charts mark the reference as the pick.
+    let page = read(&tmp.path().join("out/index.html"));
+    assert!(
+        page.contains(&format!(
+            "No: {leader} led on the tuning set, but its gain does not hold on the validation set"
+        )),
+        "{page}"
+    );
+    let svg = read(&tmp.path().join("out/charts/tune-front.svg"));
+    assert!(svg.contains("reference (recommended)"));
+    let svg = read(&tmp.path().join("out/charts/tune-progress.svg"));
+    assert!(svg.contains("reference (recommended)"));
 }
 
 #[test]

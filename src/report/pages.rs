@@ -74,14 +74,22 @@ pub(super) fn profile_folder_files(report: &ProfileReport) -> Result<Vec<(String
 /// The file a tune's folder holds its results in.
 pub(crate) const TUNE_JSON: &str = "tune.json";
 
-/// Every file of a tune's folder: `tune.json` (every setting evaluated) and `summary.md`.
+/// Every file of a tune's folder: `tune.json` (every setting evaluated), `summary.md`, its charts and
+/// `index.html`.
 pub(super) fn tune_folder_files(tune: &crate::tune::TuneResults) -> Result<Vec<(String, Vec<u8>)>> {
     let mut json = serde_json::to_vec_pretty(tune).expect("a tune serializes");
     json.push(b'\n');
-    Ok(vec![
+    let mut files = vec![
         (TUNE_JSON.to_string(), json),
         ("summary.md".to_string(), tune.markdown().into_bytes()),
-    ])
+    ];
+    let charts = chart::render(Source::Tune(tune))?;
+    files.extend(chart_files(&charts));
+    files.push((
+        INDEX.to_string(),
+        html::tune_page(tune, &charts).into_bytes(),
+    ));
+    Ok(files)
 }
 
 /// What `budgetlab report` redrew.

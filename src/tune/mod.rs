@@ -274,6 +274,28 @@ pub struct RungReport {
     pub best_objective: Option<f64>,
     /// The reference's objective on the same sample.
     pub reference_objective: Option<f64>,
+    /// Every setting it ran, in candidate order (the reference first), with its figures on the rung's whole
+    /// sample (the samples are nested: a rung's figures include the batches of the rungs before it). Absent
+    /// from files written before it was added.
+    #[serde(default)]
+    pub ran: Vec<RungSetting>,
+}
+
+/// One setting on one rung: where the rung's ranking put it, whether it went on, and its figures on the rung's
+/// sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RungSetting {
+    /// The strategy name.
+    pub strategy: String,
+    /// Its place in the rung's ranking (0 = best); `null` for the reference once it has dropped out of the
+    /// ranking (it runs on every sample, beside the settings still in it, so that their gains are on the same
+    /// batches).
+    pub place: Option<usize>,
+    /// Whether it went on: to the next rung, or, on the last rung, to the validation set as a finalist.
+    pub goes_on: bool,
+    /// Its figures on the rung's sample.
+    pub figures: Figures,
 }
 
 /// A finalist (or the reference) on both sets.

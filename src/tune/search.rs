@@ -172,7 +172,29 @@ pub(super) fn tune_workload(
                 let extra = keep.saturating_sub(planned);
                 progress(Step::More((extra * (next_sample - sample)) as u64));
             }
+            // What the rung ran, for the report: every setting in candidate order, with its place and whether it
+            // goes on (on the last rung, whether it is a finalist).
+            let going = if r + 1 == plan_rungs.len() {
+                keep.min(FINALISTS)
+            } else {
+                keep
+            };
+            let mut ran: Vec<usize> = running(&alive[b]).collect();
+            ran.sort_unstable();
+            let ran = ran
+                .into_iter()
+                .map(|c| {
+                    let place = ranked.iter().position(|&x| x == c);
+                    super::RungSetting {
+                        strategy: candidates[c].name.to_string(),
+                        place,
+                        goes_on: place.is_some_and(|p| p < going),
+                        figures: Figures::of(&tallies[b][c].sums, &plan.objective),
+                    }
+                })
+                .collect();
             rung_reports[b].push(RungReport {
+                ran,
                 batches: sample,
                 settings: alive[b].len(),
                 best: ranked.first().map(|&c| candidates[c].name.to_string()),

@@ -1,4 +1,4 @@
-//! Charts of a run, a sweep or a profile: one file a chart, each holding what the chart shows (a pure function of
+//! Charts of a run, a sweep, a profile or a tune: one file a chart, each holding what the chart shows (a pure function of
 //! the results, and of the tallies of single turns where it has them), how it is drawn and the caption saying
 //! what to read from it; [`CHARTS`] is the one list of them, in page order, naming each chart's file and the
 //! report that shows it. A report folder gets each of its charts as SVG and PNG (`charts/STEM.svg`, `.png`),
@@ -27,6 +27,7 @@ pub mod shape;
 pub mod size_cdf;
 pub mod sweep;
 pub mod token_compliance;
+pub mod tune;
 pub mod units_per_token;
 pub mod used;
 
@@ -40,6 +41,7 @@ use crate::metrics::Metric;
 use crate::profile::ProfileReport;
 use crate::run::RunResults;
 use crate::sweep::SweepResults;
+use crate::tune::TuneResults;
 
 /// Every chart, in page order: its file name (without extension) and the report that shows it, with the
 /// function making it from that report's results (`None`: nothing to draw in this report).
@@ -63,6 +65,8 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::sweep("sweep-token-compliance", sweep::token_compliance),
     Chart::profile("size-cdf", size_cdf::plot),
     Chart::profile("shape", shape::plot),
+    Chart::tune(tune::FRONT, tune::front),
+    Chart::tune(tune::PROGRESS, tune::progress),
 ];
 
 /// A chart: its file name and how it is made.
@@ -83,6 +87,8 @@ pub(crate) enum Make {
     Sweep(fn(&SweepResults) -> Option<Plot>),
     /// A profile's folder (`profile --out`).
     Profile(fn(&ProfileReport) -> Option<Plot>),
+    /// A tune's folder (`budgetlab tune`).
+    Tune(fn(&TuneResults) -> Option<Plot>),
 }
 
 /// The results a report's charts are made from.
@@ -94,6 +100,8 @@ pub(crate) enum Source<'a> {
     Sweep(&'a SweepResults),
     /// A profile's.
     Profile(&'a ProfileReport),
+    /// A tune's.
+    Tune(&'a TuneResults),
 }
 
 /// A run's results and, when its records were read, the tallies of its single turns. Charts that need the
@@ -139,12 +147,21 @@ impl Chart {
         }
     }
 
+    /// A chart of a tune's folder.
+    const fn tune(stem: &'static str, make: fn(&TuneResults) -> Option<Plot>) -> Chart {
+        Chart {
+            stem,
+            make: Make::Tune(make),
+        }
+    }
+
     /// The chart made from `source`, if `source` is of the report that shows it and has something to draw.
     fn plot(&self, source: &Source<'_>) -> Option<Plot> {
         match (self.make, source) {
             (Make::Run(make), Source::Run(run)) => make(run),
             (Make::Sweep(make), Source::Sweep(sweep)) => make(sweep),
             (Make::Profile(make), Source::Profile(profile)) => make(profile),
+            (Make::Tune(make), Source::Tune(tune)) => make(tune),
             _ => None,
         }
     }

@@ -528,29 +528,33 @@ where
 }
 
 /// Height of a label's line.
-const LINE: i32 = SMALL as i32 + 3;
+pub(super) const LINE: i32 = SMALL as i32 + 3;
 /// Room kept between two labels.
 const PAD: i32 = 3;
 
 /// A point's label to place, in pixels.
-struct Label {
+pub(super) struct Label {
     /// Its lines.
-    lines: Vec<String>,
+    pub(super) lines: Vec<String>,
     /// The point.
-    at: (i32, i32),
+    pub(super) at: (i32, i32),
     /// Room left around the point (its mark's radius and a little).
-    gap: i32,
+    pub(super) gap: i32,
     /// Width and height.
-    size: (i32, i32),
+    pub(super) size: (i32, i32),
     /// Drawn even where it covers something (a point of the front).
-    must: bool,
+    pub(super) must: bool,
 }
 
 /// Where each of `labels` goes, in order (a box, and how its lines align in it): beside, above or below its
 /// point, inside `bounds`, where it covers none of the `marks` (points, lines) and no label placed before it
 /// (nor comes within [`PAD`] of one). A label that must be
 /// drawn and finds no such place goes where it covers fewest, other labels counting most; another is left out.
-fn place(labels: &[Label], marks: &[[i32; 4]], bounds: [i32; 4]) -> Vec<Option<([i32; 4], HPos)>> {
+pub(super) fn place(
+    labels: &[Label],
+    marks: &[[i32; 4]],
+    bounds: [i32; 4],
+) -> Vec<Option<([i32; 4], HPos)>> {
     let overlap =
         |a: &[i32; 4], b: &[i32; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
     let mut placed: Vec<[i32; 4]> = Vec::new();

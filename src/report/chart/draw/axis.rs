@@ -132,6 +132,14 @@ impl ScaleCoord {
         self
     }
 
+    /// The same linear axis with `lo` of its length added below its start and `hi` above its end (room for
+    /// labels on one side); the ticks stay.
+    pub(in crate::report::chart) fn padded(mut self, lo: f64, hi: f64) -> ScaleCoord {
+        let (a, b) = (self.range.start, self.range.end);
+        self.range = (a - (b - a) * lo)..(b + (b - a) * hi);
+        self
+    }
+
     fn position(&self, v: f64) -> f64 {
         if self.log {
             v.max(f64::MIN_POSITIVE).log10()

@@ -27,6 +27,7 @@ pub mod shape;
 pub mod size_cdf;
 pub mod sweep;
 pub mod token_compliance;
+pub mod trend;
 pub mod units_per_token;
 pub mod used;
 
@@ -36,6 +37,7 @@ mod tests;
 use self::data::TurnTallies;
 pub use self::draw::hotspot::Hotspot;
 use crate::error::Result;
+use crate::history::{Table, TrackedFigure};
 use crate::metrics::Metric;
 use crate::profile::ProfileReport;
 use crate::run::RunResults;
@@ -63,6 +65,27 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::sweep("sweep-token-compliance", sweep::token_compliance),
     Chart::profile("size-cdf", size_cdf::plot),
     Chart::profile("shape", shape::plot),
+    Chart::history("trend-compliance", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Compliance))
+    }),
+    Chart::history("trend-retention", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Retention))
+    }),
+    Chart::history("trend-needles", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Needles))
+    }),
+    Chart::history("trend-writes", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::WRITES))
+    }),
+    Chart::history("trend-used", |h| {
+        trend::plot(h, TrackedFigure::UsedSurvival)
+    }),
+    Chart::history("trend-cost", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Cost))
+    }),
+    Chart::history("trend-time", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Time))
+    }),
 ];
 
 /// A chart: its file name and how it is made.
@@ -83,6 +106,8 @@ pub(crate) enum Make {
     Sweep(fn(&SweepResults) -> Option<Plot>),
     /// A profile's folder (`profile --out`).
     Profile(fn(&ProfileReport) -> Option<Plot>),
+    /// A nightly history's trends (`history report`, and `report DIR --history DB` on a run's page).
+    History(fn(&Table) -> Option<Plot>),
 }
 
 /// The results a report's charts are made from.
@@ -94,6 +119,8 @@ pub(crate) enum Source<'a> {
     Sweep(&'a SweepResults),
     /// A profile's.
     Profile(&'a ProfileReport),
+    /// A nightly history's nights and series.
+    History(&'a Table),
 }
 
 /// A run's results and, when its records were read, the tallies of its single turns. Charts that need the
@@ -139,12 +166,21 @@ impl Chart {
         }
     }
 
+    /// A trend chart of a nightly history.
+    const fn history(stem: &'static str, make: fn(&Table) -> Option<Plot>) -> Chart {
+        Chart {
+            stem,
+            make: Make::History(make),
+        }
+    }
+
     /// The chart made from `source`, if `source` is of the report that shows it and has something to draw.
     fn plot(&self, source: &Source<'_>) -> Option<Plot> {
         match (self.make, source) {
             (Make::Run(make), Source::Run(run)) => make(run),
             (Make::Sweep(make), Source::Sweep(sweep)) => make(sweep),
             (Make::Profile(make), Source::Profile(profile)) => make(profile),
+            (Make::History(make), Source::History(table)) => make(table),
             _ => None,
         }
     }

@@ -308,14 +308,14 @@ mod tests {
             ],
         };
         assert_eq!(moved_nights(&table), [(3, "night 3".to_string())]);
-        let trend = trend(&table, needles).unwrap();
-        assert_eq!(trend.nights, 3);
-        let titles: Vec<&str> = trend.panels.iter().map(|p| p.title.as_str()).collect();
+        let drawn = trend(&table, needles).unwrap();
+        assert_eq!(drawn.nights, 3);
+        let titles: Vec<&str> = drawn.panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
             titles,
             ["shell-heavy · abs-20000", "shell-heavy · abs-50000"]
         );
-        let first = &trend.panels[0];
+        let first = &drawn.panels[0];
         assert_eq!(first.marks, [(3.0, "night 3".to_string())]);
         assert_eq!(first.series[0].name, "reference");
         assert!(first.series[0].baseline);
@@ -326,7 +326,7 @@ mod tests {
         assert!(!first.series[1].baseline);
         // A night with nothing to measure is left out of the line, not drawn as 0.
         assert_eq!(
-            trend.panels[1].series[0].points,
+            drawn.panels[1].series[0].points,
             [(1.0, 100.0), (2.0, 100.0)]
         );
         assert_eq!(

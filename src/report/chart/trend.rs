@@ -18,7 +18,7 @@ use crate::metrics::{Metric, StrategyKey};
 /// Nights up to which every point carries a marker; past it the lines are drawn with a few markers each.
 const MARKED_NIGHTS: usize = 40;
 
-/// Panels a row.
+/// Panels a row, at most.
 const COLUMNS: usize = 2;
 
 /// The digits of a commit a mark shows.
@@ -133,7 +133,7 @@ pub fn trend(table: &Table, figure: TrackedFigure) -> Option<Trend> {
             None => {
                 panels.push(LinePanel {
                     title,
-                    x: Axis::new("night (commits that moved a figure marked)", Scale::Linear),
+                    x: Axis::new("night (commits that moved a figure marked)", Scale::Whole),
                     y: axis(figure),
                     series: Vec::new(),
                     bound: None,
@@ -168,16 +168,23 @@ impl Grid<'_> {
     }
 }
 
+impl Grid<'_> {
+    /// Panels a row: two, or one for a single panel (drawn the width of two).
+    fn columns(&self) -> usize {
+        COLUMNS.min(self.0.panels.len()).max(1)
+    }
+}
+
 impl Figure for Grid<'_> {
     fn size(&self) -> (u32, u32) {
-        lines::size(&self.0.panels, COLUMNS, self.look())
+        lines::size(&self.0.panels, self.columns(), self.look())
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
     where
         DB::ErrorType: 'static,
     {
-        lines::draw(area, &self.0.panels, COLUMNS, self.look())
+        lines::draw(area, &self.0.panels, self.columns(), self.look())
     }
 }
 

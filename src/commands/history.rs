@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use clap::{Args, Subcommand};
 
 use budgetlab::history::{self, Filter, History, Night, RankTest, RunRecord, TrackedFigure};
@@ -65,6 +66,36 @@ pub(crate) enum HistoryAction {
         after_help = "Examples:\n  budgetlab run --quick\n  budgetlab history add reports/latest --commit 0123abcd\n  budgetlab history check --window 5 --alpha 0.01"
     )]
     Check(HistoryCheckArgs),
+    /// Write the trend charts of the history into a report folder: a chart a tracked figure (nights on the x
+    /// axis, a panel a scenario and budget, a line a strategy, each night a deterministic figure moved marked
+    /// with its commit), index.html (the verdict for the newest night, the nights and the charts) and
+    /// history.json. The folder is replaced only when budgetlab made it.
+    Report(HistoryReportArgs),
+}
+
+/// Flags of `history report`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryReportArgs {
+    #[command(flatten)]
+    pub(crate) db: DbArg,
+    /// The report folder to write (new, empty, or one budgetlab made).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: PathBuf,
+    /// Only this scenario.
+    #[arg(long, value_name = "S")]
+    pub(crate) scenario: Option<String>,
+    /// Only this strategy.
+    #[arg(long, value_name = "X")]
+    pub(crate) strategy: Option<String>,
+    /// Only this budget (its label).
+    #[arg(long, value_name = "B")]
+    pub(crate) budget: Option<String>,
+    /// Only the last N nights on the charts (the verdict always reads every night).
+    #[arg(long, value_name = "N")]
+    pub(crate) last: Option<usize>,
+    /// Print what was written as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Flags of `history add`.
@@ -140,6 +171,7 @@ pub(crate) fn execute(args: HistoryArgs) -> anyhow::Result<Status> {
         HistoryAction::Add(args) => add(args),
         HistoryAction::Show(args) => show(args),
         HistoryAction::Check(args) => check(args),
+        HistoryAction::Report(args) => report(args),
     }
 }
 
@@ -237,4 +269,41 @@ fn check(args: HistoryCheckArgs) -> anyhow::Result<Status> {
         emit(history::check::markdown(&verdict).as_bytes())?;
     }
     Ok(Status::of_checks(verdict.passed()))
+}
+
+fn report(args: HistoryReportArgs) -> anyhow::Result<Status> {
+    let history = History::open(&args.db.path())?;
+    let test = RankTest::new(5, 0.01, 1.1)?;
+    let verdict = history.check(&test)?;
+    let table = history.series(&Filter {
+        figures: Vec::new(),
+        scenario: args.scenario,
+        budget: args.budget,
+        strategy: args.strategy,
+        last: args.last,
+    })?;
+    let writer = budgetlab::report::ReportWriter::new(&args.out);
+    writer.check().context("--out")?;
+    let charts = writer.history(&table, &verdict)?;
+    if args.json {
+        let json = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "nights": table.nights.len(),
+            "series": table.series.len(),
+            "charts": charts,
+            "passed": verdict.passed(),
+        });
+        emit(format!("{json:#}\n").as_bytes())?;
+    } else {
+        emit(
+            format!(
+                "wrote {} trend charts of {} nights and index.html to {}\n",
+                charts.len(),
+                table.nights.len(),
+                args.out.display()
+            )
+            .as_bytes(),
+        )?;
+    }
+    Ok(Status::Done)
 }

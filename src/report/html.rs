@@ -10,6 +10,7 @@ use super::export::{
     figure_cell, floor_ratio, needles_cell, pct, pct_opt, token_compliance_cell,
     units_per_token_cell, TimeUnit,
 };
+use crate::history::{HistoryVerdict, Table};
 use crate::metrics::{in_tables, Aggregate, Column, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 
@@ -568,7 +569,12 @@ fn used_table(out: &mut String, lines: &[super::used::UsedLine], charts: &[Rende
 }
 
 /// The page of a run.
-pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> String {
+pub fn run_page(
+    results: &RunResults,
+    charts: &[Rendered],
+    per_turn: bool,
+    history: Option<(&Table, &[Rendered])>,
+) -> String {
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, "budgetlab report");
     out.push_str("<h1>budgetlab report</h1>\n");
@@ -602,8 +608,11 @@ pub fn run_page(results: &RunResults, charts: &[Rendered], per_turn: bool) -> St
         ("inputs", "Inputs"),
         ("overview", "Overview"),
         ("charts", "Charts"),
-        ("tables", "Results by scenario and budget"),
     ]);
+    if history.is_some() {
+        sections.push(("trends", "Trends over the nights"));
+    }
+    sections.push(("tables", "Results by scenario and budget"));
     contents(&mut out, &sections, charts);
 
     answer_table(&mut out, results);
@@ -690,6 +699,11 @@ drawn from the rows, and the cost chart is left out.</p>\n",
     }
     figures(&mut out, charts);
 
+    if let Some((table, trends)) = history {
+        out.push_str("<h2 id=\"trends\">Trends over the nights</h2>\n");
+        trends_section(&mut out, table, trends);
+    }
+
     out.push_str("<h2 id=\"tables\">Results by scenario and budget</h2>\n");
     out.push_str("<p class=\"note\">One table per budget a scenario ran at, one strategy a row. Open a scenario to \
 see its tables; with scripts on, a click on a column's header sorts a table by it (again: the other way).</p>\n");
@@ -741,6 +755,98 @@ see its tables; with scripts on, a click on a column's header sorts a table by i
         out.push_str("</details>\n");
     }
     foot(&mut out, &results.crate_version);
+    out
+}
+
+/// The nights of a history (night, date, commit, label, the figures that moved on it) and its trend charts.
+fn trends_section(out: &mut String, table: &Table, trends: &[Rendered]) {
+    let moved = super::chart::trend::moved_nights(table);
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">{} night{} of the history, oldest first. A night on which a deterministic figure \
+(compliance, retention, needles, writes, used lines) moved is marked on every chart with its commit; \
+<code>budgetlab history check</code> lists the rows that moved.</p>",
+        table.nights.len(),
+        if table.nights.len() == 1 { "" } else { "s" }
+    );
+    out.push_str(
+        "<details><summary>Nights</summary><div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>\
+<th>night</th><th class=\"text\">date</th><th class=\"text\">commit</th><th class=\"text\">label</th>\
+<th class=\"text\">a deterministic figure moved</th></tr></thead>\n<tbody>\n",
+    );
+    for n in &table.nights {
+        let _ = writeln!(
+            out,
+            "<tr><td data-v=\"{}\">{}</td><td class=\"text\">{}</td><td class=\"text\"><code>{}</code></td>\
+<td class=\"text\">{}</td><td class=\"text\">{}</td></tr>",
+            n.night,
+            n.night,
+            escape(&n.date),
+            escape(n.commit.as_deref().unwrap_or("-")),
+            escape(n.label.as_deref().unwrap_or("")),
+            if moved.iter().any(|(m, _)| *m == n.night) {
+                "yes"
+            } else {
+                ""
+            }
+        );
+    }
+    out.push_str("</tbody></table></div></details>\n");
+    if trends.is_empty() {
+        out.push_str("<p class=\"note\">No figure has a value to draw.</p>\n");
+    }
+    figures(out, trends);
+}
+
+/// The page of a nightly history (`budgetlab history report`): the verdict for the newest night, the nights and
+/// the trend charts.
+pub fn history_page(table: &Table, verdict: &HistoryVerdict, trends: &[Rendered]) -> String {
+    let mut out = String::with_capacity(32 * 1024);
+    head(&mut out, "budgetlab nightly history");
+    out.push_str("<h1>budgetlab nightly history</h1>\n");
+    let newest = verdict.newest();
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\">{} night{}{}</p>",
+        table.nights.len(),
+        if table.nights.len() == 1 { "" } else { "s" },
+        newest.map_or(String::new(), |n| format!(
+            " · newest {} ({}, commit <code>{}</code>)",
+            n.night,
+            escape(&n.date),
+            escape(n.short_commit())
+        ))
+    );
+    contents(
+        &mut out,
+        &[("verdict", "Verdict"), ("trends", "Trends over the nights")],
+        trends,
+    );
+    out.push_str("<h2 id=\"verdict\">Verdict for the newest night</h2>\n");
+    let newest_moves: Vec<_> = verdict.newest_moves().collect();
+    let _ = writeln!(
+        out,
+        "<p><b>{}</b>: {} deterministic figure{} moved on the newest night, {} cost alarm{} ({} cost series \
+tested: the last {} nights against the {} before, one-sided Mann-Whitney at alpha {}, a rise of at least {:.0}%). \
+<code>budgetlab history check</code> prints the rows.</p>",
+        if verdict.passed() { "PASS" } else { "FAIL" },
+        newest_moves.len(),
+        if newest_moves.len() == 1 { "" } else { "s" },
+        verdict.alarms.len(),
+        if verdict.alarms.len() == 1 { "" } else { "s" },
+        verdict.cost_tested,
+        verdict.test.window(),
+        verdict.test.window(),
+        verdict.test.alpha(),
+        (verdict.test.min_ratio() - 1.0) * 100.0,
+    );
+    out.push_str("<h2 id=\"trends\">Trends over the nights</h2>\n");
+    trends_section(&mut out, table, trends);
+    foot_saying(
+        &mut out,
+        env!("CARGO_PKG_VERSION"),
+        " <code>budgetlab history report --db DB --out DIR</code> draws it again from the history.",
+    );
     out
 }
 
@@ -1057,7 +1163,7 @@ mod tests {
             crate::report::pareto::tests::small_run(),
             crate::report::pareto::tests::FIGURES,
         );
-        let page = run_page(&results, &[], true);
+        let page = run_page(&results, &[], true, None);
         let answer = page.find("<h2 id=\"answer\">").unwrap();
         let pareto = page.find("<h2 id=\"pareto\">").unwrap();
         let inputs = page.find("<h2 id=\"inputs\">").unwrap();
@@ -1080,7 +1186,7 @@ mod tests {
     #[test]
     fn the_lines_the_agent_used_have_a_section_after_the_trade_offs_only_when_measured() {
         let results = crate::report::used::tests::used_run();
-        let page = run_page(&results, &[], true);
+        let page = run_page(&results, &[], true, None);
         let pareto = page.find("<h2 id=\"pareto\">").unwrap();
         let used = page
             .find("<h2 id=\"used\">Needles the agent used</h2>")
@@ -1117,7 +1223,7 @@ mod tests {
 
         // Without used lines: no section and no link to it, rather than a table of zeros.
         let plain = crate::report::pareto::tests::small_run();
-        let page = run_page(&plain, &[], true);
+        let page = run_page(&plain, &[], true, None);
         assert!(
             !page.contains("id=\"used\"")
                 && !page.contains("#used")
@@ -1184,7 +1290,7 @@ mod tests {
         results.rows = vec![known_row()];
         results.rows[0].compliance.violations = results.rows[0].batches;
         results.ranking = crate::metrics::ranking::rank(&results.rows);
-        let page = run_page(&results, &[], true);
+        let page = run_page(&results, &[], true, None);
         // The answer, its scenario cell blank under the first of a scenario, keeps its order.
         assert_eq!(page.matches("<table class=\"answer\">").count(), 1);
         // The inputs, the overview and the one table of rows sort, with a head and a body.

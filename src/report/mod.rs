@@ -20,7 +20,7 @@ mod writer;
 pub use folder::{
     check_aside, check_folder, is_report_folder, take_warnings, write_folder, PendingFolder, MARKER,
 };
-pub use pages::{Redrawn, INDEX as INDEX_HTML};
+pub use pages::{Redrawn, HISTORY_JSON, INDEX as INDEX_HTML};
 pub use writer::{ReportWriter, StreamedRun, EXTERNAL_DIR, FAILED_SUFFIX, FAULT_FILE};
 
 use crate::error::Result;
@@ -57,7 +57,7 @@ pub fn render_files(run: &RunOutput) -> Result<Vec<(String, Vec<u8>)>> {
         .map(|e| Ok((e.file_name().to_string(), e.serialize(&results)?)))
         .collect::<Result<Vec<_>>>()?;
     files.extend(batch_files);
-    files.extend(pages::run_files(&results, Some(&turns))?);
+    files.extend(pages::run_files(&results, Some(&turns), None)?);
     Ok(files)
 }
 

@@ -9,6 +9,7 @@ use super::chart::{self, data::TurnTallies, Rendered, Source, CHART_DIR};
 use super::{folder, html};
 use crate::atomic::{AtomicFile, Destination};
 use crate::error::{Error, Result};
+use crate::history::{HistoryVerdict, Table};
 use crate::profile::{markdown, ProfileReport};
 use crate::run::RunResults;
 use crate::sweep::SweepResults;
@@ -25,16 +26,55 @@ fn chart_files(charts: &[Rendered]) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// The charts and page of a run, as (relative path, bytes).
+/// The charts and page of a run, as (relative path, bytes); with a history, its trend charts too, on the page
+/// in their own section.
 pub(crate) fn run_files(
     results: &RunResults,
     turns: Option<&TurnTallies>,
+    history: Option<&Table>,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let run = chart::Run { results, turns };
     let charts = chart::render(Source::Run(run))?;
     let mut files = chart_files(&charts);
-    let page = html::run_page(results, &charts, run.per_turn());
+    let trends = match history {
+        Some(table) => chart::render(Source::History(table))?,
+        None => Vec::new(),
+    };
+    files.extend(chart_files(&trends));
+    let page = html::run_page(
+        results,
+        &charts,
+        run.per_turn(),
+        history.map(|t| (t, trends.as_slice())),
+    );
     files.push((INDEX.to_string(), page.into_bytes()));
+    Ok(files)
+}
+
+/// The file a history's folder holds its series and verdict in.
+pub const HISTORY_JSON: &str = "history.json";
+
+/// Every file of a history's folder (`budgetlab history report --out`): `history.json` (the series, as
+/// `history show --json` prints them, and the verdict, as `history check --json`), the trend charts and
+/// `index.html`, without touching the disk.
+pub(super) fn history_folder_files(
+    table: &Table,
+    verdict: &HistoryVerdict,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let trends = chart::render(Source::History(table))?;
+    let json = serde_json::json!({
+        "history": crate::history::show::json(table),
+        "verdict": crate::history::check::json(verdict),
+        "charts": trends.iter().map(|c| c.stem.clone()).collect::<Vec<_>>(),
+    });
+    let mut bytes = serde_json::to_vec_pretty(&json).expect("a history serializes");
+    bytes.push(b'\n');
+    let mut files = vec![(HISTORY_JSON.to_string(), bytes)];
+    files.extend(chart_files(&trends));
+    files.push((
+        INDEX.to_string(),
+        html::history_page(table, verdict, &trends).into_bytes(),
+    ));
     Ok(files)
 }
 
@@ -118,7 +158,7 @@ fn tally_records(dir: &Path, results: &RunResults) -> Result<TurnTallies> {
 /// Redraws the charts and `index.html` of the report folder `dir` from its `results.json` (with
 /// `batches.jsonl` when present) or, for a sweep's folder, its `sweep.json`. Only `charts/` and `index.html`
 /// are replaced, and only when budgetlab made them (or they are absent; an empty `charts/` is filled).
-pub(super) fn redraw(dir: &Path) -> Result<Redrawn> {
+pub(super) fn redraw(dir: &Path, history: Option<&Table>) -> Result<Redrawn> {
     let results_path = dir.join("results.json");
     let sweep_path = dir.join(SWEEP_JSON);
     let (files, redrawn) = if !results_path.exists() && sweep_path.exists() {
@@ -142,7 +182,7 @@ pub(super) fn redraw(dir: &Path) -> Result<Redrawn> {
         } else {
             None
         };
-        let files = run_files(&results, turns.as_ref())?;
+        let files = run_files(&results, turns.as_ref(), history)?;
         let charts = (files.len() - 1) / 2;
         (
             files,

@@ -23,6 +23,7 @@ use super::{export, pages, Redrawn};
 use crate::error::{Error, Result};
 use crate::external::{ExternalFault, ExternalLogs, ExternalRegistry, SavedRequest, Stopped};
 use crate::finalize::StrategyName;
+use crate::history::{HistoryVerdict, Table};
 use crate::profile::ProfileReport;
 use crate::run::{RunPlan, RunResults, ShardReport};
 use crate::sweep::{SweepPlan, SweepResults};
@@ -134,7 +135,7 @@ impl<'a> ReportWriter<'a> {
                 let results = plan.run_into(progress, &mut files)?;
                 streamed(staging, results, files)
             },
-            |run| pages::run_files(&run.results, Some(&run.turns)),
+            |run| pages::run_files(&run.results, Some(&run.turns), None),
         )
     }
 
@@ -148,7 +149,7 @@ impl<'a> ReportWriter<'a> {
                     crate::run::merge_into(shards, |inputs| BatchFiles::create(staging, inputs))?;
                 streamed(staging, results, files)
             },
-            |run| pages::run_files(&run.results, Some(&run.turns)),
+            |run| pages::run_files(&run.results, Some(&run.turns), None),
         )?;
         Ok(run.results)
     }
@@ -176,7 +177,33 @@ impl<'a> ReportWriter<'a> {
     /// when present) or, for a sweep's folder, its `sweep.json`. Only `charts/` and `index.html` are replaced,
     /// and only when budgetlab made them (or they are absent; an empty `charts/` is filled).
     pub fn redraw(&self) -> Result<Redrawn> {
-        pages::redraw(self.dir)
+        pages::redraw(self.dir, None)
+    }
+
+    /// Redraws the run's report folder as [`ReportWriter::redraw`] does, with the trend charts of `history`
+    /// (`charts/trend-*.svg`, `.png`) on its page in a section of their own. A sweep's folder is refused.
+    pub fn redraw_with_history(&self, history: &Table) -> Result<Redrawn> {
+        if !self.dir.join("results.json").exists() {
+            return Err(Error::refused(
+                self.dir,
+                "has no results.json: trends go on the page of a run's report folder",
+            ));
+        }
+        pages::redraw(self.dir, Some(history))
+    }
+
+    /// Writes a nightly history's folder (`budgetlab history report --out`): `history.json`, the trend charts
+    /// and `index.html`, replacing only a folder budgetlab made.
+    /// The stems of the charts written, in page order.
+    pub fn history(&self, table: &Table, verdict: &HistoryVerdict) -> Result<Vec<String>> {
+        let files = pages::history_folder_files(table, verdict)?;
+        let stems = files
+            .iter()
+            .filter_map(|(name, _)| name.strip_prefix("charts/")?.strip_suffix(".svg"))
+            .map(str::to_string)
+            .collect();
+        write_folder(self.dir, &files)?;
+        Ok(stems)
     }
 
     /// Runs `work` with the external strategies (if any) started and writes the folder with the files `work`

@@ -27,6 +27,7 @@ pub mod shape;
 pub mod size_cdf;
 pub mod sweep;
 pub mod token_compliance;
+pub mod trend;
 pub mod tune;
 pub mod units_per_token;
 pub mod used;
@@ -37,6 +38,7 @@ mod tests;
 use self::data::TurnTallies;
 pub use self::draw::hotspot::Hotspot;
 use crate::error::Result;
+use crate::history::{Table, TrackedFigure};
 use crate::metrics::Metric;
 use crate::profile::ProfileReport;
 use crate::run::RunResults;
@@ -67,6 +69,27 @@ pub(crate) const CHARTS: &[Chart] = &[
     Chart::profile("shape", shape::plot),
     Chart::tune(tune::FRONT, tune::front),
     Chart::tune(tune::PROGRESS, tune::progress),
+    Chart::history("trend-compliance", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Compliance))
+    }),
+    Chart::history("trend-retention", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Retention))
+    }),
+    Chart::history("trend-needles", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Needles))
+    }),
+    Chart::history("trend-writes", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::WRITES))
+    }),
+    Chart::history("trend-used", |h| {
+        trend::plot(h, TrackedFigure::UsedSurvival)
+    }),
+    Chart::history("trend-cost", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Cost))
+    }),
+    Chart::history("trend-time", |h| {
+        trend::plot(h, TrackedFigure::Metric(Metric::Time))
+    }),
 ];
 
 /// A chart: its file name and how it is made.
@@ -89,6 +112,8 @@ pub(crate) enum Make {
     Profile(fn(&ProfileReport) -> Option<Plot>),
     /// A tune's folder (`budgetlab tune`).
     Tune(fn(&TuneResults) -> Option<Plot>),
+    /// A nightly history's trends (`history report`, and `report DIR --history DB` on a run's page).
+    History(fn(&Table) -> Option<Plot>),
 }
 
 /// The results a report's charts are made from.
@@ -102,6 +127,8 @@ pub(crate) enum Source<'a> {
     Profile(&'a ProfileReport),
     /// A tune's.
     Tune(&'a TuneResults),
+    /// A nightly history's nights and series.
+    History(&'a Table),
 }
 
 /// A run's results and, when its records were read, the tallies of its single turns. Charts that need the
@@ -155,6 +182,14 @@ impl Chart {
         }
     }
 
+    /// A trend chart of a nightly history.
+    const fn history(stem: &'static str, make: fn(&Table) -> Option<Plot>) -> Chart {
+        Chart {
+            stem,
+            make: Make::History(make),
+        }
+    }
+
     /// The chart made from `source`, if `source` is of the report that shows it and has something to draw.
     fn plot(&self, source: &Source<'_>) -> Option<Plot> {
         match (self.make, source) {
@@ -162,6 +197,7 @@ impl Chart {
             (Make::Sweep(make), Source::Sweep(sweep)) => make(sweep),
             (Make::Profile(make), Source::Profile(profile)) => make(profile),
             (Make::Tune(make), Source::Tune(tune)) => make(tune),
+            (Make::History(make), Source::History(table)) => make(table),
             _ => None,
         }
     }

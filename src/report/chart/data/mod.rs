@@ -44,6 +44,8 @@ pub enum Scale {
     Log,
     /// Percentages, linear from 0 to 100.
     Percent,
+    /// Whole numbers (nights), linear from 0, a tick at whole numbers only.
+    Whole,
 }
 
 /// An axis: its label (with the unit) and scale.

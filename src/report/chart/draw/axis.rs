@@ -48,6 +48,12 @@ impl ScaleCoord {
                 let top = (hi / step).ceil() * step;
                 ScaleCoord::linear(0.0, top, step, step / 2.0)
             }
+            Scale::Whole => {
+                let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
+                let step = nice_step(hi / 6.0).max(1.0);
+                let top = (hi / step).ceil() * step;
+                ScaleCoord::linear(0.0, top, step, if step > 1.0 { step / 2.0 } else { step })
+            }
             Scale::Log => {
                 let (lo, hi) = if lo.is_finite() {
                     (lo, hi)

@@ -145,7 +145,7 @@ fn budget_text(cell: &CellTune) -> String {
     let units = cell.units.to_string();
     let mut grouped = String::new();
     for (i, c) in units.chars().enumerate() {
-        if i > 0 && (units.len() - i) % 3 == 0 {
+        if i > 0 && (units.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(c);

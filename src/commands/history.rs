@@ -70,6 +70,9 @@ pub(crate) enum HistoryAction {
     /// axis, a panel a scenario and budget, a line a strategy, each night a deterministic figure moved marked
     /// with its commit), index.html (the verdict for the newest night, the nights and the charts) and
     /// history.json. The folder is replaced only when budgetlab made it.
+    #[command(
+        after_help = "Examples:\n  budgetlab run --quick\n  budgetlab history add reports/latest --commit 0123abcd\n  budgetlab history report --out reports/trends"
+    )]
     Report(HistoryReportArgs),
 }
 

@@ -995,8 +995,13 @@ batches held out for validation</p>",
         charts,
     );
     out.push_str("<h2 id=\"paste\">What to paste into <code>run --strategies</code></h2>\n");
+    // A configured strategy's name has no space to break at: let the answer's text cells break inside one, so
+    // that the table fits a laptop's width instead of pushing the gain column out of sight.
     out.push_str(
-        "<div class=\"scroll\"><table class=\"answer\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
+        "<style>table.tune td.text { overflow-wrap: anywhere; min-width: 6em; }</style>\n",
+    );
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"answer tune\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
 <th class=\"text\">paste</th><th class=\"text\">does it beat the reference on the validation set?</th>\
 <th>objective on validation</th><th>the reference's</th><th class=\"text\">gain on validation (95% interval)</th></tr>\n",
     );

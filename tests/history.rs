@@ -485,3 +485,57 @@ fn a_history_of_36_nights_flags_each_change_on_its_night_and_the_cost_within_the
     assert!(latest.join("charts/trend-needles.png").is_file());
     assert!(latest.join("charts/compliance.svg").is_file());
 }
+
+/// A report folder that holds the database the command reads is never replaced (issue 46, point 1): `history
+/// report --out` over a folder budgetlab made that holds `--db`, and `report DIR --history` with the database
+/// inside DIR (in charts/, or at index.html's place), exit 2 in one line and leave the database as it was.
+#[test]
+fn a_report_folder_holding_the_history_it_reads_is_refused_and_the_history_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    add(&db, &baseline(), "aaaa", "2026-12-01").success();
+    let trends = dir.path().join("trends");
+    budgetlab()
+        .args(["history", "report", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&trends)
+        .assert()
+        .success();
+    let inside = trends.join("history.sqlite");
+    std::fs::copy(&db, &inside).unwrap();
+    let bytes = std::fs::read(&inside).unwrap();
+    let out = budgetlab()
+        .args(["history", "report", "--db"])
+        .arg(&inside)
+        .arg("--out")
+        .arg(&trends)
+        .output()
+        .unwrap();
+    let err = one_line_error(&out);
+    assert!(
+        err.contains("invalid --out ") && err.contains("holds --db "),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&inside).unwrap(), bytes);
+
+    let run = dir.path().join("rep");
+    tiny_run(&run, 1, 4);
+    for rel in ["charts/history.sqlite", "index.html"] {
+        let held = run.join(rel);
+        std::fs::copy(&db, &held).unwrap();
+        let out = budgetlab()
+            .arg("report")
+            .arg(&run)
+            .arg("--history")
+            .arg(&held)
+            .output()
+            .unwrap();
+        let err = one_line_error(&out);
+        assert!(
+            err.contains("invalid DIR ") && err.contains("holds --history "),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&held).unwrap(), bytes, "{rel}");
+    }
+}

@@ -275,7 +275,12 @@ fn check(args: HistoryCheckArgs) -> anyhow::Result<Status> {
 }
 
 fn report(args: HistoryReportArgs) -> anyhow::Result<Status> {
-    let history = History::open(&args.db.path())?;
+    let db = args.db.path();
+    budgetlab::atomic::refuse_inside(
+        budgetlab::atomic::Named::new("--out", &args.out),
+        &[budgetlab::atomic::Named::new("--db", &db)],
+    )?;
+    let history = History::open(&db)?;
     let test = RankTest::new(5, 0.01, 1.1)?;
     let verdict = history.check(&test)?;
     let table = history.series(&Filter {

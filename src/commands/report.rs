@@ -32,6 +32,10 @@ pub(crate) fn execute(args: ReportArgs) -> anyhow::Result<Status> {
     let writer = budgetlab::report::ReportWriter::new(&args.dir);
     let redrawn = match &args.history {
         Some(db) => {
+            budgetlab::atomic::refuse_inside(
+                budgetlab::atomic::Named::new("DIR", &args.dir),
+                &[budgetlab::atomic::Named::new("--history", db)],
+            )?;
             let history = budgetlab::history::History::open(db)?;
             let table = history.series(&budgetlab::history::Filter {
                 last: args.last,

@@ -300,6 +300,15 @@ impl ImportJob {
         let used_path = used_out
             .map(Path::to_path_buf)
             .or_else(|| out.map(used_path_for));
+        let used_flag = if used_out.is_some() {
+            "--used-out"
+        } else {
+            "--used-out (made from --out)"
+        };
+        let mut outputs: Vec<(&str, &Path)> = Vec::new();
+        outputs.extend(out.map(|p| ("--out", p)));
+        outputs.extend(used_path.as_deref().map(|p| (used_flag, p)));
+        let excluded = self.guard_outputs(&outputs)?;
         let mut used_file = match &used_path {
             Some(p) => Some(AtomicFile::create(p)?),
             None => None,
@@ -308,12 +317,12 @@ impl ImportJob {
         match out {
             Some(path) => {
                 let mut file = AtomicFile::create(path)?;
-                let report = self.write_with_used(
+                let report = self.write_excluding(
                     &mut file,
                     used_file.as_mut().map(|f| f as &mut dyn Write),
                     used_name.as_deref(),
                     &path.display().to_string(),
-                    Some(path),
+                    &excluded,
                 )?;
                 let mut files = vec![file];
                 files.extend(used_file);
@@ -325,12 +334,12 @@ impl ImportJob {
                     buf: Vec::new(),
                     limit: MAX_STDOUT_BYTES,
                 };
-                let report = self.write_with_used(
+                let report = self.write_excluding(
                     &mut buf,
                     used_file.as_mut().map(|f| f as &mut dyn Write),
                     used_name.as_deref(),
                     "standard output",
-                    None,
+                    &excluded,
                 )?;
                 if let Some(f) = used_file {
                     f.commit()?;
@@ -360,10 +369,81 @@ impl ImportJob {
     pub fn write_with_used(
         &self,
         out: &mut dyn Write,
-        mut used_out: Option<&mut dyn Write>,
+        used_out: Option<&mut dyn Write>,
         used_name: Option<&str>,
         destination: &str,
         exclude: Option<&Path>,
+    ) -> Result<ImportReport> {
+        let excluded: Vec<PathBuf> = exclude
+            .and_then(|p| p.canonicalize().ok())
+            .into_iter()
+            .collect();
+        self.write_excluding(out, used_out, used_name, destination, &excluded)
+    }
+
+    /// Which files are walked for sessions, as the import will walk them.
+    fn wants(&self, name: &str) -> bool {
+        match self.format {
+            FormatChoice::Auto => FORMATS.iter().any(|f| f.wants_file(name)),
+            FormatChoice::Only(f) => f.wants_file(name),
+        }
+    }
+
+    /// Holds each output file (its flag and path) against every file the import would read, before anything is
+    /// read or written: an output that is a file the user named, or a session log found in a walked folder, is
+    /// refused (one line naming both); an output found in a walked folder that is no session log (budgetlab's
+    /// own output of an earlier import, say) is left out of the walk. Gives the canonical paths to leave out.
+    fn guard_outputs(&self, outputs: &[(&str, &Path)]) -> Result<Vec<PathBuf>> {
+        let mut excluded = Vec::new();
+        if outputs.iter().all(|(_, p)| !p.exists()) {
+            return Ok(excluded);
+        }
+        let candidates = walk::collect(&self.paths, &|name| self.wants(name), &[])?;
+        for candidate in &candidates {
+            let files: Vec<&Path> = match &candidate.source.events {
+                Some(events) => events.iter().map(PathBuf::as_path).collect(),
+                None => vec![candidate.source.path.as_path()],
+            };
+            for file in files {
+                for &(flag, output) in outputs {
+                    let input = [crate::atomic::Named::new("PATH", file)];
+                    if crate::atomic::refuse_same_file(
+                        crate::atomic::Named::new(flag, output),
+                        &input,
+                    )
+                    .is_ok()
+                    {
+                        continue;
+                    }
+                    let log =
+                        candidate.given || !matches!(detect::detect(&Source::file(file)), Ok(None));
+                    if log {
+                        return Err(Error::invalid(
+                            flag,
+                            output.display().to_string(),
+                            format!(
+                                "is {} {:?}, a session log this import reads, which it would replace; \
+                                 write the output elsewhere",
+                                if candidate.given { "PATH" } else { "the file found under PATH" },
+                                file.display().to_string()
+                            ),
+                        ));
+                    }
+                    excluded.extend(file.canonicalize().ok());
+                }
+            }
+        }
+        Ok(excluded)
+    }
+
+    /// [`ImportJob::write_with_used`], never reading the files `excluded` (canonical paths).
+    fn write_excluding(
+        &self,
+        out: &mut dyn Write,
+        mut used_out: Option<&mut dyn Write>,
+        used_name: Option<&str>,
+        destination: &str,
+        excluded: &[PathBuf],
     ) -> Result<ImportReport> {
         let mut report = ImportReport {
             detected: matches!(self.format, FormatChoice::Auto),
@@ -378,12 +458,7 @@ impl ImportJob {
             .is_some()
             .then(|| used::UsedSink::new(self.used, self.anonymize.is_some()));
         let mut line = Vec::new();
-        let wants = |name: &str| match self.format {
-            FormatChoice::Auto => FORMATS.iter().any(|f| f.wants_file(name)),
-            FormatChoice::Only(f) => f.wants_file(name),
-        };
-        let excluded = exclude.and_then(|p| p.canonicalize().ok());
-        let candidates = walk::collect(&self.paths, &wants, excluded.as_deref())?;
+        let candidates = walk::collect(&self.paths, &|name| self.wants(name), excluded)?;
         let mut anonymizer = self.anonymize.map(Anonymizer::new);
         // A result already written (same format, call id and content) comes from a session copied by a resume;
         // the same call id with other content is another result.

@@ -24,12 +24,12 @@ pub(super) struct Candidate {
     pub given: bool,
 }
 
-/// The candidates under `paths`, in order. `wants` says which file names a walk picks up; `exclude` (a
-/// canonical path) is never picked up.
+/// The candidates under `paths`, in order. `wants` says which file names a walk picks up; `exclude` (canonical
+/// paths) are never picked up.
 pub(super) fn collect(
     paths: &[PathBuf],
     wants: &dyn Fn(&str) -> bool,
-    exclude: Option<&Path>,
+    exclude: &[PathBuf],
 ) -> Result<Vec<Candidate>> {
     let mut out = Vec::new();
     for path in paths {
@@ -59,7 +59,7 @@ fn walk(
     dir: &Path,
     depth: usize,
     wants: &dyn Fn(&str) -> bool,
-    exclude: Option<&Path>,
+    exclude: &[PathBuf],
     out: &mut Vec<Candidate>,
 ) -> Result<()> {
     if depth > MAX_WALK_DEPTH {
@@ -99,10 +99,12 @@ fn walk(
         if !meta.is_file() {
             continue;
         }
-        if let Some(ex) = exclude {
-            if path.canonicalize().ok().as_deref() == Some(ex) {
-                continue;
-            }
+        if !exclude.is_empty()
+            && path
+                .canonicalize()
+                .is_ok_and(|real| exclude.contains(&real))
+        {
+            continue;
         }
         if let Some(n) = event_number(&name) {
             events.push((n, path));
@@ -160,7 +162,7 @@ mod tests {
         }
         let wants = |n: &str| n.ends_with(".jsonl") || n.ends_with(".json");
         let exclude = root.join("out.jsonl").canonicalize().unwrap();
-        let found = collect(&[root.to_path_buf()], &wants, Some(&exclude)).unwrap();
+        let found = collect(&[root.to_path_buf()], &wants, &[exclude.clone()]).unwrap();
         let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
         let names: Vec<String> = found
             .iter()
@@ -184,9 +186,9 @@ mod tests {
             ]
         );
         assert!(found.iter().all(|c| !c.given));
-        let given = collect(&[root.join("notes.txt")], &wants, None).unwrap();
+        let given = collect(&[root.join("notes.txt")], &wants, &[]).unwrap();
         assert!(given[0].given);
-        let e = collect(&[root.join("missing")], &wants, None)
+        let e = collect(&[root.join("missing")], &wants, &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("missing"), "{e}");

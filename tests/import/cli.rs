@@ -283,3 +283,84 @@ fn lone_surrogate_escapes_become_replacement_characters() {
         "{err}"
     );
 }
+
+/// No output over what the import reads (issue 46, point 2): a session log in a walked folder at the place of
+/// the used-lines file made from `--out`, or at `--out` itself, is refused in one line and left as it was; an
+/// earlier import's own outputs in the folder are not read as logs, and are replaced.
+#[test]
+fn an_output_over_a_log_found_in_a_walked_folder_is_refused_and_the_log_kept() {
+    let log =
+        fixture("claude-code/projects/-home-dev-shop/7f1c2a4e-0b7d-4c55-9a10-3e2f6f1d8b01.jsonl");
+    let bytes = std::fs::read(&log).unwrap();
+    for (log_name, message_flag) in [
+        ("x.used.jsonl", "--used-out (made from --out)"),
+        ("x.jsonl", "--out"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("d");
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join(log_name), &bytes).unwrap();
+        let out = budgetlab()
+            .args(["import", "--format", "claude-code"])
+            .arg(&d)
+            .arg("--out")
+            .arg(d.join("x.jsonl"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{log_name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("invalid {message_flag} "))
+                && err.contains("a session log this import reads, which it would replace"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(d.join(log_name)).unwrap(),
+            bytes,
+            "{log_name}"
+        );
+        let names: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
+        assert_eq!(names.len(), 1, "nothing else written for {log_name}");
+    }
+
+    // A named log at the derived path is refused too.
+    let dir = tempfile::tempdir().unwrap();
+    let named = dir.path().join("x.used.jsonl");
+    std::fs::write(&named, &bytes).unwrap();
+    let out = budgetlab()
+        .args(["import", "--format", "claude-code"])
+        .arg(&named)
+        .arg("--out")
+        .arg(dir.path().join("x.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&named).unwrap(), bytes);
+
+    // An import into the folder it walks, twice: the second reads the log, not the first's outputs.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::write(d.join("session.jsonl"), &bytes).unwrap();
+    let mut written = Vec::new();
+    for _ in 0..2 {
+        let out = budgetlab()
+            .args(["import", "--format", "auto"])
+            .arg(&d)
+            .arg("--out")
+            .arg(d.join("x.jsonl"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        written.push(std::fs::read(d.join("x.jsonl")).unwrap());
+    }
+    assert!(!written[0].is_empty());
+    assert_eq!(written[0], written[1]);
+    assert_eq!(std::fs::read(d.join("session.jsonl")).unwrap(), bytes);
+}

@@ -127,6 +127,9 @@ pub struct BudgetContext {
     /// The runtime boundary finalizing (`finalize` by default; a simulation names its boundaries). Built-in
     /// strategies ignore it; an external strategy is told it.
     pub boundary: &'static str,
+    /// What the runtime knows about the turn (task, calls, the assistant's text), when the batch carries it.
+    /// The reference and the other position-only strategies ignore it; content-aware strategies read it.
+    pub turn: Option<Arc<crate::context::TurnContext>>,
 }
 
 impl BudgetContext {
@@ -137,6 +140,7 @@ impl BudgetContext {
             context_window_tokens: None,
             reminders: PlanReminders::default(),
             boundary: "finalize",
+            turn: None,
         }
     }
 }

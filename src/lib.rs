@@ -72,6 +72,7 @@ pub mod atomic;
 mod budget;
 pub mod calibrate;
 pub mod conform;
+pub mod context;
 pub mod digest;
 mod error;
 pub mod external;
@@ -100,6 +101,7 @@ pub mod tune;
 pub mod workload;
 
 pub use budget::{Budget, BudgetContext, PlanReminders};
+pub use context::{CallContext, TurnContext};
 pub use error::{Error, Result};
 pub use external::{
     ExternalFinalizer, ExternalOptions, ExternalRegistry, ExternalStrategies, ExternalStrategy,

@@ -7,7 +7,7 @@ use clap::Args;
 
 use budgetlab::report::ReportWriter;
 use budgetlab::run::PlanRequest;
-use budgetlab::tune::{Constraints, Objective, Step, TuneRequest, DEFAULT_SETTINGS};
+use budgetlab::tune::{Constraints, GroupBy, Objective, Step, TuneRequest, DEFAULT_SETTINGS};
 
 use super::flags::{help, BatchesFlag, ReportFolder, ThreadsFlag, WorkloadFlags};
 use super::output::{emit, progress};
@@ -47,6 +47,10 @@ pub(crate) struct TuneArgs {
     /// The most time over the floor's a recommended setting may take (measured on the validation set).
     #[arg(long, value_name = "RATIO")]
     pub(crate) max_cost_ratio: Option<f64>,
+    /// What the split keeps together, never on both sides: session or task (default: the coarsest the batches
+    /// record; generated batches go in blocks of consecutive batches).
+    #[arg(long, value_name = "session|task")]
+    pub(crate) group_by: Option<String>,
     /// Seed of the split into tuning and validation sets and of the sampled settings.
     #[arg(long = "tune-seed", default_value_t = budgetlab::tune::DEFAULT_SEED, value_name = "S")]
     pub(crate) tune_seed: u64,
@@ -83,6 +87,7 @@ impl TuneArgs {
             },
             validation: self.validation,
             seed: self.tune_seed,
+            group_by: self.group_by.as_deref().map(GroupBy::parse).transpose()?,
         })
     }
 }

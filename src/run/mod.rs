@@ -480,14 +480,15 @@ pub(crate) fn turn_store(workload: &Workload, index: u64) -> FaultyStore<MemoryS
     FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed)
 }
 
-/// One turn of `generated` (batch `index` of `workload`) at `budget` through `finalizer`, untimed, and what it
-/// measured.
-pub(crate) fn measure_turn(
+/// One turn of `generated` at `budget` under `finalizer`, simulated and measured as a run does, and what `also` makes of the turn's record and the budget's reminders (for callers that
+/// measure more of a turn than its metrics, such as `tune`).
+pub(crate) fn measure_turn_with<T>(
     workload: &Workload,
     generated: &GeneratedBatch,
     budget: &ScenarioBudget,
     finalizer: &dyn Finalizer,
-) -> crate::metrics::BatchMetrics {
+    also: impl FnOnce(&crate::simulate::TurnRecord, &crate::budget::PlanReminders) -> T,
+) -> (crate::metrics::BatchMetrics, T) {
     let ctx = budget_context(budget);
     let mut store = turn_store(workload, generated.index);
     let record = simulate_turn(
@@ -497,14 +498,16 @@ pub(crate) fn measure_turn(
         &mut store,
         &workload.sim,
     );
-    measure(
+    let metrics = measure(
         generated.index as usize,
         &generated.batch,
         &generated.needles,
         &record,
         Some(budget.units),
         &ctx.reminders,
-    )
+    );
+    let more = also(&record, &ctx.reminders);
+    (metrics, more)
 }
 
 /// The strategy whose window leak a run with `--tokenizer` measures.

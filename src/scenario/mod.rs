@@ -192,6 +192,17 @@ impl Scenario {
         self
     }
 
+    /// The scenario run at `budgets` (absolute, in UTF-16 units) in place of its own, its window budgets dropped,
+    /// when any are given (`run --scenarios ... --budgets`): the one place a command's budgets override a
+    /// scenario's. The budgets are checked by the caller ([`crate::run`]'s plan).
+    pub fn with_budgets(mut self, budgets: &[u64]) -> Scenario {
+        if !budgets.is_empty() {
+            self.budgets.absolute = budgets.to_vec();
+            self.budgets.windows.clear();
+        }
+        self
+    }
+
     /// The size models generation can draw from: those of the kinds with a positive weight, the giant's when
     /// `giant_rate > 0` and the hook text's when `hook_text_rate > 0`, in [`SizeKey::ALL`] order.
     pub fn sizes_in_use(&self) -> Vec<SizeKey> {

@@ -65,3 +65,40 @@ fn budgets_given_with_scenarios_are_the_budgets_run() {
     assert!(!dir.path().join("never").exists());
 }
 
+#[test]
+fn calibrate_refuses_an_unwritable_out_before_reading_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    std::fs::write(&file, "not a folder").unwrap();
+    // The corpus does not exist: the fit would fail on it, but --out is judged first.
+    let (code, err) = run(&[
+        "calibrate",
+        dir.path().join("missing.jsonl").to_str().unwrap(),
+        "--out",
+        file.join("fitted.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--out"), "{err}");
+    assert!(!err.contains("missing.jsonl"), "{err}");
+}
+
+#[test]
+fn check_refuses_an_unwritable_junit_before_reading_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    std::fs::write(&file, "not a folder").unwrap();
+    let (code, err) = run(&[
+        "check",
+        "--baseline",
+        dir.path().join("no-baseline").to_str().unwrap(),
+        "--current",
+        dir.path().join("no-current").to_str().unwrap(),
+        "--junit",
+        file.join("junit.xml").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--junit"), "{err}");
+    assert!(!err.contains("no-baseline"), "{err}");
+}
+

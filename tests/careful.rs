@@ -11,6 +11,12 @@ fn budgetlab() -> Command {
     Command::cargo_bin("budgetlab").unwrap()
 }
 
+fn fixture(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import")
+        .join(rel)
+}
+
 /// Runs `args`; the exit code and stderr.
 fn run(args: &[&str]) -> (Option<i32>, String) {
     let out = budgetlab().args(args).output().unwrap();
@@ -100,5 +106,93 @@ fn check_refuses_an_unwritable_junit_before_reading_the_runs() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--junit"), "{err}");
     assert!(!err.contains("no-baseline"), "{err}");
+}
+
+#[test]
+fn an_impossible_history_date_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, err) = run(&[
+        "history",
+        "add",
+        "--db",
+        dir.path().join("h.sqlite").to_str().unwrap(),
+        "--date",
+        "2026-02-30",
+        dir.path().join("no-run").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--date") && err.contains("2026-02-30"),
+        "{err}"
+    );
+}
+
+/// A folder with one good swe-agent trajectory and a truncated one.
+fn trajectories(dir: &Path) -> std::path::PathBuf {
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let good = fixture("swe-agent/run-0x/astropy__astropy-12907/astropy__astropy-12907.traj");
+    let text = std::fs::read(&good).unwrap();
+    std::fs::write(logs.join("a.traj"), &text).unwrap();
+    std::fs::write(logs.join("b.traj"), &text[..text.len() / 2]).unwrap();
+    logs
+}
+
+#[test]
+fn a_truncated_trajectory_is_malformed_walked_or_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = trajectories(dir.path());
+    let out = dir.path().join("out.jsonl");
+    let out = out.to_str().unwrap();
+    for format in ["auto", "swe-agent"] {
+        // Walked or named, without --skip-bad the import stops at the truncated file, naming it.
+        for path in [logs.clone(), logs.join("b.traj")] {
+            let (code, err) = run(&[
+                "import",
+                "--format",
+                format,
+                path.to_str().unwrap(),
+                "--out",
+                out,
+            ]);
+            assert_eq!(code, Some(2), "{format} {path:?}: {err}");
+            assert!(
+                err.contains("b.traj") && err.contains("invalid JSON"),
+                "{err}"
+            );
+            assert!(!Path::new(out).exists());
+        }
+        // With --skip-bad it is counted as malformed, walked or named, and the good one imported.
+        let walked = run(&[
+            "import",
+            "--skip-bad",
+            "--format",
+            format,
+            logs.to_str().unwrap(),
+            "--out",
+            out,
+        ]);
+        let named = run(&[
+            "import",
+            "--skip-bad",
+            "--format",
+            format,
+            logs.join("a.traj").to_str().unwrap(),
+            logs.join("b.traj").to_str().unwrap(),
+            "--out",
+            out,
+        ]);
+        for (code, err) in [walked, named] {
+            assert_eq!(code, Some(0), "{format}: {err}");
+            assert!(
+                err.contains("skipped 1 malformed files (--skip-bad)"),
+                "{format}: {err}"
+            );
+            assert!(
+                err.contains("read 1 files (1 swe-agent)"),
+                "{format}: {err}"
+            );
+        }
+    }
 }
 

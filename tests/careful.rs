@@ -196,3 +196,60 @@ fn a_truncated_trajectory_is_malformed_walked_or_named() {
     }
 }
 
+/// A batch file of `entries` entries whose outputs are lines of `line_len` bytes, `lines` of them each, the line
+/// breaks escaped (`\n`), as real tool output has them.
+fn escaped_batch(path: &Path, entries: usize, lines: usize, line_len: usize) {
+    use std::io::Write;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let line = format!("{}\\n", "y".repeat(line_len));
+    file.write_all(b"[").unwrap();
+    for i in 0..entries {
+        if i > 0 {
+            file.write_all(b",").unwrap();
+        }
+        write!(
+            file,
+            r#"{{"callId":"c{i}","toolName":"shell","responseParts":[{{"functionResponse":{{"id":"c{i}","name":"shell","response":{{"output":""#
+        )
+        .unwrap();
+        for _ in 0..lines {
+            file.write_all(line.as_bytes()).unwrap();
+        }
+        file.write_all(br#""}}}]}"#).unwrap();
+    }
+    file.write_all(b"]").unwrap();
+    file.flush().unwrap();
+}
+
+#[test]
+fn finalize_of_a_huge_batch_under_an_address_space_limit_is_refused_not_aborted() {
+    // 200 MB in one output with escaped line breaks (the parser's scratch buffer doubles as it fills), and 220 MB
+    // of 400,000 small entries (every value its own node): under 700 and 800 MB of address space both aborted
+    // (exit 134) when only their text was asked for before parsing.
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.json");
+    escaped_batch(&one, 1, 2_000_000, 99);
+    let many = dir.path().join("many.json");
+    escaped_batch(&many, 400_000, 1, 400);
+    for (batch, limit) in [(&one, 700_000), (&one, 800_000), (&many, 800_000)] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {limit}; exec \"$0\" finalize --budget 50000 --input \"$1\""
+            ))
+            .arg(env!("CARGO_BIN_EXE_budgetlab"))
+            .arg(batch)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        // Done (the memory sufficed) or refused in one line; never an abort.
+        assert!(
+            out.status.code() == Some(0)
+                || (out.status.code() == Some(2)
+                    && err.lines().count() == 1
+                    && err.contains("out of memory")),
+            "{batch:?} under {limit} KB: {:?} {err}",
+            out.status
+        );
+    }
+}

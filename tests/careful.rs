@@ -196,6 +196,30 @@ fn a_truncated_trajectory_is_malformed_walked_or_named() {
     }
 }
 
+#[test]
+fn import_says_what_it_left_out_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mine.jsonl");
+    let (code, err) = run(&[
+        "import",
+        "--format",
+        "auto",
+        fixture("").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(lines[0].starts_with("budgetlab: read 15 files ("), "{err}");
+    assert!(
+        lines[1].starts_with("budgetlab: ignored 1 files that are not session logs, skipped "),
+        "{err}"
+    );
+    assert!(lines[1].ends_with("; --verbose lists them"), "{err}");
+    assert!(lines[2].starts_with("budgetlab: used lines "), "{err}");
+}
+
 /// A batch file of `entries` entries whose outputs are lines of `line_len` bytes, `lines` of them each, the line
 /// breaks escaped (`\n`), as real tool output has them.
 fn escaped_batch(path: &Path, entries: usize, lines: usize, line_len: usize) {

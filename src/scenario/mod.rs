@@ -85,11 +85,14 @@ impl Scenario {
         }
         Scenario::shipped(arg).ok_or_else(|| {
             let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+            let guess = crate::error::did_you_mean(arg, names.iter().copied())
+                .map(|name| format!("; did you mean {name:?}?"))
+                .unwrap_or_default();
             Error::invalid(
                 "--scenario",
                 arg,
                 format!(
-                    "no such file, and not a shipped scenario ({})",
+                    "no such file, and not a shipped scenario{guess} (shipped: {})",
                     names.join(", ")
                 ),
             )

@@ -100,7 +100,7 @@ pub mod tokens;
 pub mod tune;
 pub mod workload;
 
-pub use budget::{Budget, BudgetContext, PlanReminders};
+pub use budget::{parse_units, Budget, BudgetContext, PlanReminders};
 pub use context::{CallContext, TurnContext};
 pub use error::{Error, Result};
 pub use external::{

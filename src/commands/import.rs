@@ -43,6 +43,10 @@ pub(crate) struct ImportArgs {
     /// The shortest distinctive token of a used line, in characters (2 to 64)
     #[arg(long, value_name = "CHARS", default_value_t = budgetlab::needles::DEFAULT_MIN_TOKEN_LEN)]
     pub(crate) used_min_len: usize,
+    /// List every file detected, ignored or skipped and every reason results were skipped (default: one line
+    /// counting them).
+    #[arg(long)]
+    pub(crate) verbose: bool,
 }
 
 /// The help of `--format`, listing the registered formats.
@@ -75,7 +79,12 @@ pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
         used: budgetlab::needles::UsedRules::new(args.used_turns, args.used_min_len)?,
     };
     let report = job.write_outputs(args.out.as_deref(), args.used_out.as_deref())?;
-    for line in report.summary() {
+    let lines = if args.verbose {
+        report.summary()
+    } else {
+        report.brief()
+    };
+    for line in lines {
         eprintln!("budgetlab: {line}");
     }
     Ok(Status::Done)

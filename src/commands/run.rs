@@ -53,6 +53,9 @@ pub(crate) struct RunArgs {
     /// Token counting.
     #[command(flatten)]
     pub(crate) tokens: TokenFlags,
+    /// Print the lines the agent used kept by each strategy at each budget (default: one line summing them up).
+    #[arg(long)]
+    pub(crate) verbose: bool,
 }
 
 impl RunArgs {
@@ -105,8 +108,28 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         .iter()
         .filter(|r| r.compliance.rate == 1.0)
         .count();
-    // The lines the agent used (recorded batches with a used-lines file), per strategy and budget.
-    for row in &output.results.rows {
+    // The lines the agent used (recorded batches with a used-lines file): one line, or per strategy and budget.
+    let used: Vec<f64> = output
+        .results
+        .rows
+        .iter()
+        .filter_map(|r| r.used_needles.as_ref().map(|u| u.survival))
+        .collect();
+    if !args.verbose && !used.is_empty() {
+        let (lo, hi) = used
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &s| {
+                (lo.min(s), hi.max(s))
+            });
+        eprintln!(
+            "budgetlab: used needles measured in {} rows: {:.1}% to {:.1}% kept (the report's used-lines table; \
+--verbose lists them)",
+            used.len(),
+            100.0 * lo,
+            100.0 * hi
+        );
+    }
+    for row in output.results.rows.iter().filter(|_| args.verbose) {
         if let Some(u) = &row.used_needles {
             eprintln!(
                 "budgetlab: used needles {} at {}: {} of {} kept ({:.1}%; any allocation: at most {})",

@@ -15,14 +15,17 @@ use super::Status;
 
 /// Examples shown after `budgetlab tune --help`; `tests/examples.rs` runs them.
 pub(crate) const EXAMPLES: &str = "Examples:
-  budgetlab tune --scenarios mixed-realistic --families salient --out reports/tune";
+  budgetlab tune --scenarios mixed-realistic
+  budgetlab tune --scenarios mixed-realistic --families salient --out reports/tune
+  budgetlab import --format auto ~/.claude/projects --out sessions.jsonl
+  budgetlab tune --batches-file sessions.jsonl --budgets 2000,8000,20000 --objective used
+  budgetlab tune --scenarios shell-heavy --families weighted,salient --max-writes-per-turn 1";
 
 /// Flags of `budgetlab tune`.
 #[derive(Debug, Args)]
 #[command(
     mut_arg("batches", help("Batches per scenario, 1 to 1,000,000 (default: the scenario's own number)")),
-    mut_arg("out", |arg| arg.help("The output folder").default_value("reports/tune")),
-    after_help = "Examples:\n  budgetlab tune --scenarios mixed-realistic\n  budgetlab tune --batches-file sessions.jsonl --budgets 2000,8000,20000 --objective used\n  budgetlab tune --scenarios shell-heavy --families weighted,salient --max-writes-per-turn 1"
+    mut_arg("out", |arg| arg.help("The output folder").default_value("reports/tune"))
 )]
 pub(crate) struct TuneArgs {
     /// Scenarios or recorded batches.

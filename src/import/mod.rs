@@ -191,7 +191,74 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    /// The report as lines for standard error.
+    /// The report in brief for standard error: what was read and written, then, when anything was left out, one
+    /// line counting it (what [`ImportReport::summary`] lists), then the used lines' line.
+    pub fn brief(&self) -> Vec<String> {
+        let mut lines = vec![self.read_and_written()];
+        let mut left_out = Vec::new();
+        if !self.ignored.is_empty() {
+            left_out.push(format!(
+                "ignored {} files that are not session logs",
+                self.ignored.len()
+            ));
+        }
+        let skipped: u64 = self.tally.skipped.values().sum();
+        if skipped > 0 {
+            left_out.push(format!(
+                "skipped {skipped} results ({} reasons)",
+                self.tally.skipped.len()
+            ));
+        }
+        if !self.bad.is_empty() {
+            left_out.push(format!(
+                "skipped {} malformed files (--skip-bad)",
+                self.bad.len()
+            ));
+        }
+        if self.tally.repaired_surrogates > 0 {
+            left_out.push(format!(
+                "replaced {} lone surrogate escapes with U+FFFD",
+                self.tally.repaired_surrogates
+            ));
+        }
+        if !left_out.is_empty() {
+            lines.push(format!("{}; --verbose lists them", left_out.join(", ")));
+        }
+        if let Some(destination) = &self.used_destination {
+            lines.extend(
+                used::summary(&self.used, &self.used_rules, destination)
+                    .into_iter()
+                    .take(1),
+            );
+        }
+        lines
+    }
+
+    /// The line saying how many sessions were read, of which formats, and what was written where.
+    fn read_and_written(&self) -> String {
+        let mut by_format: BTreeMap<&str, u64> = BTreeMap::new();
+        for f in &self.files {
+            *by_format.entry(f.format).or_insert(0) += 1;
+        }
+        let formats: Vec<String> = by_format
+            .iter()
+            .map(|(name, n)| format!("{n} {name}"))
+            .collect();
+        format!(
+            "read {} files ({}); wrote {} batches with {} results to {}",
+            self.files.len(),
+            if formats.is_empty() {
+                "none".to_string()
+            } else {
+                formats.join(", ")
+            },
+            self.batches,
+            self.results,
+            self.destination
+        )
+    }
+
+    /// The report in full as lines for standard error (`--verbose`): each file detected, ignored and skipped.
     pub fn summary(&self) -> Vec<String> {
         let mut lines = Vec::new();
         if self.detected {
@@ -220,26 +287,7 @@ impl ImportReport {
         for bad in &self.bad {
             lines.push(format!("skipped malformed file {bad}"));
         }
-        let mut by_format: BTreeMap<&str, u64> = BTreeMap::new();
-        for f in &self.files {
-            *by_format.entry(f.format).or_insert(0) += 1;
-        }
-        let formats: Vec<String> = by_format
-            .iter()
-            .map(|(name, n)| format!("{n} {name}"))
-            .collect();
-        lines.push(format!(
-            "read {} files ({}); wrote {} batches with {} results to {}",
-            self.files.len(),
-            if formats.is_empty() {
-                "none".to_string()
-            } else {
-                formats.join(", ")
-            },
-            self.batches,
-            self.results,
-            self.destination
-        ));
+        lines.push(self.read_and_written());
         for (reason, n) in &self.tally.skipped {
             lines.push(format!("skipped {n}: {reason}"));
         }

@@ -274,7 +274,7 @@ const PARSE_MEMORY_CHECKED_FROM: usize = 1 << 20;
 /// ([`parse_memory`]: its text, the parser's scratch buffer and its values) is reserved fallibly and released
 /// before the parser, whose allocations cannot fail gracefully, takes it. Without this a batch too large for the memory
 /// left (under a `ulimit -v`, say) aborts the process.
-fn check_parse_memory(bytes: &[u8], source_name: &str) -> Result<()> {
+pub(crate) fn check_parse_memory(bytes: &[u8], source_name: &str) -> Result<()> {
     let len = bytes.len();
     if len < PARSE_MEMORY_CHECKED_FROM {
         return Ok(());
@@ -356,20 +356,32 @@ pub(crate) fn batches_text<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str> {
     })
 }
 
-/// The batches of a JSON Lines text (one JSON array of entries a line, blank lines skipped, a leading byte order
-/// mark skipped) and the text itself. Errors name `name:line`: text that is not UTF-8, a line that is not a batch.
-pub(crate) fn parse_jsonl_batches<'a>(
+/// The batches of a JSON Lines text (one batch a line in either form of [`crate::batch_line`], blank lines
+/// skipped, a leading byte order mark skipped) and the text itself. Errors name `name:line`: text that is not
+/// UTF-8, a line that is not a batch.
+pub(crate) fn parse_jsonl_lines<'a>(
     bytes: &'a [u8],
     name: &str,
-) -> Result<(Vec<Batch>, &'a str)> {
+) -> Result<(Vec<crate::batch_line::BatchLine>, &'a str)> {
     let text = batches_text(bytes, name)?;
     let batches = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
+        .map(|(i, l)| {
+            crate::batch_line::parse_batch_line(l.as_bytes(), &format!("{name}:{}", i + 1))
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok((batches, text))
+}
+
+/// [`parse_jsonl_lines`] for the entries alone.
+pub(crate) fn parse_jsonl_batches<'a>(
+    bytes: &'a [u8],
+    name: &str,
+) -> Result<(Vec<Batch>, &'a str)> {
+    let (lines, text) = parse_jsonl_lines(bytes, name)?;
+    Ok((lines.into_iter().map(|l| l.entries).collect(), text))
 }
 
 /// Converts a parsed JSON value into a batch, moving (not copying) its strings.
@@ -463,7 +475,7 @@ fn take_string(map: &mut Map<String, Value>, key: &str) -> std::result::Result<S
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

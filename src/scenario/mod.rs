@@ -24,7 +24,7 @@ mod validate;
 
 pub use budget::{BudgetLabel, ScenarioBudget};
 pub use empirical::{Empirical, Quantiles, MAX_EMPIRICAL_POINTS};
-pub use schema::{BatchSize, Budgets, Persistence, Producer, Scenario, Shape, REQUIRED};
+pub use schema::{BatchSize, Budgets, Focus, Persistence, Producer, Scenario, Shape, REQUIRED};
 pub use shipped::SHIPPED;
 pub use texture::{
     ExitStyle, Texture, MAX_EXIT_LINE_BYTES, MAX_SHORT_UNITS, MAX_STYLE_WEIGHT, MAX_TOOL_NAME_BYTES,

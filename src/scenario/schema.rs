@@ -71,6 +71,27 @@ pub struct Scenario {
     /// drawn from the table. Left out of the serialized scenario (and so of its digest) when empty, the default.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub empirical: BTreeMap<Kind, Empirical>,
+    /// Focused results (`[focus]`): long outputs whose relevant lines the turn's context points at. Left out of
+    /// the serialized scenario (and so of its digest) when it is the default, none.
+    #[serde(default, skip_serializing_if = "Focus::is_default")]
+    pub focus: Focus,
+}
+
+/// Focused results (`[focus]`, `generate::focus`): a share of the entries replaced by long outputs (600 to
+/// 1,800 lines) whose relevant lines, in the middle, are the ones the turn's context points at (the window a
+/// call asked for, the test the task names, the hit the assistant looks for), planted as `relevant` needles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Focus {
+    /// Share of entries (whose call id is their own) made focused, in `[0, 1]`; 0 (the default): none.
+    pub share: f64,
+}
+
+impl Focus {
+    /// Whether this is the default: no focused result.
+    pub fn is_default(&self) -> bool {
+        *self == Focus::default()
+    }
 }
 
 /// Serializes `config` with its `salient` table left out when that is the default.

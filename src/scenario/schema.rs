@@ -55,9 +55,9 @@ pub struct Scenario {
     /// The budgets to run at.
     #[serde(default)]
     pub budgets: Budgets,
-    /// Parameters of the strategies (`[strategy]`; defaults when absent). Its `salient` table is left out of the
-    /// serialized scenario (and so of its digest) when it is the default, so the digests of scenarios written
-    /// before `salient` existed stay as they were.
+    /// Parameters of the strategies (`[strategy]`; defaults when absent). Its `salient`, `relevance`, `rarity`
+    /// and `structure` tables are left out of the serialized scenario (and so of its digest) when they are the
+    /// default, so the digests of scenarios written before those existed stay as they were.
     #[serde(default, serialize_with = "strategy_without_default_salient")]
     pub strategy: StrategyConfig,
     /// The simulated PostToolBatch hook (`[hook]`).
@@ -94,15 +94,26 @@ impl Focus {
     }
 }
 
-/// Serializes `config` with its `salient` table left out when that is the default.
+/// Serializes `config` with its `salient`, `relevance`, `rarity` and `structure` tables left out when default.
 fn strategy_without_default_salient<S: serde::Serializer>(
     config: &StrategyConfig,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     let mut value = serde_json::to_value(config).map_err(serde::ser::Error::custom)?;
-    if config.salient.is_default() {
-        if let serde_json::Value::Object(map) = &mut value {
+    let defaults = StrategyConfig::default();
+    if let serde_json::Value::Object(map) = &mut value {
+        if config.salient.is_default() {
             map.shift_remove("salient");
+        }
+        // The content-aware strategies' tables, likewise (they came after `salient`).
+        if config.relevance == defaults.relevance {
+            map.shift_remove("relevance");
+        }
+        if config.rarity == defaults.rarity {
+            map.shift_remove("rarity");
+        }
+        if config.structure == defaults.structure {
+            map.shift_remove("structure");
         }
     }
     value.serialize(serializer)

@@ -601,3 +601,40 @@ fn a_setting_whose_true_gain_is_zero_is_recommended_at_most_once_in_20() {
     }
     assert!(recommended.len() <= 1, "{recommended:?}");
 }
+
+/// Batches that record their group (as `import` writes them) are split by the coarsest group they record, the
+/// task, never by batch: 40 batches of 8 issues, one session an issue and 5 turns a session.
+#[test]
+fn recorded_groups_split_by_task_and_no_task_falls_on_both_sides() {
+    let tmp = tempfile::tempdir().unwrap();
+    let needles: Vec<(usize, usize)> = (0..40).map(|_| PLANTED).collect();
+    let plain = batches_file(tmp.path(), "plain", &needles);
+    let grouped = tmp.path().join("grouped.jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(&plain)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(b, line)| {
+            format!(
+                r#"{{"entries":{line},"group":{{"session":"s{}","task":"issue-{}"}}}}"#,
+                b / 5,
+                b / 5
+            )
+        })
+        .collect();
+    std::fs::write(&grouped, lines.join("\n") + "\n").unwrap();
+    let v = tune(&grouped, &tmp.path().join("out"));
+    let split = &v["workloads"][0]["split"];
+    assert_eq!(split["by"], "task", "{split}");
+    assert_eq!(split["groups"], 8);
+    assert_eq!(
+        split["tuningGroups"].as_u64().unwrap() + split["validationGroups"].as_u64().unwrap(),
+        8
+    );
+    // Whole groups: the validation set holds a multiple of a group's 5 batches.
+    assert_eq!(v["workloads"][0]["validation"].as_u64().unwrap() % 5, 0);
+    // The plain form records none: each batch is its own group.
+    let v = tune(&plain, &tmp.path().join("out-plain"));
+    assert_eq!(v["workloads"][0]["split"]["by"], "batch");
+    assert_eq!(v["workloads"][0]["split"]["groups"], 40);
+}

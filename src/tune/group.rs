@@ -63,13 +63,13 @@ pub struct BatchGroup {
     pub task: Option<String>,
 }
 
-/// The group of batch `index` of a recorded workload: its session and task, when the batches file records them.
-///
-/// The batches format does not carry a batch's group yet (an optional `group: {session, task}` on each line,
-/// filled by `import`, is on its way): until it does, every recorded batch is its own group. This is the one
-/// place that reads it.
-pub fn recorded_group(_workload: &Workload, _index: u64) -> Option<BatchGroup> {
-    None
+/// The group of batch `index` of a recorded workload: its session and task, as the batch line's `group` records
+/// them (`import` fills it; a line in the plain form has none). This is the one place that reads it.
+pub fn recorded_group(workload: &Workload, index: u64) -> Option<BatchGroup> {
+    workload.group(index).map(|g| BatchGroup {
+        session: Some(g.session),
+        task: g.task,
+    })
 }
 
 /// How a workload was split, as `tune.json` says it.

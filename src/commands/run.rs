@@ -105,8 +105,25 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         .iter()
         .filter(|r| r.compliance.rate == 1.0)
         .count();
-    // The lines the agent used (recorded batches with a used-lines file), per strategy and budget.
+    // What the agent used (recorded batches with a used-lines file), per strategy and budget: the tokens over the
+    // turns longer than the budget first, then over every turn, then the lines.
     for row in &output.results.rows {
+        if let Some(t) = &row.used_tokens {
+            let over = row.over_budget.as_ref().and_then(|o| {
+                o.used_tokens
+                    .as_ref()
+                    .map(|u| format!("over budget {} of {} kept ({:.1}%, {} results; any allocation: at most {}); ", u.survived, u.needles, 100.0 * u.survival, o.results, u.upper_bound))
+            });
+            eprintln!(
+                "budgetlab: used tokens {} at {}: {}all turns {} of {} kept ({:.1}%)",
+                row.strategy.as_str(),
+                row.budget_label,
+                over.unwrap_or_default(),
+                t.survived,
+                t.needles,
+                100.0 * t.survival
+            );
+        }
         if let Some(u) = &row.used_needles {
             eprintln!(
                 "budgetlab: used needles {} at {}: {} of {} kept ({:.1}%; any allocation: at most {})",

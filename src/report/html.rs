@@ -527,8 +527,9 @@ fn used_table(out: &mut String, lines: &[super::used::UsedLine], charts: &[Rende
     out.push_str("<h2 id=\"used\">Needles the agent used</h2>\n");
     out.push_str(
         "<div class=\"scroll\"><table class=\"answer used\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
-<th>rank</th><th class=\"text\">strategies</th><th>used lines kept</th><th>share kept</th>\
-<th>upper bound (any allocation)</th><th>share of the bound</th></tr>\n",
+<th>rank</th><th class=\"text\">strategies</th><th>used tokens kept, turns over budget (n)</th>\
+<th>share kept over budget</th><th>share kept, all turns</th><th>upper bound over budget (any allocation)</th>\
+<th>share of the bound</th><th>used lines kept (over budget / all)</th></tr>\n",
     );
     let mut last_scenario = None;
     let mut last_budget: Option<(&str, &str)> = None;
@@ -543,14 +544,16 @@ fn used_table(out: &mut String, lines: &[super::used::UsedLine], charts: &[Rende
         let _ = writeln!(
             out,
             "<tr><td>{scenario}</td><td class=\"text\">{budget}</td><td{}>{}</td><td class=\"text\">{}</td>\
-<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             if l.rank == "1" { " class=\"best\"" } else { "" },
             escape(&l.rank),
             escape(&l.names),
-            escape(&l.kept),
+            escape(&l.over),
+            escape(&l.over_share),
             escape(&l.share),
             escape(&l.bound),
             escape(&l.of_bound),
+            escape(&l.lines),
         );
     }
     let chart = match charts.iter().find(|c| c.stem == super::chart::used::STEM) {

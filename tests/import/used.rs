@@ -51,7 +51,14 @@ fn needles(out: &[u8], used: &[u8]) -> Vec<Option<Vec<String>>> {
     match read_used_file(used, "used", &batches, &sha).unwrap() {
         UsedRead::Found(_, needles) => needles
             .into_iter()
-            .map(|b| b.map(|n| n.into_iter().map(|n| n.text).collect()))
+            .map(|b| {
+                b.map(|n| {
+                    n.into_iter()
+                        .filter(|n| n.kind == budgetlab::generate::NeedleKind::Used)
+                        .map(|n| n.text)
+                        .collect()
+                })
+            })
             .collect(),
         UsedRead::Stale => panic!("the file names other batches"),
     }
@@ -103,12 +110,17 @@ fn every_format_gives_the_path_find_file_printed_and_the_next_call_opens_as_a_us
             serde_json::from_str(std::str::from_utf8(&used).unwrap().lines().nth(1).unwrap())
                 .unwrap();
         assert_eq!(
-            span[0]["offset"],
+            span["lines"][0]["offset"],
             json!(utf16_len(&output[..before])),
             "{format}"
         );
         assert_eq!(
-            span[0]["tokens"][0],
+            span["tokens"][0]["offsets"],
+            json!([utf16_len(&output[..before]) + "\x1b[32m/".len()]),
+            "{format}"
+        );
+        assert_eq!(
+            span["lines"][0]["tokens"][0],
             json!("srv/app/ledger/export_v2.py"),
             "{format}"
         );

@@ -232,8 +232,8 @@ fn used_table(out: &mut String, results: &RunResults) {
     }
     out.push_str("## Needles the agent used\n\n");
     out.push_str(
-        "| workload | budget (units) | rank | strategies | used lines kept | share kept | upper bound (any allocation) | share of the bound |\n\
-|---|---|---:|---|---:|---:|---:|---:|\n",
+        "| workload | budget (units) | rank | strategies | used tokens kept, turns over budget (n) | share kept over budget | share kept, all turns | upper bound over budget (any allocation) | share of the bound | used lines kept (over budget / all) |\n\
+|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut last: Option<(&str, &str)> = None;
     for l in &lines {
@@ -247,8 +247,8 @@ fn used_table(out: &mut String, results: &RunResults) {
         last = Some(here);
         let _ = writeln!(
             out,
-            "| {scenario} | {budget} | {} | {} | {} | {} | {} | {} |",
-            l.rank, l.names, l.kept, l.share, l.bound, l.of_bound
+            "| {scenario} | {budget} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.rank, l.names, l.over, l.over_share, l.share, l.bound, l.of_bound, l.lines
         );
     }
     let _ = writeln!(

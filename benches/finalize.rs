@@ -31,8 +31,8 @@ use criterion::{
 
 use budgetlab::digest::{sha256_each, sha256_each_on_all_cores};
 use budgetlab::{
-    floor, Batch, BenchShape, Budget, BudgetContext, Entry, Field, Finalizer, Generator,
-    MemoryStore, Outcome, Part, Scenario, StrategyName,
+    floor, Batch, BenchShape, Budget, BudgetContext, CallContext, Entry, Field, Finalizer,
+    Generator, MemoryStore, Outcome, Part, Scenario, StrategyName, TurnContext,
 };
 
 /// The artifact directory the in-memory backend reports paths under.
@@ -230,6 +230,49 @@ fn digest_split(c: &mut Criterion) {
     group.finish();
 }
 
+/// The strategies of `content_aware`: the reference first, then the content-aware ones.
+const CONTENT_AWARE: [&str; 4] = ["reference", "relevance", "rarity", "structure"];
+
+/// A turn context for `batch`: a task, an assistant's text and one call per entry asking for line 400.
+fn turn_of(batch: &Batch) -> TurnContext {
+    TurnContext {
+        task: Some(
+            "The build fails with an error in the test runner; fix the failing test.".into(),
+        ),
+        calls: batch
+            .iter()
+            .map(|e| CallContext {
+                call_id: e.call_id.clone(),
+                name: e.tool_name.clone(),
+                arguments: "open src/main/java/Runner.java 400".into(),
+            })
+            .collect(),
+        assistant: Some("Let me look at the error and the test summary.".into()),
+    }
+}
+
+fn content_aware(c: &mut Criterion) {
+    let mut group = c.benchmark_group("content_aware");
+    configure(&mut group);
+    for shape in BenchShape::ALL {
+        let batches = [shape.batch(1)];
+        let mut ctx = BudgetContext::new(Budget::Units(shape.budget as i64));
+        ctx.turn = Some(std::sync::Arc::new(turn_of(&batches[0])));
+        group.throughput(Throughput::Bytes(text_bytes(&batches)));
+        for name in CONTENT_AWARE {
+            let finalizer = name
+                .parse::<StrategyName>()
+                .expect("a registered strategy")
+                .build();
+            group.bench_function(
+                BenchmarkId::new(name, shape.name),
+                finalizing(finalizer.as_ref(), &batches, &ctx),
+            );
+        }
+    }
+    group.finish();
+}
+
 fn threads_c(c: &mut Criterion) {
     let shape = BenchShape::C;
     let batches = [shape.batch(1)];
@@ -256,6 +299,7 @@ fn threads_c(c: &mut Criterion) {
 criterion_group!(
     benches,
     finalize_shapes,
+    content_aware,
     threads_c,
     digest_split,
     finalize_mixed,

@@ -27,20 +27,62 @@ impl Budget {
     }
 }
 
+/// How a number of UTF-16 units may be written, for messages.
+pub(crate) const UNITS_FORMS: &str =
+    "digits (20000), or with k for thousands or M for millions (20k, 1.5M)";
+
+/// A number of UTF-16 units as a user writes one: digits (`20000`), or a number with `k` (thousands) or `M`
+/// (millions) after it (`20k`, `1.5M`, `0.5k`) that comes to a whole number. The error says how to write one.
+pub fn parse_units(text: &str) -> Result<u64, String> {
+    let bad = || format!("invalid number of UTF-16 units {text:?}: write {UNITS_FORMS}");
+    let (number, scale) = match text.strip_suffix(['k', 'K']) {
+        Some(n) => (n, 1_000u64),
+        None => match text.strip_suffix(['m', 'M']) {
+            Some(n) => (n, 1_000_000),
+            None => (text, 1),
+        },
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty()
+        || !digits(whole)
+        || !digits(fraction)
+        || (scale == 1 && number.contains('.'))
+    {
+        return Err(bad());
+    }
+    // Exact arithmetic: the fraction's digits, scaled, must leave no remainder.
+    let places = u32::try_from(fraction.len()).map_err(|_| bad())?;
+    let divisor = 10u64.checked_pow(places).ok_or_else(bad)?;
+    let mantissa: u64 = format!("{whole}{fraction}").parse().map_err(|_| bad())?;
+    let scaled = mantissa.checked_mul(scale).ok_or_else(bad)?;
+    if scaled % divisor != 0 {
+        return Err(format!("{text:?} is not a whole number of UTF-16 units"));
+    }
+    Ok(scaled / divisor)
+}
+
 impl FromStr for Budget {
     type Err = Error;
 
-    /// Parses a decimal integer (possibly negative) or `inf`.
+    /// Parses a decimal integer (possibly negative), a number with `k` or `M` ([`parse_units`]) or `inf`.
     fn from_str(s: &str) -> Result<Self, Error> {
         if s == "inf" {
             return Ok(Budget::Unlimited);
         }
         let digits = s.strip_prefix('-').unwrap_or(s);
+        if digits == s && !digits.bytes().all(|b| b.is_ascii_digit()) {
+            if let Ok(units) = parse_units(s) {
+                return i64::try_from(units)
+                    .map(Budget::Units)
+                    .map_err(|_| Error::invalid("budget", s, "out of range for a 64-bit integer"));
+            }
+        }
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(Error::invalid(
                 "budget",
                 s,
-                "expected a decimal integer of UTF-16 units (e.g. 200000, or -1 to disable) or `inf`",
+                "expected a decimal integer of UTF-16 units (e.g. 200000, 20k or 1.5M, or -1 to disable) or `inf`",
             ));
         }
         s.parse::<i64>()
@@ -148,6 +190,35 @@ impl BudgetContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_are_written_with_k_or_m_or_refused_with_how_to_write_them() {
+        for (text, units) in [
+            ("20000", 20_000),
+            ("20k", 20_000),
+            ("20K", 20_000),
+            ("1.5M", 1_500_000),
+            ("0.5k", 500),
+            ("2m", 2_000_000),
+        ] {
+            assert_eq!(parse_units(text), Ok(units), "{text}");
+        }
+        for text in [
+            "20x",
+            "k",
+            "1.5",
+            "-5",
+            "1.0005k",
+            "1e3",
+            "",
+            "99999999999999999999M",
+        ] {
+            assert!(parse_units(text).is_err(), "{text}");
+        }
+        assert!(parse_units("20x").unwrap_err().contains("20k, 1.5M"));
+        assert_eq!("20k".parse::<Budget>().unwrap(), Budget::Units(20_000));
+        assert_eq!("-1".parse::<Budget>().unwrap(), Budget::Units(-1));
+    }
 
     #[test]
     fn parses_integers_and_inf_only() {

@@ -189,3 +189,55 @@ fn at_line(line: &Option<usize>) -> String {
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The candidate a mistyped `word` most likely meant, for a "did you mean" in a message: the one fewest edits
+/// away (insertions, deletions, substitutions, each of a character), when that is at most a third of the word's
+/// length (and at least 1, at most 3); `None` when none is that close. Ties go to the first candidate.
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let word: Vec<char> = word.chars().collect();
+    let most = (word.len() / 3).clamp(1, 3);
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let distance = edits(&word, &candidate.chars().collect::<Vec<_>>());
+        if distance <= most && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// The edit distance of `a` and `b` (Levenshtein), in two rows.
+fn edits(a: &[char], b: &[char]) -> usize {
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous[j] + usize::from(ca != cb);
+            row[j + 1] = substitute.min(previous[j + 1] + 1).min(row[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut row);
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn a_near_name_is_suggested_and_a_far_one_is_not() {
+        let names = ["reference", "greedy", "salient", "mixed-realistic"];
+        assert_eq!(did_you_mean("refrence", names), Some("reference"));
+        assert_eq!(
+            did_you_mean("mixed-realstic", names),
+            Some("mixed-realistic")
+        );
+        assert_eq!(did_you_mean("gredy", names), Some("greedy"));
+        assert_eq!(did_you_mean("magic", names), None);
+        assert_eq!(did_you_mean("", names), None);
+    }
+}

@@ -8,11 +8,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::batch_line::parse_batch_line;
 use crate::budget::BudgetContext;
 use crate::error::{Error, Result};
 use crate::external::{ExternalFinalizer, ExternalOptions, ExternalStrategies, ExternalStrategy};
 use crate::finalize::{Finalizer, PersistAttempt, StrategyConfig, StrategyName};
-use crate::model::{parse_batch, Batch};
+use crate::model::Batch;
 use crate::persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore};
 use crate::tokens::{RequestTokens, TokenCheck};
 
@@ -205,9 +206,18 @@ impl FinalizeJob {
         Timing::from_samples(samples)
     }
 
-    /// Parses `input` (named `source_name` in errors) and finalizes it.
+    /// Parses `input` (named `source_name` in errors; either form of a batch line, its context told to the
+    /// strategy) and finalizes it.
     pub fn run_bytes(&self, input: &[u8], source_name: &str) -> Result<FinalizeReport> {
-        self.run(parse_batch(input, source_name)?)
+        let line = parse_batch_line(input, source_name)?;
+        match line.context {
+            None => self.run(line.entries),
+            Some(turn) => {
+                let mut job = self.clone();
+                job.ctx.turn = Some(turn);
+                job.run(line.entries)
+            }
+        }
     }
 }
 

@@ -69,6 +69,7 @@
 
 pub mod alloc;
 pub mod atomic;
+mod batch_line;
 mod budget;
 pub mod calibrate;
 pub mod conform;
@@ -100,7 +101,8 @@ pub mod tokens;
 pub mod tune;
 pub mod workload;
 
-pub use budget::{Budget, BudgetContext, PlanReminders};
+pub use batch_line::{parse_batch_line, BatchGroup, BatchLine, MAX_GROUP_ID_BYTES};
+pub use budget::{parse_units, Budget, BudgetContext, PlanReminders};
 pub use context::{CallContext, TurnContext};
 pub use error::{Error, Result};
 pub use external::{

@@ -8,7 +8,7 @@ use std::io;
 use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{CommandFactory, Parser};
+use clap::FromArgMatches;
 
 use commands::{Cli, Command, Status};
 
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
 /// flag, as for every flag whose value is required.
 fn parse() -> Result<Cli, clap::Error> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let first = Cli::try_parse_from(&args);
+    let first = parse_from(&args);
     let Err(e) = &first else { return first };
     let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidArg) else {
         return first;
@@ -92,7 +92,14 @@ fn parse() -> Result<Cli, clap::Error> {
         value.to_string_lossy()
     )
     .into();
-    Cli::try_parse_from(again)
+    parse_from(&again)
+}
+
+/// Parses `args` with [`commands::cli`]'s definition.
+fn parse_from(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+    let mut cli = commands::cli();
+    let mut matches = cli.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cli))
 }
 
 /// Whether `flag` (`--name`) of `subcommand` takes a value that may be left out.
@@ -100,7 +107,7 @@ fn takes_an_optional_value(subcommand: &str, flag: &str) -> bool {
     let Some(long) = flag.strip_prefix("--") else {
         return false;
     };
-    let mut cli = Cli::command();
+    let mut cli = commands::cli();
     cli.build();
     cli.find_subcommand(subcommand).is_some_and(|command| {
         command.get_arguments().any(|arg| {

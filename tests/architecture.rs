@@ -187,3 +187,102 @@ fn the_library_never_names_the_command_line_parser() {
         }
     }
 }
+
+/// The layer table of ARCHITECTURE.md: each library module's layer number, from the rows `| N name | `m`, ... |`
+/// of the table under "## Layers". The binary's row (no library modules) is left out.
+fn stated_layers(text: &str) -> BTreeMap<String, u32> {
+    let section = text
+        .split("## Layers")
+        .nth(1)
+        .expect("ARCHITECTURE.md has a Layers section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut layers = BTreeMap::new();
+    for row in section.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (Some(first), Some(modules)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let Some(Ok(layer)) = first.split_whitespace().next().map(str::parse::<u32>) else {
+            continue;
+        };
+        for module in modules.split(',').map(str::trim) {
+            let name = module.trim_matches('`');
+            if !name.is_empty() && !name.contains('/') && !name.contains(' ') {
+                layers.insert(name.to_string(), layer);
+            }
+        }
+    }
+    layers
+}
+
+/// The uses of `graph` that reach a higher layer than their own, as `a (N) -> b (M)`.
+fn upward_uses(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    layers: &BTreeMap<String, u32>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, uses) in graph {
+        for used in uses {
+            if let (Some(a), Some(b)) = (layers.get(module), layers.get(used)) {
+                if b > a {
+                    out.push(format!("{module} ({a}) -> {used} ({b})"));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_module_keeps_to_the_layer_architecture_md_states() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md");
+    let layers = stated_layers(&fs::read_to_string(path).expect("ARCHITECTURE.md is readable"));
+    let graph = import_graph();
+    let unplaced: Vec<&String> = graph.keys().filter(|m| !layers.contains_key(*m)).collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules missing from ARCHITECTURE.md's layer table: {unplaced:?}"
+    );
+    let stale: Vec<&String> = layers.keys().filter(|m| !graph.contains_key(*m)).collect();
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md's layer table names modules that are gone: {stale:?}"
+    );
+    assert_eq!(layers["error"], 1);
+    assert_eq!(layers["finalize"], 2);
+    assert_eq!(layers["report"], 5);
+    let upward = upward_uses(&graph, &layers);
+    assert!(
+        upward.is_empty(),
+        "uses of a higher layer: {}",
+        upward.join(", ")
+    );
+}
+
+#[test]
+fn the_layer_check_finds_a_planted_upward_use() {
+    let table = "## Layers\n\n| layer | modules |\n|---|---|\n| 1 leaves | `text`, `model` |\n\
+                 | 2 engines | `finalize` |\n| 6 binary | `src/main.rs` |\n\n## Code map\n| 9 x | `later` |\n";
+    let layers = stated_layers(table);
+    assert_eq!(
+        layers.into_iter().collect::<Vec<_>>(),
+        [
+            ("finalize".to_string(), 2),
+            ("model".to_string(), 1),
+            ("text".to_string(), 1)
+        ]
+    );
+    let layers = stated_layers(table);
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("text", vec![]),
+        ("model", vec!["text"]),
+        ("finalize", vec!["model", "text"]),
+    ]
+    .iter()
+    .map(|(a, bs)| (a.to_string(), bs.iter().map(|b| b.to_string()).collect()))
+    .collect();
+    assert!(upward_uses(&graph, &layers).is_empty());
+    let mut bad = graph.clone();
+    bad.get_mut("model").unwrap().insert("finalize".into());
+    assert_eq!(upward_uses(&bad, &layers), ["model (1) -> finalize (2)"]);
+}

@@ -471,3 +471,66 @@ fn the_wrong_example_overshoots_by_one_and_splits_pairs() {
         "{err}"
     );
 }
+
+/// `headtail.py` declares the `context` capability: `finalize` hands it the context of an object-form batch,
+/// which the example writes to its log, and its cut is the same as without a context.
+#[test]
+fn the_python_example_receives_the_turn_context() {
+    if !have("python3") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let output = "0123456789".repeat(80);
+    let entries = format!(
+        r#"[{{"callId":"c1","toolName":"shell","responseParts":[{{"functionResponse":{{"name":"shell","response":{{"output":"{output}"}}}}}}]}}]"#
+    );
+    let context = r#"{"task":"fix the parser","calls":[{"callId":"c1","name":"shell","arguments":"{\"command\":\"make\"}"}],"assistant":"Building."}"#;
+    let with = dir.path().join("with.json");
+    let without = dir.path().join("without.json");
+    fs::write(
+        &with,
+        format!(r#"{{"entries":{entries},"context":{context},"group":{{"session":"s"}}}}"#),
+    )
+    .unwrap();
+    fs::write(&without, &entries).unwrap();
+    let run = |input: &Path, logs: &str| {
+        let out = Cmd::new(BIN)
+            .current_dir(dir.path())
+            .args([
+                "finalize",
+                "--budget",
+                "300",
+                "--strategy",
+                "headtail",
+                "--external",
+            ])
+            .arg(format!("headtail=python3 '{}/headtail.py'", examples()))
+            .args(["--external-log", logs, "--input"])
+            .arg(input)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log: String = fs::read_dir(dir.path().join(logs))
+            .map(|d| {
+                d.map(|f| fs::read_to_string(f.unwrap().path()).unwrap())
+                    .collect()
+            })
+            .unwrap_or_default();
+        (out.stdout, log)
+    };
+    let (cut_with, log_with) = run(&with, "logs-with");
+    let (cut_without, log_without) = run(&without, "logs-without");
+    assert_eq!(
+        cut_with, cut_without,
+        "head and tail do not read the context"
+    );
+    assert!(
+        log_with.contains(&format!("headtail: request 1 context {context}")),
+        "{log_with}"
+    );
+    assert!(!log_without.contains("context"), "{log_without}");
+}

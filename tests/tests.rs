@@ -5,6 +5,7 @@
 mod allocations;
 mod architecture;
 mod behaviours;
+mod careful;
 mod cli;
 mod conform;
 mod exports;

@@ -184,7 +184,17 @@ fn tune_finds_the_planted_head_share_and_shows_it_holds_on_validation() {
         paste < page.find("<figure").expect("charts"),
         "answer first"
     );
-    assert!(page.contains("Yes: the low end of its gain&#39;s interval is above 0."));
+    assert!(page.contains(
+        "Yes: the low end of its gain&#39;s interval is above 0, and it wins in 5 of 5 resamples of the tuning set."
+    ));
+    // The answer says what the setting costs, and how the batches were split.
+    assert!(cell["recommendation"]["costRatio"].as_f64().unwrap() > 0.0);
+    assert_eq!(cell["recommendation"]["stability"]["wins"], 5);
+    assert_eq!(v["workloads"][0]["split"]["by"], "batch");
+    assert!(
+        page.contains("<th>time / floor</th></tr>"),
+        "the answer's cost column"
+    );
     assert!(page.contains("+50.0 pts (95% interval +50.0 pts to +50.0 pts)"));
     assert!(page.contains("<code>--strategies reference,head-tail-0.65</code>"));
     for chart in ["tune-front", "tune-progress"] {
@@ -203,12 +213,13 @@ fn tune_finds_the_planted_head_share_and_shows_it_holds_on_validation() {
     }
 }
 
-/// The rungs of the planted search: 22 settings on 6 tuning batches, 8 on 9, 3 on all 28 (each sample holding
-/// the one before it).
+/// The rungs of the planted search on 200 batches (140 tuning ones of 2 needles each): 22 settings on the first
+/// 50 tuning batches (the fewest holding 100 needles), then those the sample could not tell from the cut on all
+/// 140 (each sample holding the one before it).
 #[test]
 fn tune_json_lists_every_rungs_settings_with_their_figures_and_fate() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = batches_file(tmp.path(), "planted", &[PLANTED; 40]);
+    let file = batches_file(tmp.path(), "planted", &[PLANTED; 200]);
     let v = tune(&file, &tmp.path().join("out"));
     let cell = &v["workloads"][0]["cells"][0];
     let rungs = cell["rungs"].as_array().unwrap();
@@ -216,7 +227,13 @@ fn tune_json_lists_every_rungs_settings_with_their_figures_and_fate() {
         .iter()
         .map(|r| r["batches"].as_u64().unwrap())
         .collect();
-    assert_eq!(samples, [6, 9, 28]);
+    assert_eq!(samples, [50, 140]);
+    let events: Vec<u64> = rungs
+        .iter()
+        .map(|r| r["events"].as_u64().unwrap())
+        .collect();
+    assert_eq!(events, [100, 280]);
+    assert_eq!(cell["search"]["minRungEvents"], 100);
     let settings: Vec<&str> = cell["settings"]
         .as_array()
         .unwrap()
@@ -284,7 +301,7 @@ fn tune_json_lists_every_rungs_settings_with_their_figures_and_fate() {
         .filter(|f| !f["tuningRank"].is_null())
         .map(|f| f["strategy"].as_str().unwrap())
         .collect();
-    let mut last: Vec<(u64, &str)> = rungs[2]["ran"]
+    let mut last: Vec<(u64, &str)> = rungs[rungs.len() - 1]["ran"]
         .as_array()
         .unwrap()
         .iter()
@@ -424,8 +441,14 @@ fn the_progress_chart_is_the_same_on_any_number_of_threads() {
 fn a_setting_that_only_wins_on_the_tuning_set_is_not_recommended() {
     let tmp = tempfile::tempdir().unwrap();
     // The batches the search tunes on favour head shares of 0.3 to 0.75; those it validates on, the reference.
-    let (tuning, validation) =
-        budgetlab::tune::search::split(40, 0.3, budgetlab::Seed(1), "overfit");
+    let keys: Vec<u64> = (0..40).collect();
+    let (tuning, validation) = budgetlab::tune::group::split(
+        &keys,
+        0.3,
+        budgetlab::Seed(1),
+        "overfit",
+        &mut budgetlab::tune::SplitReport::default(),
+    );
     assert_eq!((tuning.len(), validation.len()), (28, 12));
     let needles: Vec<(usize, usize)> = (0..40u64)
         .map(|b| match validation.contains(&b) {
@@ -463,7 +486,8 @@ fn a_setting_that_only_wins_on_the_tuning_set_is_not_recommended() {
     let page = read(&tmp.path().join("out/index.html"));
     assert!(
         page.contains(&format!(
-            "No: {leader} led on the tuning set, but its gain does not hold on the validation set"
+            "No, keep the reference: no stable winner: {leader} led on the tuning set, but its gain does not hold on \
+the validation set"
         )),
         "{page}"
     );
@@ -500,4 +524,79 @@ fn tune_refuses_bad_input_in_one_line_and_writes_nothing() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?}");
     }
+}
+
+#[test]
+fn the_used_objective_on_batches_without_used_lines_is_refused_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = batches_file(tmp.path(), "plain", &[PLANTED; 4]);
+    let out = tmp.path().join("out");
+    for objective in ["used", "needles=0.5,used=0.5"] {
+        let run = budgetlab()
+            .args(["tune", "--batches-file"])
+            .arg(&file)
+            .args(["--budgets", BUDGET, "--objective", objective])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{objective}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--objective") && err.contains("plain has none"),
+            "{err}"
+        );
+        assert!(!out.exists());
+    }
+}
+
+/// A null workload: half the batches favour a head share of 0.65 (it keeps both needles, the reference one), the
+/// other half the reference (it keeps both, 0.65 one): the best setting's true gain is zero, and every other
+/// head share's is below it. Over 20 tune seeds (20 splits), tune recommends a setting other than the reference
+/// at most once.
+#[test]
+fn a_setting_whose_true_gain_is_zero_is_recommended_at_most_once_in_20() {
+    let tmp = tempfile::tempdir().unwrap();
+    let needles: Vec<(usize, usize)> = (0..60)
+        .map(|b: usize| {
+            // A fixed, balanced interleaving that no split follows.
+            if (b * 7 + b / 5) % 2 == 0 {
+                PLANTED
+            } else {
+                REFERENCE_ONLY
+            }
+        })
+        .collect();
+    assert_eq!(needles.iter().filter(|n| **n == PLANTED).count(), 30);
+    let file = batches_file(tmp.path(), "null", &needles);
+    let mut recommended = Vec::new();
+    for seed in 1..=20 {
+        let out = tmp.path().join(format!("out{seed}"));
+        let run = budgetlab()
+            .args(["tune", "--batches-file"])
+            .arg(&file)
+            .args([
+                "--budgets",
+                BUDGET,
+                "--families",
+                "head-tail",
+                "--settings",
+                "22",
+                "--tune-seed",
+                &seed.to_string(),
+                "--json",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(run.status.success());
+        let v: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let r = &v["workloads"][0]["cells"][0]["recommendation"];
+        if r["strategy"] != "reference" {
+            recommended.push((seed, r["strategy"].clone()));
+        }
+    }
+    assert!(recommended.len() <= 1, "{recommended:?}");
 }

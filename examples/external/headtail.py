@@ -21,6 +21,8 @@ What it does with each batch (lengths are UTF-16 code units, as budgetlab counts
    attempt is reported, a failed one with a null path.
 5. A shortened field becomes a note naming the artifact, then half of what is left from its start, `\n...\n`, and
    the other half from its end. A cut never splits a surrogate pair, so a field may come out one unit short.
+6. It declares the `context` capability: a request whose batch has a turn context carries it, and the
+   finalizer writes it to its log (standard error) without using it.
 """
 
 import hashlib
@@ -224,7 +226,9 @@ def main():
     if not isinstance(hello, dict) or hello.get("protocol") != PROTOCOL:
         print("headtail: not a budgetlab-finalizer handshake", file=sys.stderr)
         return 2
-    send({"protocol": PROTOCOL, "version": 1, "name": "headtail.py", "capabilities": ["persist-faults"]})
+    # "context": requests then carry the turn's context (task, calls, assistant text) when the batch has one.
+    send({"protocol": PROTOCOL, "version": 1, "name": "headtail.py",
+          "capabilities": ["persist-faults", "context"]})
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
@@ -232,6 +236,10 @@ def main():
         try:
             request = json.loads(line)
             request_id = request["id"]
+            if "context" in request:
+                # Head and tail do not choose by content; the context is only shown (in the child's log).
+                context = json.dumps(request["context"], separators=(",", ":"))
+                print(f"headtail: request {request_id} context {context}", file=sys.stderr)
             entries, persisted = finalize(request)
             send({"id": request_id, "entries": entries, "persisted": persisted})
         except Exception as e:  # the harness stops with this message

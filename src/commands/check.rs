@@ -11,7 +11,7 @@ use budgetlab::gate::{
     results_file, CheckJob, JUnitXml, Tolerances, VerdictExporter, VerdictJson, VerdictMarkdown,
 };
 
-use super::output::{emit, junit_on_stdout, write_file};
+use super::output::{begin_file, emit, finish_file, junit_on_stdout};
 use super::Status;
 
 /// Examples shown after `budgetlab check --help`; `tests/examples.rs` runs them.
@@ -61,6 +61,11 @@ pub(crate) fn execute(args: CheckArgs) -> anyhow::Result<Status> {
             ],
         )?;
     }
+    // A JUnit file that cannot be written is refused before the runs are read and checked.
+    let begun = match &args.junit {
+        Some(path) => begin_file(path).context("--junit")?,
+        None => None,
+    };
     let job = CheckJob {
         baseline: args.baseline,
         current: args.current,
@@ -68,7 +73,7 @@ pub(crate) fn execute(args: CheckArgs) -> anyhow::Result<Status> {
     };
     let verdict = job.run()?;
     if let Some(path) = &args.junit {
-        write_file(path, &JUnitXml.serialize(&verdict)).context("--junit")?;
+        finish_file(begun, path, &JUnitXml.serialize(&verdict)).context("--junit")?;
     }
     // `--junit -` puts the XML alone on stdout, in place of the Markdown verdict.
     if args.json {

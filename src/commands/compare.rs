@@ -41,6 +41,9 @@ pub(crate) struct CompareArgs {
     /// Print the comparison as JSON instead of Markdown.
     #[arg(long)]
     pub(crate) json: bool,
+    /// List every row only one run has (default: past 20, counted per scenario).
+    #[arg(long)]
+    pub(crate) list: bool,
 }
 
 /// Compares the runs and prints the table (or the JSON).
@@ -59,7 +62,7 @@ pub(crate) fn execute(args: CompareArgs) -> anyhow::Result<Status> {
     if args.json {
         emit(&budgetlab::gate::compare::json(&comparison))?;
     } else {
-        emit(budgetlab::gate::compare::render(&comparison).as_bytes())?;
+        emit(budgetlab::gate::compare::render_listing(&comparison, args.list).as_bytes())?;
     }
     Ok(Status::Done)
 }

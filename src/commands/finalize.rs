@@ -158,7 +158,7 @@ pub(crate) fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
     if args.serve {
         return serve(&args);
     }
-    let job = args.job()?;
+    let mut job = args.job()?;
     if let Some(input) = &args.input {
         refuse_input_among_artifacts(&job, input)?;
     }
@@ -175,7 +175,10 @@ pub(crate) fn execute(args: FinalizeArgs) -> anyhow::Result<Status> {
             (buf, "<stdin>".to_string())
         }
     };
-    let batch = budgetlab::parse_batch(&bytes, &source)?;
+    // Either form of a batch line: the object form's context is told to the strategy (its group is not used).
+    let line = budgetlab::parse_batch_line(&bytes, &source)?;
+    job.ctx.turn = line.context;
+    let batch = line.entries;
     drop(bytes); // the batch owns its text now; the input buffer is not needed any more
     if let Some(runs) = args.time {
         eprintln!("finalize: {}", job.time(&batch, runs as usize)?);

@@ -108,13 +108,14 @@ pub(crate) struct WorkloadFlags {
     /// scenarios.
     #[arg(long, value_name = "FILE.jsonl", conflicts_with = "scenarios")]
     pub(crate) batches_file: Option<PathBuf>,
-    /// Budgets for --batches-file (comma-separated UTF-16 units; default 20000,50000,200000).
+    /// Budgets to run at, comma-separated UTF-16 units (20000 or 20k, 1.5M), replacing the scenarios' own
+    /// (default: each scenario's; 20000,50000,200000 for --batches-file).
     #[arg(
         long,
         value_delimiter = ',',
         value_name = "N,...",
-        requires = "batches_file",
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = budgetlab::parse_units
     )]
     pub(crate) budgets: Vec<u64>,
 }
@@ -130,7 +131,11 @@ impl WorkloadFlags {
                 mode,
                 legacy,
             }),
-            None => Workloads::Scenarios(self.scenarios.clone()),
+            None if self.budgets.is_empty() => Workloads::Scenarios(self.scenarios.clone()),
+            None => Workloads::ScenariosAtBudgets {
+                scenarios: self.scenarios.clone(),
+                budgets: self.budgets.clone(),
+            },
         }
     }
 

@@ -41,6 +41,10 @@ pub(crate) struct GenerateArgs {
     /// Write the batches to this file (atomically) instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
+    /// Write each batch with its turn context and group: `{"entries", "context", "group"}` a line instead of
+    /// the array of entries.
+    #[arg(long)]
+    pub(crate) context: bool,
 }
 
 impl GenerateArgs {
@@ -51,6 +55,7 @@ impl GenerateArgs {
             seed: self.seed.value,
             batches: self.batches.value,
             shard: self.shard.value.clone(),
+            context: self.context,
         }
     }
 }

@@ -46,6 +46,10 @@ pub(crate) struct ImportArgs {
     /// Measuring the rule only: leave out these parts of it (every-line, positions, keywords, path-suffix)
     #[arg(long, value_name = "PARTS", value_delimiter = ',', hide = true)]
     pub(crate) used_rule_off: Vec<String>,
+    /// List every file detected, ignored or skipped and every reason results were skipped (default: one line
+    /// counting them).
+    #[arg(long)]
+    pub(crate) verbose: bool,
 }
 
 /// The help of `--format`, listing the registered formats.
@@ -97,7 +101,12 @@ pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
         },
     };
     let report = job.write_outputs(args.out.as_deref(), args.used_out.as_deref())?;
-    for line in report.summary() {
+    let lines = if args.verbose {
+        report.summary()
+    } else {
+        report.brief()
+    };
+    for line in lines {
         eprintln!("budgetlab: {line}");
     }
     Ok(Status::Done)

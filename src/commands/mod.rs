@@ -119,6 +119,25 @@ pub(crate) enum Command {
     Man(man::ManArgs),
 }
 
+/// The command line's definition: [`Cli`]'s, with every flag that takes a value taking a word that looks like a
+/// negative number (`history check --alpha -1`) as that value, so that the flag's own parser judges it and names
+/// the flag, where clap would read the word as an unknown short flag. Flags whose values may start with any `-`
+/// (`--shard`, `--external`) say so themselves (`allow_hyphen_values`).
+pub(crate) fn cli() -> clap::Command {
+    fn values_of_their_own(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                if arg.get_action().takes_values() && !arg.is_allow_hyphen_values_set() {
+                    arg.allow_negative_numbers(true)
+                } else {
+                    arg
+                }
+            })
+            .mut_subcommands(values_of_their_own)
+    }
+    values_of_their_own(<Cli as clap::CommandFactory>::command())
+}
+
 /// How a command that did not fail ended; `main` turns it into the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -295,6 +314,51 @@ mod tests {
         assert!(!has_word("--batches-file", "--batches"));
         assert!(!has_word("rerun", "run"));
         assert!(has_word("opts=\"-h run sweep\"", "run"));
+    }
+
+    #[test]
+    fn a_negative_number_is_judged_by_its_own_flag_for_every_value_flag() {
+        // Every flag of every command (nested ones too) that takes a value, given `-1`: clap must hand `-1` to the
+        // flag (whose parser then takes or refuses it, naming the flag), never report it as an unknown argument.
+        fn walk(command: &clap::Command, words: &[String], out: &mut Vec<Vec<String>>) {
+            for arg in command.get_arguments() {
+                if let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) {
+                    let mut call = words.to_vec();
+                    call.extend([format!("--{long}"), "-1".to_string()]);
+                    out.push(call);
+                }
+            }
+            for sub in command.get_subcommands() {
+                let mut next = words.to_vec();
+                next.push(sub.get_name().to_string());
+                walk(sub, &next, out);
+            }
+        }
+        let mut built = cli();
+        built.build();
+        let mut calls = Vec::new();
+        walk(&built, &["budgetlab".to_string()], &mut calls);
+        assert!(calls.len() >= 100, "{}", calls.len());
+        assert!(calls.contains(
+            &["budgetlab", "history", "check", "--alpha", "-1"]
+                .map(String::from)
+                .to_vec()
+        ));
+        let read_as_flags: Vec<String> = calls
+            .iter()
+            .filter(|call| {
+                cli().try_get_matches_from(call.iter()).is_err_and(|e| {
+                    e.kind() == clap::error::ErrorKind::UnknownArgument
+                        && e.to_string().contains("'-1'")
+                })
+            })
+            .map(|call| call.join(" "))
+            .collect();
+        assert_eq!(read_as_flags, Vec::<String>::new());
+        // The check can fail: clap's own definition reads `-1` as a flag.
+        assert!(Cli::command()
+            .try_get_matches_from(["budgetlab", "history", "check", "--alpha", "-1"])
+            .is_err_and(|e| e.kind() == clap::error::ErrorKind::UnknownArgument));
     }
 
     #[test]

@@ -85,6 +85,42 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Begins the output file `path` before the command's work, so that a path no file can be written at is refused
+/// before the work, not after it: a file to replace gets its temporary file beside it now (its folder made when
+/// missing), to be written and put in place by [`finish_file`]; standard output and streams (a FIFO, a device)
+/// are resolved now and opened only at the end (`None`).
+pub(crate) fn begin_file(path: &Path) -> anyhow::Result<Option<budgetlab::atomic::AtomicFile>> {
+    let destination = budgetlab::atomic::Destination::resolve(path)?;
+    if !matches!(destination, budgetlab::atomic::Destination::Replace(_)) {
+        return Ok(None);
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| budgetlab::Error::io(parent, e))?;
+    }
+    Ok(Some(budgetlab::atomic::AtomicFile::open(
+        path,
+        destination,
+    )?))
+}
+
+/// Writes `bytes` to the output `path` begun by [`begin_file`]: into its temporary file, then put in place; or,
+/// for standard output or a stream, written now.
+pub(crate) fn finish_file(
+    begun: Option<budgetlab::atomic::AtomicFile>,
+    path: &Path,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
+    match begun {
+        Some(mut file) => {
+            file.write_all(bytes)
+                .map_err(|e| budgetlab::Error::io(path, e))?;
+            file.commit()?;
+            Ok(())
+        }
+        None => write_file(path, bytes),
+    }
+}
+
 /// Whether `--junit` sends the XML to stdout, in place of the Markdown a command prints there.
 pub(crate) fn junit_on_stdout(junit: Option<&Path>) -> bool {
     junit.is_some_and(budgetlab::atomic::is_stdout)

@@ -53,6 +53,9 @@ pub(crate) struct RunArgs {
     /// Token counting.
     #[command(flatten)]
     pub(crate) tokens: TokenFlags,
+    /// Print the lines the agent used kept by each strategy at each budget (default: one line summing them up).
+    #[arg(long)]
+    pub(crate) verbose: bool,
 }
 
 impl RunArgs {
@@ -105,14 +108,45 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         .iter()
         .filter(|r| r.compliance.rate == 1.0)
         .count();
-    // What the agent used (recorded batches with a used-lines file), per strategy and budget: the tokens over the
-    // turns longer than the budget first, then over every turn, then the lines.
-    for row in &output.results.rows {
+    // What the agent used (recorded batches with a used-lines file): one line counting the rows, or with
+    // --verbose per strategy and budget the tokens over the turns longer than the budget, over every turn, and the
+    // lines.
+    let used: Vec<f64> = output
+        .results
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let over = r.over_budget.as_ref().and_then(|o| o.used_tokens.as_ref());
+            over.or(r.used_tokens.as_ref()).map(|u| u.survival)
+        })
+        .collect();
+    if !args.verbose && !used.is_empty() {
+        let (lo, hi) = used
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &s| {
+                (lo.min(s), hi.max(s))
+            });
+        eprintln!(
+            "budgetlab: used tokens measured in {} rows: {:.1}% to {:.1}% kept over the results longer than the \
+budget (the report's used table; --verbose lists them)",
+            used.len(),
+            100.0 * lo,
+            100.0 * hi
+        );
+    }
+    for row in output.results.rows.iter().filter(|_| args.verbose) {
         if let Some(t) = &row.used_tokens {
             let over = row.over_budget.as_ref().and_then(|o| {
-                o.used_tokens
-                    .as_ref()
-                    .map(|u| format!("over budget {} of {} kept ({:.1}%, {} results; any allocation: at most {}); ", u.survived, u.needles, 100.0 * u.survival, o.results, u.upper_bound))
+                o.used_tokens.as_ref().map(|u| {
+                    format!(
+                        "over budget {} of {} kept ({:.1}%, {} results; any allocation: at most {}); ",
+                        u.survived,
+                        u.needles,
+                        100.0 * u.survival,
+                        o.results,
+                        u.upper_bound
+                    )
+                })
             });
             eprintln!(
                 "budgetlab: used tokens {} at {}: {}all turns {} of {} kept ({:.1}%)",

@@ -7,7 +7,7 @@ use clap::Args;
 
 use budgetlab::report::ReportWriter;
 use budgetlab::run::PlanRequest;
-use budgetlab::tune::{Constraints, Objective, Step, TuneRequest, DEFAULT_SETTINGS};
+use budgetlab::tune::{Constraints, GroupBy, Objective, Step, TuneRequest, DEFAULT_SETTINGS};
 
 use super::flags::{help, BatchesFlag, ReportFolder, ThreadsFlag, WorkloadFlags};
 use super::output::{emit, progress};
@@ -15,14 +15,17 @@ use super::Status;
 
 /// Examples shown after `budgetlab tune --help`; `tests/examples.rs` runs them.
 pub(crate) const EXAMPLES: &str = "Examples:
-  budgetlab tune --scenarios mixed-realistic --families salient --out reports/tune";
+  budgetlab tune --scenarios mixed-realistic
+  budgetlab tune --scenarios mixed-realistic --families salient --out reports/tune
+  budgetlab import --format auto ~/.claude/projects --out sessions.jsonl
+  budgetlab tune --batches-file sessions.jsonl --budgets 2000,8000,20000 --objective used
+  budgetlab tune --scenarios shell-heavy --families weighted,salient --max-writes-per-turn 1";
 
 /// Flags of `budgetlab tune`.
 #[derive(Debug, Args)]
 #[command(
     mut_arg("batches", help("Batches per scenario, 1 to 1,000,000 (default: the scenario's own number)")),
-    mut_arg("out", |arg| arg.help("The output folder").default_value("reports/tune")),
-    after_help = "Examples:\n  budgetlab tune --scenarios mixed-realistic\n  budgetlab tune --batches-file sessions.jsonl --budgets 2000,8000,20000 --objective used\n  budgetlab tune --scenarios shell-heavy --families weighted,salient --max-writes-per-turn 1"
+    mut_arg("out", |arg| arg.help("The output folder").default_value("reports/tune"))
 )]
 pub(crate) struct TuneArgs {
     /// Scenarios or recorded batches.
@@ -47,6 +50,10 @@ pub(crate) struct TuneArgs {
     /// The most time over the floor's a recommended setting may take (measured on the validation set).
     #[arg(long, value_name = "RATIO")]
     pub(crate) max_cost_ratio: Option<f64>,
+    /// What the split keeps together, never on both sides: session or task (default: the coarsest the batches
+    /// record; generated batches go in blocks of consecutive batches).
+    #[arg(long, value_name = "session|task")]
+    pub(crate) group_by: Option<String>,
     /// Seed of the split into tuning and validation sets and of the sampled settings.
     #[arg(long = "tune-seed", default_value_t = budgetlab::tune::DEFAULT_SEED, value_name = "S")]
     pub(crate) tune_seed: u64,
@@ -83,6 +90,7 @@ impl TuneArgs {
             },
             validation: self.validation,
             seed: self.tune_seed,
+            group_by: self.group_by.as_deref().map(GroupBy::parse).transpose()?,
         })
     }
 }

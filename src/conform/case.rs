@@ -2,9 +2,12 @@
 //! lifecycle reminders, artifact directory, writes that fail), so that every case, shrunk or not, can be replayed
 //! with one `finalize` command.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::budget::{Budget, BudgetContext, PlanReminders};
+use crate::context::TurnContext;
 use crate::model::Batch;
 use crate::persist::{FaultyStore, MemoryStore};
 
@@ -31,6 +34,8 @@ pub struct Case {
     pub fail_ids: Vec<String>,
     /// For a production vector, what `budgetlab finalize` must print for it.
     pub expected: Option<Value>,
+    /// What the runtime knew of the turn (a generated case's context), told to the finalizer.
+    pub turn: Option<Arc<TurnContext>>,
 }
 
 impl Case {
@@ -45,6 +50,7 @@ impl Case {
             artifact_dir: DEFAULT_ARTIFACT_DIR.into(),
             fail_ids: Vec::new(),
             expected: None,
+            turn: None,
         }
     }
 
@@ -54,6 +60,7 @@ impl Case {
             budget: self.budget,
             context_window_tokens: self.context_window_tokens,
             reminders: self.reminders.clone(),
+            turn: self.turn.clone(),
             ..BudgetContext::new(self.budget)
         }
     }

@@ -112,7 +112,8 @@ impl CaseSet {
         let generator = &self.generators[(g % n) as usize];
         let scenario = generator.scenario();
         let index = g / n;
-        let batch = generator.batch(index).batch;
+        let generated = generator.batch(index);
+        let batch = generated.batch;
         let mut rng = Stream::derive(self.seed, "conform-budget", g);
         let budgets = scenario.budgets();
         let total = budgeted_total(&batch, &PlanReminders::default(), SlotScope::ALL);
@@ -145,6 +146,7 @@ impl CaseSet {
         );
         case.context_window_tokens = window;
         case.fail_ids = fail_ids;
+        case.turn = generated.context;
         case
     }
 }

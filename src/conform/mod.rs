@@ -198,7 +198,7 @@ impl ConformJob<'_> {
         };
         let stem = format!("counterexamples/{}", check.name());
         let input = format!("{stem}.json");
-        let mut contents = vec![(input.clone(), batch_file(&case.batch))];
+        let mut contents = vec![(input.clone(), case_file(&case))];
         let reminders = replay.reminder_files(check.name(), &case);
         let reminder_names: Vec<String> = reminders.iter().map(|(n, _)| n.clone()).collect();
         contents.extend(reminders.into_iter().map(|(n, t)| (n, t.into_bytes())));
@@ -261,6 +261,18 @@ impl ConformJob<'_> {
 }
 
 /// A batch as a file `budgetlab finalize --input` reads: pretty JSON and a final newline.
+/// A case's batch as `finalize --input` reads it: with its context (the object form) when it has one.
+fn case_file(case: &Case) -> Vec<u8> {
+    let line = crate::batch_line::BatchLine {
+        entries: case.batch.clone(),
+        context: case.turn.clone(),
+        group: None,
+    };
+    let mut bytes = serde_json::to_vec_pretty(&line).expect("a batch serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
 fn batch_file(batch: &crate::model::Batch) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(batch).expect("a batch serializes");
     bytes.push(b'\n');

@@ -63,6 +63,7 @@ fn vector_case(mut v: Value) -> Option<Case> {
         artifact_dir,
         fail_ids,
         expected: Some(v["expected"].take()),
+        turn: None,
     })
 }
 

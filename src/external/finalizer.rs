@@ -28,8 +28,8 @@ use crate::persist::{normalise, ArtifactStore, Content};
 use super::child::{ChildProcess, EXIT_GRACE};
 use super::fault::{ExternalFault, Problem};
 use super::protocol::{
-    Answer, Hello, HelloReply, PersistFaults, ReportedWrite, Request, PERSIST_FAULTS, PROTOCOL,
-    VERSION,
+    Answer, Hello, HelloReply, PersistFaults, ReportedWrite, Request, CONTEXT, PERSIST_FAULTS,
+    PROTOCOL, VERSION,
 };
 use super::surrogates::{find_lone_surrogates, replace_lone_surrogates};
 use super::{ExternalOptions, ExternalStrategy, LoneSurrogatePolicy};
@@ -48,6 +48,8 @@ struct Worker {
     last_id: u64,
     /// Whether the child declared [`PERSIST_FAULTS`].
     fault_injection: bool,
+    /// Whether the child declared [`CONTEXT`]: only then do its requests carry the turn's context.
+    context: bool,
     /// The handshake line, kept for a saved exchange.
     hello: Vec<u8>,
 }
@@ -219,6 +221,7 @@ impl ExternalFinalizer {
                 process,
                 last_id: 0,
                 fault_injection: reply.capabilities.iter().any(|c| c == PERSIST_FAULTS),
+                context: reply.capabilities.iter().any(|c| c == CONTEXT),
                 hello,
             }),
             Err(problem) => {
@@ -336,7 +339,10 @@ impl Finalizer for ExternalFinalizer {
             .injected_faults()
             .map(|f| PersistFaults::from_faults(&f));
         let artifact_dir = store.artifact_dir().to_string();
-        let request = Request::new(id, &batch, ctx, &artifact_dir, faults.as_ref());
+        let mut request = Request::new(id, &batch, ctx, &artifact_dir, faults.as_ref());
+        if worker.context {
+            request = request.with_context(ctx);
+        }
         let result = if faults.is_some() && !worker.fault_injection {
             Err(Problem::NoFaultInjection)
         } else {
@@ -368,7 +374,15 @@ impl Finalizer for ExternalFinalizer {
                     request: Some(id),
                     handshake: false,
                     problem,
-                    batch: Some(serde_json::to_vec(&batch).expect("a batch serialises")),
+                    // With the context the child was sent, so that `finalize --input` replays the same request.
+                    batch: Some(
+                        serde_json::to_vec(&crate::batch_line::BatchLine {
+                            entries: batch.clone(),
+                            context: request.context.map(|c| std::sync::Arc::new(c.clone())),
+                            group: None,
+                        })
+                        .expect("a batch serialises"),
+                    ),
                     exchange: Some(exchange),
                     budget: Some((ctx.budget, ctx.context_window_tokens)),
                     log: worker.process.log().path,

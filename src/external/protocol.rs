@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::budget::{Budget, BudgetContext, PlanReminders};
+use crate::context::TurnContext;
 use crate::model::{batch_from_value, Batch, Entry};
 use crate::persist::InjectedFaults;
 
@@ -21,6 +22,10 @@ pub const VERSION: u64 = 1;
 
 /// The capability of a child that honours a request's `persistFaults`.
 pub const PERSIST_FAULTS: &str = "persist-faults";
+
+/// The capability of a child that wants the turn's context (the task, the calls, the assistant's text): only
+/// such a child's requests carry `context`, and only when the batch has one.
+pub const CONTEXT: &str = "context";
 
 /// The harness's first line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,6 +130,9 @@ pub struct Request<'a> {
     /// Persistence failures to simulate; absent when none are injected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub persist_faults: Option<&'a PersistFaults>,
+    /// What the runtime knew of the turn; sent only to a child that declared [`CONTEXT`], when the batch has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<&'a TurnContext>,
 }
 
 impl<'a> Request<'a> {
@@ -148,7 +156,14 @@ impl<'a> Request<'a> {
             reminders: ctx.reminders.texts(),
             batch,
             persist_faults,
+            context: None,
         }
+    }
+
+    /// This request with the context of `ctx`, when it has one (for a child that declared [`CONTEXT`]).
+    pub fn with_context(mut self, ctx: &'a BudgetContext) -> Request<'a> {
+        self.context = ctx.turn.as_deref();
+        self
     }
 
     /// The request as one line, newline included.
@@ -188,6 +203,8 @@ struct RequestHead {
     reminders: Vec<String>,
     #[serde(default)]
     persist_faults: Option<PersistFaults>,
+    #[serde(default)]
+    context: Option<TurnContext>,
 }
 
 impl OwnedRequest {
@@ -216,6 +233,12 @@ impl OwnedRequest {
         });
         ctx.context_window_tokens = head.context_window_tokens;
         ctx.reminders = PlanReminders::new(head.reminders);
+        if let Some(context) = head.context {
+            context
+                .validate("request")
+                .map_err(|e| fail(format!("invalid \"context\": {e}")))?;
+            ctx.turn = Some(std::sync::Arc::new(context));
+        }
         Ok(OwnedRequest {
             id: head.id,
             boundary: head.boundary,

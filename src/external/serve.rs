@@ -15,8 +15,8 @@ use crate::finalize::Finalizer;
 use crate::persist::{ArtifactStore, FaultyStore};
 
 use super::protocol::{
-    ErrorResponse, Hello, HelloReply, OwnedRequest, PersistedRecord, Response, PERSIST_FAULTS,
-    PROTOCOL, VERSION,
+    ErrorResponse, Hello, HelloReply, OwnedRequest, PersistedRecord, Response, CONTEXT,
+    PERSIST_FAULTS, PROTOCOL, VERSION,
 };
 
 /// What a serving session did.
@@ -54,7 +54,7 @@ pub fn serve(
         protocol: PROTOCOL.into(),
         version: VERSION,
         name: finalizer.name().to_string(),
-        capabilities: vec![PERSIST_FAULTS.into()],
+        capabilities: vec![PERSIST_FAULTS.into(), CONTEXT.into()],
     };
     write_line(&mut output, &reply)?;
     while read_line(&mut input, &mut line)? {
@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(
             lines[0],
             serde_json::json!({"protocol": "budgetlab-finalizer", "version": 1, "name": "reference",
-                "capabilities": ["persist-faults"]})
+                "capabilities": ["persist-faults", "context"]})
         );
         assert_eq!(lines[1]["id"], 1);
         assert_eq!(lines[1]["persisted"][0]["path"], "arts/c1.txt");

@@ -34,6 +34,12 @@ pub struct StrategyConfig {
     pub claude_code: ClaudeCodeConfig,
     /// The settings of `salient`.
     pub salient: SalientConfig,
+    /// The settings of `relevance`.
+    pub relevance: PickConfig,
+    /// The settings of `rarity`.
+    pub rarity: PickConfig,
+    /// The settings of `structure`.
+    pub structure: StructureConfig,
 }
 
 impl Default for StrategyConfig {
@@ -47,6 +53,9 @@ impl Default for StrategyConfig {
             gemini_cli: GeminiCliConfig::default(),
             claude_code: ClaudeCodeConfig::default(),
             salient: SalientConfig::default(),
+            relevance: PickConfig::default(),
+            rarity: PickConfig::default(),
+            structure: StructureConfig::default(),
         }
     }
 }
@@ -107,6 +116,8 @@ pub(crate) const POSITIVE_UNITS: Bounds = Bounds {
 pub(crate) const CONTEXT_LINES: Bounds = Bounds { low: 0, high: 20 };
 /// The bounds of `salient.lines`: salient lines (or JSON keys) one preview may keep.
 pub(crate) const SALIENT_LINES: Bounds = Bounds { low: 1, high: 256 };
+/// The bounds of `structure.window`: listing lines kept on each side of the lines a call asked for.
+pub(crate) const WINDOW_LINES: Bounds = Bounds { low: 0, high: 500 };
 /// The bounds of a length or token count that may be zero.
 pub(crate) const UNITS: Bounds = Bounds {
     low: 0,
@@ -149,6 +160,10 @@ impl StrategyConfig {
             ("legacy_layers.offload_preview", l.offload_preview, UNITS),
             ("salient.context", self.salient.context, CONTEXT_LINES),
             ("salient.lines", self.salient.lines, SALIENT_LINES),
+            ("relevance.context", self.relevance.context, CONTEXT_LINES),
+            ("rarity.context", self.rarity.context, CONTEXT_LINES),
+            ("structure.context", self.structure.context, CONTEXT_LINES),
+            ("structure.window", self.structure.window, WINDOW_LINES),
         ];
         for (key, v, bounds) in units {
             bounds.check(key, v)?;
@@ -314,6 +329,52 @@ impl SalientConfig {
     /// Whether every setting is the default (a scenario leaves it out of its digest then).
     pub fn is_default(&self) -> bool {
         *self == SalientConfig::default()
+    }
+}
+
+/// The settings of `relevance` and `rarity`: how much of a preview goes to its head and tail before the lines
+/// the strategy picks, and how many lines of context a picked line brings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
+pub struct PickConfig {
+    /// The share of each preview's content reserved for its head and tail (split by `head_share`) before any
+    /// picked line. Default 1/5.
+    pub edge: HeadShare,
+    /// Lines kept on each side of a picked line when they fit, 0 to 20. Default 1.
+    pub context: u64,
+}
+
+impl Default for PickConfig {
+    fn default() -> Self {
+        PickConfig {
+            edge: HeadShare { num: 1, den: 5 },
+            context: 1,
+        }
+    }
+}
+
+/// The settings of `structure`: the head and tail reserve, the window around the lines a call asked for, and the
+/// context of search hits and diff lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "snake_case")]
+pub struct StructureConfig {
+    /// The share of each preview's content reserved for its head and tail (split by `head_share`) after the
+    /// asked window and before the hits. Default 1/10.
+    pub edge: HeadShare,
+    /// Numbered lines kept on each side of the lines the call asked for (`open f 400`, `goto 400`, `edit
+    /// 120:130`, `sed -n 400,420p`), 0 to 500. Default 30.
+    pub window: u64,
+    /// Lines kept on each side of a search hit or a changed diff line when they fit, 0 to 20. Default 1.
+    pub context: u64,
+}
+
+impl Default for StructureConfig {
+    fn default() -> Self {
+        StructureConfig {
+            edge: HeadShare { num: 1, den: 10 },
+            window: 30,
+            context: 1,
+        }
     }
 }
 

@@ -385,6 +385,9 @@ mod tests {
             "head-tail-0.5",
             "head-tail-1",
             "salient",
+            "relevance",
+            "rarity",
+            "structure",
         ];
         assert_eq!(ahead, expected.map(|n| format!("{n}:1")));
         assert!(one_runs.iter().all(|&r| r == 0));

@@ -13,6 +13,7 @@ mod configured;
 mod cut_digests;
 mod fit;
 mod head_share;
+mod line_pick;
 mod name;
 mod param;
 mod per_result;
@@ -21,6 +22,7 @@ mod spec;
 #[cfg(test)]
 mod testing;
 mod waterfill;
+mod words;
 
 // The strategies, one file each.
 mod claude_code;
@@ -34,9 +36,12 @@ mod line_aware;
 mod opencode;
 mod openhands;
 mod proportional;
+mod rarity;
 mod reference;
+mod relevance;
 mod salient;
 mod send_guard;
+mod structure;
 mod swe_agent;
 mod uniform;
 mod weighted;
@@ -76,12 +81,15 @@ register! {
     opencode,
     swe_agent,
     salient,
+    relevance,
+    rarity,
+    structure,
 }
 
 // What code outside `finalize` uses; the strategies themselves are reached through `StrategyName`.
 pub use config::{
-    Bounds, ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, SalientConfig,
-    StrategyConfig, WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
+    Bounds, ClaudeCodeConfig, FieldWeights, GeminiCliConfig, LegacyLayersConfig, PickConfig,
+    SalientConfig, StrategyConfig, StructureConfig, WindowRelativeConfig, DEFAULT_SHELL_TOOLS,
 };
 pub use configured::Configured;
 pub use cut_digests::PARALLEL_DIGEST_BYTES;

@@ -354,10 +354,13 @@ impl FromStr for StrategyName {
             .filter(|spec| Builtin::new(spec).is_none())
             .map(|spec| spec.name);
         let known: Vec<&str> = fixed().map(|b| b.spec.name).chain(families).collect();
+        let guess = crate::error::did_you_mean(s, known.iter().copied())
+            .map(|name| format!("did you mean {name:?}? "))
+            .unwrap_or_default();
         Err(Error::invalid(
             "strategy",
             s,
-            format!("known strategies: {}", known.join(", ")),
+            format!("{guess}known strategies: {}", known.join(", ")),
         ))
     }
 }

@@ -312,6 +312,16 @@ mod tests {
             "salient share salient.share [0 to 1] 0.5".to_string(),
             "salient context salient.context [0 to 20] 1".to_string(),
             "salient lines salient.lines [1 to 256] 16".to_string(),
+            share("relevance"),
+            "relevance edge relevance.edge [0 to 1] 0.2".to_string(),
+            "relevance context relevance.context [0 to 20] 1".to_string(),
+            share("rarity"),
+            "rarity edge rarity.edge [0 to 1] 0.2".to_string(),
+            "rarity context rarity.context [0 to 20] 1".to_string(),
+            share("structure"),
+            "structure edge structure.edge [0 to 1] 0.1".to_string(),
+            "structure window structure.window [0 to 500] 30".to_string(),
+            "structure context structure.context [0 to 20] 1".to_string(),
         ];
         assert_eq!(listed, expected);
     }
@@ -486,6 +496,30 @@ mod tests {
             })
             .collect();
         cases.push((vec![output_entry("l", "shell", &log)], 20_000, None));
+        // A file viewer's window of 200 numbered lines: `structure` keeps its focus.
+        let mut view =
+            String::from("[File: /r/A.java (900 lines total)]\n(299 more lines above)\n");
+        for n in 300..500 {
+            view.push_str(&format!("{n}:        statement_{n}();\n"));
+        }
+        view.push_str("(400 more lines below)\n");
+        cases.push((vec![output_entry("v", "open", &view)], 4_000, None));
+        // Alike lines with one of rare words in the middle: `rarity` and `relevance` keep it with its context.
+        let rare: String = (0..400)
+            .map(|i| match i {
+                200 => "panic: quokka_module exploded\n".to_string(),
+                _ => format!("build line {i:05}\n"),
+            })
+            .collect();
+        cases.push((vec![output_entry("r", "shell", &rare)], 2_000, None));
+        // A search output with two hits among its context lines: `structure` keeps them with theirs.
+        let grep: String = (0..300)
+            .map(|i| match i {
+                100 | 200 => format!("src/a.rs:{i}:    frob({i});\n"),
+                _ => format!("src/a.rs-{i}-    other({i});\n"),
+            })
+            .collect();
+        cases.push((vec![output_entry("s", "grep", &grep)], 2_000, None));
         cases
     }
 

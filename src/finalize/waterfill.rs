@@ -114,13 +114,40 @@ pub(crate) fn slot_lengths(slots: &[Slot]) -> Vec<u64> {
 /// digests of the shortened slots are computed before the first entry is handled, on all cores, when their
 /// bytes are large (see `cut_digests.rs`); otherwise each as its slot is fitted.
 pub(crate) fn allocate_and_fit(
-    mut batch: Batch,
+    batch: Batch,
     ctx: &BudgetContext,
     store: &mut dyn ArtifactStore,
     scope: SlotScope,
     persist: bool,
     allocate: impl FnOnce(&[Slot], u64) -> Vec<u64>,
     fit_slot: impl Fn(&str, u64, &str) -> String,
+) -> Outcome {
+    allocate_and_fit_prepared(
+        batch,
+        ctx,
+        store,
+        scope,
+        persist,
+        allocate,
+        |_, _, _| (),
+        |_, _, text, allocation, header| fit_slot(text, allocation, header),
+    )
+}
+
+/// [`allocate_and_fit`] for a fit that reads the whole batch: once the allocation is made and before anything is
+/// persisted or cut, `prepare(batch, slots, allocation)` computes what the fits share (a content-aware strategy's
+/// token counts, each entry's call), and each shortened slot becomes `fit_slot(&prepared, slot, text,
+/// allocation, header)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn allocate_and_fit_prepared<P>(
+    mut batch: Batch,
+    ctx: &BudgetContext,
+    store: &mut dyn ArtifactStore,
+    scope: SlotScope,
+    persist: bool,
+    allocate: impl FnOnce(&[Slot], u64) -> Vec<u64>,
+    prepare: impl FnOnce(&Batch, &[Slot], &[u64]) -> P,
+    fit_slot: impl Fn(&P, &Slot, &str, u64, &str) -> String,
 ) -> Outcome {
     let Some(limit) = ctx.budget.limit() else {
         return Outcome::unchanged(batch);
@@ -131,6 +158,7 @@ pub(crate) fn allocate_and_fit(
     }
     let allocation = allocate(&slots, limit);
     debug_assert_eq!(allocation.len(), slots.len());
+    let prepared = prepare(&batch, &slots, &allocation);
     let mut digests = CutDigests::new(
         slots
             .iter()
@@ -162,7 +190,7 @@ pub(crate) fn allocate_and_fit(
                 _ => slot.text(&batch),
             };
             let header = header_with_digest(&digests.next(text), batch[e].artifact_paths());
-            let fitted = fit_slot(text, a, &header);
+            let fitted = fit_slot(&prepared, slot, text, a, &header);
             slot.replace_owned(&mut batch, fitted);
         }
     }

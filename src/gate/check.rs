@@ -117,6 +117,60 @@ pub fn comparable(
     ))
 }
 
+/// Refuses a check in which nothing would be compared: every scenario of the current run that the baseline has
+/// was run otherwise (other batches, seed, budgets, definition). The gate would fail one identical `inputs` row a
+/// scenario and check nothing; one line says what differs and how to run the scenarios as the baseline was run
+/// (a default `run` beside the committed `--quick` baseline is the common case).
+pub fn something_compared(
+    baseline: &RunResults,
+    current: &RunResults,
+    current_name: &str,
+) -> Result<()> {
+    let pairs: Vec<(&WorkloadInfo, &WorkloadInfo)> = current
+        .inputs
+        .scenarios
+        .iter()
+        .filter_map(|info| {
+            let base = baseline
+                .inputs
+                .scenarios
+                .iter()
+                .find(|b| b.name == info.name)?;
+            Some((base, info))
+        })
+        .collect();
+    if pairs.is_empty() || pairs.iter().any(|(b, c)| b.differences(c).is_empty()) {
+        return Ok(());
+    }
+    let differences: BTreeSet<String> = pairs
+        .iter()
+        .map(|(b, c)| b.differences(c).join(", "))
+        .collect();
+    let first = differences.iter().next().map_or("", String::as_str);
+    let how = if differences.len() == 1 {
+        format!("in all {}: {first}, baseline vs current", pairs.len())
+    } else {
+        format!(
+            "e.g. {first}, baseline vs current; {} kinds of difference in {} scenarios",
+            differences.len(),
+            pairs.len()
+        )
+    };
+    let hints: BTreeSet<String> = pairs.iter().map(|(b, c)| rerun_hint(b, c)).collect();
+    let hint = if hints.len() == 1 {
+        hints.into_iter().next().unwrap_or_default()
+    } else {
+        String::new()
+    };
+    Err(Error::report(
+        current_name,
+        format!(
+            "no scenario ran as the baseline's did ({how}), so nothing can be compared: run them as the \
+             baseline was run{hint}, or refresh the baseline"
+        ),
+    ))
+}
+
 /// The flags that run a scenario as the baseline ran it, where the batches or the seed are what differ:
 /// ` (budgetlab run --batches 12, the size of run --quick)`; empty otherwise.
 fn rerun_hint(base: &WorkloadInfo, current: &WorkloadInfo) -> String {
@@ -497,6 +551,30 @@ mod tests {
         assert_eq!(v.cases.len(), 1 + 2 * reference_rows);
         assert!(f[0].2.contains("digest"), "{}", f[0].2);
         assert!(f[0].2.contains("batches 3 vs 60"), "{}", f[0].2);
+    }
+
+    #[test]
+    fn a_run_of_another_size_than_the_baseline_is_refused_in_one_line() {
+        let base = tiny_run();
+        let mut cur = base.clone();
+        assert!(something_compared(&base, &cur, "cur").is_ok());
+        cur.inputs.scenarios[0].batches = 60;
+        let err = something_compared(&base, &cur, "cur")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "cur: no scenario ran as the baseline's did (in all 1: batches 3 vs 60, baseline vs current), so \
+             nothing can be compared: run them as the baseline was run (budgetlab run --batches 3), or refresh \
+             the baseline"
+        );
+        // One scenario run as the baseline's was is enough to compare something.
+        let mut two = tiny_run();
+        two.inputs.scenarios.push(two.inputs.scenarios[0].clone());
+        two.inputs.scenarios[1].name = "other".into();
+        let mut cur = two.clone();
+        cur.inputs.scenarios[1].batches = 60;
+        assert!(something_compared(&two, &cur, "cur").is_ok());
     }
 
     #[test]

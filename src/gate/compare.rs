@@ -627,6 +627,12 @@ pub fn json(c: &Comparison) -> Vec<u8> {
 /// the scenarios whose inputs differ (one line each), a table of the changes ranked largest first (or a line
 /// saying none), and the rows only one side has.
 pub fn render(c: &Comparison) -> String {
+    render_listing(c, false)
+}
+
+/// [`render`], the rows only one run has listed each when `list_all` (`compare --list`), else, past
+/// [`LISTED_ROWS`] of them, counted per scenario.
+pub fn render_listing(c: &Comparison, list_all: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## budgetlab compare\n");
     let fields = c
@@ -760,15 +766,33 @@ a strategy can differ (n: the results there), then over every turn, and the dete
         }
     }
     for (side, rows) in [("A", &c.only_a), ("B", &c.only_b)] {
-        if !rows.is_empty() {
-            let _ = writeln!(out, "\nRows only {side} has ({}):\n", rows.len());
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\nRows only {side} has ({}):\n", rows.len());
+        if list_all || rows.len() <= LISTED_ROWS {
             for r in rows {
                 let _ = writeln!(out, "- {}", cell(r));
             }
+            continue;
         }
+        // Counted per scenario (the part of each row before its first ` · `), the list behind `--list`.
+        let mut per_scenario: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in rows {
+            *per_scenario
+                .entry(r.split(" · ").next().unwrap_or(r))
+                .or_insert(0) += 1;
+        }
+        for (scenario, n) in per_scenario {
+            let _ = writeln!(out, "- {}: {n} rows", cell(scenario));
+        }
+        let _ = writeln!(out, "\n(`--list` lists each row.)");
     }
     out
 }
+
+/// How many rows only one run has are listed one a line before they are counted per scenario instead.
+pub const LISTED_ROWS: usize = 20;
 
 #[cfg(test)]
 mod tests {
@@ -830,6 +854,19 @@ mod tests {
         assert!(text.contains("| retention.mean |"), "{text}");
         assert!(text.contains("-12.50 pp |"), "{text}");
         assert!(text.contains("Rows only A has (1)"), "{text}");
+        // Many rows only one run has are counted per scenario; `--list` lists them.
+        let mut many = c.clone();
+        many.only_b = (0..30)
+            .map(|i| format!("s{} · abs-{i} · reference", i % 2))
+            .collect();
+        let text = render(&many);
+        assert!(
+            text.contains("Rows only B has (30):\n\n- s0: 15 rows\n- s1: 15 rows\n"),
+            "{text}"
+        );
+        assert!(!text.contains("abs-7"), "{text}");
+        let full = render_listing(&many, true);
+        assert!(full.contains("- s1 · abs-7 · reference\n"), "{full}");
 
         b.rows[1].cost.floor_ratio = None;
         let with_cost = compare(&a, &b, Metric::all(), &exact(), "a", "b");

@@ -13,7 +13,7 @@ pub mod markdown;
 pub mod tolerance;
 
 pub use crate::metrics::{Metric, Unit};
-pub use check::{check, comparable, CheckCase, CheckKind, Verdict};
+pub use check::{check, comparable, something_compared, CheckCase, CheckKind, Verdict};
 pub use compare::{
     compare, compare_strategies, Comparison, InputChange, MetricChange, RowChange, Sides,
 };
@@ -67,6 +67,7 @@ impl CheckJob {
         let (baseline, baseline_name) = load_results(&self.baseline)?;
         let (current, current_name) = load_results(&self.current)?;
         comparable(&baseline, &current, &current_name, "the baseline")?;
+        something_compared(&baseline, &current, &current_name)?;
         Ok(check(
             &baseline,
             &current,

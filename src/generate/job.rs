@@ -80,6 +80,8 @@ pub struct GenerateRequest {
     pub batches: Option<u64>,
     /// The shard to write (`I/N`); every batch when `None`.
     pub shard: Option<String>,
+    /// Whether each batch is written with its turn context and group (the object form of a batch line).
+    pub context: bool,
 }
 
 impl GenerateRequest {
@@ -93,7 +95,11 @@ impl GenerateRequest {
             Some(s) => s.parse()?,
             None => Shard::WHOLE,
         };
-        Ok(GenerateJob { scenario, shard })
+        Ok(GenerateJob {
+            scenario,
+            shard,
+            context: self.context,
+        })
     }
 }
 
@@ -104,6 +110,9 @@ pub struct GenerateJob {
     pub scenario: Scenario,
     /// The shard to write.
     pub shard: Shard,
+    /// Whether each batch is written with its turn context and group (`{"entries", "context", "group"}`)
+    /// rather than as its array of entries alone.
+    pub context: bool,
 }
 
 /// What a job wrote.
@@ -224,7 +233,17 @@ impl GenerateJob {
         let mut stats = GenerateStats::default();
         for g in self.batches() {
             if let Some(w) = batches.as_deref_mut() {
-                serde_json::to_writer(&mut *w, &g.batch)
+                let written = if self.context {
+                    let line = crate::batch_line::BatchLine {
+                        entries: g.batch.clone(),
+                        context: g.context.clone(),
+                        group: g.group.clone(),
+                    };
+                    serde_json::to_writer(&mut *w, &line)
+                } else {
+                    serde_json::to_writer(&mut *w, &g.batch)
+                };
+                written
                     .map_err(std::io::Error::from)
                     .and_then(|()| w.write_all(b"\n"))
                     .map_err(|e| (Part::Batches, e))?;
@@ -307,6 +326,7 @@ mod tests {
             seed: Some(shipped.seed.0 + 1),
             batches: Some(3),
             shard: Some("1/2".into()),
+            context: false,
         }
         .job()
         .unwrap();

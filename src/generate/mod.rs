@@ -14,7 +14,9 @@
 mod buf;
 mod call_ids;
 mod cjk;
+mod context;
 mod exact;
+mod focus;
 mod hook_text;
 mod job;
 mod kinds;
@@ -26,14 +28,19 @@ mod splice;
 mod texture;
 mod vocab;
 
+pub use context::{SESSION_BATCHES, TASK_SESSIONS};
 pub use job::{GenerateJob, GenerateRequest, GenerateStats, Shard, MAX_SHARDS};
 pub use needles::{Needle, NeedleKind};
 pub use repeat::LOOKBACK;
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
+use crate::batch_line::BatchGroup;
 use crate::budget::PlanReminders;
+use crate::context::TurnContext;
 use crate::model::{Batch, Entry, Field, Part};
 use crate::rng::{Seed, Stream};
 use crate::scenario::Scenario;
@@ -130,6 +137,11 @@ pub struct GeneratedBatch {
     pub batch: Batch,
     /// Every needle planted in the batch's text fields, in entry, part, field and offset order.
     pub needles: Vec<Needle>,
+    /// What the runtime knew of the turn when it finalized it (the task, the calls, the assistant's text), when
+    /// the source says.
+    pub context: Option<Arc<TurnContext>>,
+    /// The session and task the batch belongs to, when the source says.
+    pub group: Option<BatchGroup>,
 }
 
 impl GeneratedBatch {
@@ -211,9 +223,35 @@ impl Generator {
         &self.models[&key]
     }
 
-    /// Batch `index`: a pure function of the scenario, its seed and `index`.
+    /// Batch `index`: a pure function of the scenario, its seed and `index`, with its turn context and group
+    /// (`context`: drawn from streams of their own, so the entries are what they were before contexts).
     pub fn batch(&self, index: u64) -> GeneratedBatch {
-        self.with_repeats(self.fresh_batch(index))
+        let mut generated = self.with_repeats(self.fresh_batch(index));
+        let ident = context::task_ident(self.seed, &self.name, context::task_of(index));
+        let focus = focus::apply(
+            self.seed,
+            &self.name,
+            self.scenario.focus.share,
+            &ident,
+            &mut generated,
+        );
+        let context = context::turn_context(
+            self.seed,
+            &self.name,
+            index,
+            &generated.batch,
+            &focus.arguments,
+            &focus.assistant,
+        );
+        generated.context = Some(Arc::new(context));
+        generated.group = Some(self.group(index));
+        generated
+    }
+
+    /// The group of batch `index`: its scenario block (a session of [`SESSION_BATCHES`] consecutive batches, a
+    /// task of [`TASK_SESSIONS`] sessions), named `<scenario>/session-<k>` and `<scenario>/task-<k>`.
+    pub fn group(&self, index: u64) -> BatchGroup {
+        context::group(&self.name, index)
     }
 
     /// Batch `index` before its repeats of earlier results (`repeat`) are put in.
@@ -304,6 +342,8 @@ impl Generator {
             index,
             batch,
             needles,
+            context: None,
+            group: None,
         }
     }
 

@@ -21,6 +21,9 @@ pub enum NeedleKind {
     SummaryLine,
     /// A top-level key of a JSON result, quoted as it appears (`"total_count"`).
     JsonKey,
+    /// A line the turn's context points at (the window a call asked for, the test the task names, the hit the
+    /// assistant looks for), planted in the middle of a long output by a scenario's `[focus]`.
+    Relevant,
     /// A line of a recorded result that the agent went on to use (found by `budgetlab import`); never planted,
     /// and measured apart from the other kinds.
     Used,

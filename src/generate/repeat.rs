@@ -49,6 +49,8 @@ impl Generator {
             index,
             mut batch,
             needles,
+            context,
+            group,
         } = fresh;
         let mut by_entry: Vec<Vec<Needle>> = vec![Vec::new(); batch.len()];
         for n in needles {
@@ -68,6 +70,8 @@ impl Generator {
             index,
             batch,
             needles: by_entry.into_iter().flatten().collect(),
+            context,
+            group,
         }
     }
 

@@ -84,9 +84,9 @@ fn valid_date(date: &str) -> bool {
     let day_ok = b.len() >= 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && num(0..4).is_some()
-        && num(5..7).is_some_and(|m| (1..=12).contains(&m))
-        && num(8..10).is_some_and(|d| (1..=31).contains(&d));
+        && num(0..4).zip(num(5..7)).is_some_and(|(year, month)| {
+            num(8..10).is_some_and(|day| (1..=days_in_month(year, month)).contains(&day))
+        });
     match b.len() {
         10 => day_ok,
         20 => {
@@ -100,6 +100,17 @@ fn valid_date(date: &str) -> bool {
                 && num(17..19).is_some_and(|s| s < 60)
         }
         _ => false,
+    }
+}
+
+/// The days of `month` (1 to 12) in `year` of the Gregorian calendar; 0 for a month out of range.
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        _ => 0,
     }
 }
 
@@ -375,11 +386,23 @@ mod tests {
         assert_eq!(iso_date(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso_date(1_780_000_000), "2026-05-28T20:26:40Z");
         assert_eq!(iso_date(951_782_400), "2000-02-29T00:00:00Z");
-        for good in ["2026-12-05", "2026-12-05T13:05:09Z"] {
+        for good in [
+            "2026-12-05",
+            "2026-12-05T13:05:09Z",
+            "2024-02-29",
+            "2000-02-29",
+            "2026-04-30",
+        ] {
             assert!(valid_date(good), "{good}");
         }
         for bad in [
             "2026-13-05",
+            "2026-02-30",
+            "2026-02-29",
+            "1900-02-29",
+            "2026-04-31T00:00:00Z",
+            "2026-00-10",
+            "2026-12-00",
             "2026-12-5",
             "2026-12-05T24:00:00Z",
             "2026-12-05 13:05:09",

@@ -65,6 +65,9 @@ fn read_line(
     line: &Map<String, Value>,
     tally: &mut Tally,
 ) -> std::result::Result<(), String> {
+    if let Some(Value::String(session)) = line.get("sessionId") {
+        turns.session(session);
+    }
     let ty = line.get("type").and_then(Value::as_str);
     let content = line
         .get("message")
@@ -95,7 +98,7 @@ fn read_line(
                     Some("text" | "thinking") => {
                         for key in ["text", "thinking"] {
                             if let Some(Value::String(t)) = block.get(key) {
-                                turns.said(&turn, t.clone());
+                                turns.message(&turn, t.clone());
                             }
                         }
                         continue;
@@ -107,6 +110,9 @@ fn read_line(
                 let name = required_str(block, "name").map_err(at)?;
                 calls += 1;
                 new += usize::from(turns.call(&turn, id, name));
+                if let Some(input) = block.get("input") {
+                    turns.arguments(&turn, id, input.to_string());
+                }
             }
             if calls == 0 {
                 tally.skip("assistant line without tool calls");
@@ -116,8 +122,14 @@ fn read_line(
         }
         Some("user") => {
             // What the user (or the harness) wrote is given text: the task, a message, a summary.
-            let given = line.get("message").and_then(|m| m.get("content"));
-            turns.context(content_text(given));
+            let given = content_text(line.get("message").and_then(|m| m.get("content")));
+            let injected = line.get("isCompactSummary") == Some(&Value::Bool(true))
+                || line.get("isMeta") == Some(&Value::Bool(true));
+            if !injected {
+                // The first thing the user wrote is the task.
+                turns.task(&given);
+            }
+            turns.context(given);
             if line.get("isCompactSummary") == Some(&Value::Bool(true)) {
                 tally.skip("compaction summary (user line)");
                 return Ok(());

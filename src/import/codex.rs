@@ -103,6 +103,9 @@ impl State {
             }
             if ty.is_none() {
                 self.separate();
+                if let Some(Value::String(id)) = line.get("id") {
+                    self.turns.session(id);
+                }
                 tally.skip("session meta line");
                 return Ok(());
             }
@@ -129,6 +132,9 @@ impl State {
             }
             Some("session_meta") => {
                 self.separate();
+                if let Some(Value::String(id)) = payload.and_then(|p| p.get("id")) {
+                    self.turns.session(id);
+                }
                 tally.skip("session_meta line");
                 Ok(())
             }
@@ -169,6 +175,8 @@ impl State {
                 self.open = true;
                 if !self.turns.call(&run, id, name) {
                     tally.skip("line repeated by a resumed session");
+                } else if let Some(args) = item.get("arguments").or_else(|| item.get("input")) {
+                    self.turns.arguments(&run, id, value_text(args));
                 }
             }
             Some("local_shell_call") => {
@@ -184,6 +192,8 @@ impl State {
                 self.open = true;
                 if !self.turns.call(&run, id, "local_shell") {
                     tally.skip("line repeated by a resumed session");
+                } else if let Some(action) = item.get("action") {
+                    self.turns.arguments(&run, id, value_text(action));
                 }
             }
             Some(ty @ ("function_call_output" | "custom_tool_call_output")) => {
@@ -201,7 +211,7 @@ impl State {
                 self.separate();
                 let run = format!("run:{}", self.run);
                 for key in ["summary", "content"] {
-                    self.turns.said(&run, content_text(item.get(key)));
+                    self.turns.message(&run, content_text(item.get(key)));
                 }
                 tally.skip("reasoning item");
             }
@@ -209,8 +219,15 @@ impl State {
                 self.separate();
                 let text = content_text(item.get("content"));
                 match item.get("role").and_then(Value::as_str) {
-                    Some("assistant") => self.turns.said(&format!("run:{}", self.run), text),
-                    _ => self.turns.context(text),
+                    Some("assistant") => self.turns.message(&format!("run:{}", self.run), text),
+                    role => {
+                        // The first user message that is not the harness's (`<environment_context>`, the
+                        // instructions file, all in tags) is the task.
+                        if role == Some("user") && !text.trim_start().starts_with('<') {
+                            self.turns.task(&text);
+                        }
+                        self.turns.context(text)
+                    }
                 }
                 tally.skip("message item");
             }
@@ -295,6 +312,15 @@ fn failed(text: &str) -> bool {
         .strip_prefix("Exit code: ")
         .and_then(|n| n.trim().parse::<i64>().ok())
         .is_some_and(|code| code != 0)
+}
+
+/// A call's arguments as text for its context: a string as it is (Codex's `arguments` is JSON text already),
+/// anything else as compact JSON.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

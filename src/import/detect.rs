@@ -4,8 +4,9 @@
 //! Each format says what is unmistakably its own ([`SessionFormat::sniff_line`], [`SessionFormat::sniff_document`]);
 //! detection asks them in [`FORMATS`] order. The first [`SNIFFED_LINES`] object lines are tried as records; a
 //! file whose first line is not complete JSON (a pretty-printed document) or whose records matched nothing is
-//! parsed whole (within [`MAX_DOCUMENT_BYTES`]) and tried as a document. A file that is not JSON, or that no
-//! format claims, is not a session log (`None`).
+//! parsed whole (within [`MAX_DOCUMENT_BYTES`]) and tried as a document. A file that no format claims, or an
+//! empty one, is not a session log (`None`); one that is not JSON at all (a truncated document) is malformed (an
+//! [`Error::Import`]).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -69,8 +70,11 @@ pub(super) fn detect(source: &Source) -> Result<Option<&'static dyn SessionForma
         return Ok(None); // JSON Lines that no format claims
     }
     let bytes = read_bounded(path)?;
-    let Ok(doc) = super::read::parse_document(path, &bytes, &mut scratch) else {
-        return Ok(None);
-    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None); // an empty file: no session in it
+    }
+    // A file named as a session log (the walk only looks at those) that is not JSON, a truncated one say, is
+    // malformed, whether it was named or found in a folder: an error, which `--skip-bad` skips and counts.
+    let doc = super::read::parse_document(path, &bytes, &mut scratch)?;
     Ok(FORMATS.iter().copied().find(|f| f.sniff_document(&doc)))
 }

@@ -50,9 +50,13 @@ impl SessionFormat for GeminiCli {
     fn read(&self, source: &Source, tally: &mut Tally) -> Result<Turns> {
         let bytes = source.bytes()?;
         let mut scratch = Tally::default();
+        let mut turns = Turns::new();
         let messages = match parse_document(&source.path, &bytes, &mut scratch) {
             Ok(Value::Object(mut doc)) if doc.get("messages").is_some_and(Value::is_array) => {
                 tally.merge(&scratch);
+                if let Some(Value::String(id)) = doc.get("sessionId") {
+                    turns.session(id);
+                }
                 match doc.remove("messages") {
                     Some(Value::Array(m)) => m,
                     _ => unreachable!("checked above"),
@@ -60,7 +64,6 @@ impl SessionFormat for GeminiCli {
             }
             _ => replay_lines(source, &bytes, tally)?,
         };
-        let mut turns = Turns::new();
         for (i, message) in messages.iter().enumerate() {
             read_message(&mut turns, i, message, tally)
                 .map_err(|m| source.error(format!("messages[{i}]: {m}")))?;
@@ -151,10 +154,10 @@ fn read_message(
     let text = message_text(message.get("content"));
     match message.get("type").and_then(Value::as_str) {
         Some("gemini") => {
-            turns.said(&turn, text);
+            turns.message(&turn, text);
             if let Some(Value::Array(thoughts)) = message.get("thoughts") {
                 for t in thoughts {
-                    turns.said(&turn, args_text(t));
+                    turns.message(&turn, args_text(t));
                 }
             }
             if let Some(Value::Array(calls)) = message.get("toolCalls") {
@@ -165,7 +168,12 @@ fn read_message(
                 }
             }
         }
-        _ => turns.context(text),
+        ty => {
+            if ty == Some("user") {
+                turns.task(&text);
+            }
+            turns.context(text)
+        }
     }
     let calls = match (
         message.get("type").and_then(Value::as_str),
@@ -187,6 +195,9 @@ fn read_message(
         if !turns.call(&turn, id, name) {
             tally.skip("tool call repeated (same id in the same turn)");
             continue;
+        }
+        if let Some(args) = call.get("args") {
+            turns.arguments(&turn, id, args.to_string());
         }
         let parts = match call.get("result") {
             Some(Value::Array(parts)) => parts,

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::read::{Source, Tally};
-use super::swe_agent::{content_result, said_by_assistant, tool_calls};
+use super::swe_agent::{content_result, instance_id, said_by_assistant, tool_calls};
 use super::turns::{content_text, kind, Turns};
 use super::SessionFormat;
 use crate::error::Result;
@@ -51,8 +51,22 @@ impl SessionFormat for MiniSweAgent {
 
     fn read(&self, source: &Source, tally: &mut Tally) -> Result<Turns> {
         let doc = source.document(tally)?;
-        read_document(&doc, tally).map_err(|m| source.error(m))
+        let mut turns = read_document(&doc, tally).map_err(|m| source.error(m))?;
+        if let Some(id) = instance_id(&doc, &source.path, ".traj.json") {
+            turns.issue(&id);
+        }
+        Ok(turns)
     }
+}
+
+/// The command of the first fenced code block of an assistant's text (```` ```bash ````, or any language tag), as
+/// the agent wrote it; `None` without one.
+fn fenced_command(text: &str) -> Option<&str> {
+    let start = text.find("```")?;
+    let after = &text[start + 3..];
+    let body = &after[after.find('\n')? + 1..];
+    let end = body.find("```")?;
+    Some(body[..end].trim_end())
 }
 
 /// The number in the first `<returncode>N</returncode>` of `text`.
@@ -109,11 +123,17 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                 if calls.is_empty() {
                     let id = format!("step-{step}");
                     turns.synthetic_call(&turn, &id, "bash");
+                    let content = content_text(message.get("content"));
+                    if let Some(command) = fenced_command(&content) {
+                        turns.arguments(&turn, &id, command);
+                    }
                     pending = Some(id);
                 } else {
-                    for (id, name) in calls {
+                    for (id, name, args) in calls {
                         if !turns.call(&turn, &id, &name) {
                             tally.skip("tool call repeated (same id in the same turn)");
+                        } else {
+                            turns.arguments(&turn, &id, args);
                         }
                     }
                 }
@@ -147,6 +167,8 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                         turns.result(&id, result);
                     }
                     (_, false) => {
+                        // The first user message (the task template, holding the issue) is the task.
+                        turns.task(&result.text);
                         turns.context(result.text);
                         tally.skip("user message without <returncode> (feedback, not a result)")
                     }

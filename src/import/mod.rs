@@ -26,10 +26,13 @@ mod walk;
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::atomic::AtomicFile;
+use crate::batch_line::{BatchGroup, BatchLine};
+use crate::context::TurnContext;
 use crate::error::{Error, Result};
 use crate::model::{Batch, Entry};
 use crate::needles::{used_path_for, UsedRules};
@@ -37,7 +40,7 @@ use crate::rng::Seed;
 
 pub use anonymize::{Anonymizer, KEPT_SUFFIXES, KEPT_UNITS, KEYWORDS};
 pub use read::{Source, Tally, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES};
-pub use turns::{ImportedEntry, ToolResult, Turns};
+pub use turns::{ImportedBatch, ImportedEntry, ToolResult, Turns};
 pub use used::UsedTally;
 pub use walk::MAX_WALK_DEPTH;
 
@@ -131,7 +134,7 @@ pub fn import_source(
     Ok(turns
         .into_batches(tally)
         .into_iter()
-        .map(|b| b.into_iter().map(|e| e.entry).collect())
+        .map(|b| b.entries.into_iter().map(|e| e.entry).collect())
         .collect())
 }
 
@@ -191,7 +194,74 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    /// The report as lines for standard error.
+    /// The report in brief for standard error: what was read and written, then, when anything was left out, one
+    /// line counting it (what [`ImportReport::summary`] lists), then the used lines' line.
+    pub fn brief(&self) -> Vec<String> {
+        let mut lines = vec![self.read_and_written()];
+        let mut left_out = Vec::new();
+        if !self.ignored.is_empty() {
+            left_out.push(format!(
+                "ignored {} files that are not session logs",
+                self.ignored.len()
+            ));
+        }
+        let skipped: u64 = self.tally.skipped.values().sum();
+        if skipped > 0 {
+            left_out.push(format!(
+                "skipped {skipped} results ({} reasons)",
+                self.tally.skipped.len()
+            ));
+        }
+        if !self.bad.is_empty() {
+            left_out.push(format!(
+                "skipped {} malformed files (--skip-bad)",
+                self.bad.len()
+            ));
+        }
+        if self.tally.repaired_surrogates > 0 {
+            left_out.push(format!(
+                "replaced {} lone surrogate escapes with U+FFFD",
+                self.tally.repaired_surrogates
+            ));
+        }
+        if !left_out.is_empty() {
+            lines.push(format!("{}; --verbose lists them", left_out.join(", ")));
+        }
+        if let Some(destination) = &self.used_destination {
+            lines.extend(
+                used::summary(&self.used, &self.used_rules, destination)
+                    .into_iter()
+                    .take(1),
+            );
+        }
+        lines
+    }
+
+    /// The line saying how many sessions were read, of which formats, and what was written where.
+    fn read_and_written(&self) -> String {
+        let mut by_format: BTreeMap<&str, u64> = BTreeMap::new();
+        for f in &self.files {
+            *by_format.entry(f.format).or_insert(0) += 1;
+        }
+        let formats: Vec<String> = by_format
+            .iter()
+            .map(|(name, n)| format!("{n} {name}"))
+            .collect();
+        format!(
+            "read {} files ({}); wrote {} batches with {} results to {}",
+            self.files.len(),
+            if formats.is_empty() {
+                "none".to_string()
+            } else {
+                formats.join(", ")
+            },
+            self.batches,
+            self.results,
+            self.destination
+        )
+    }
+
+    /// The report in full as lines for standard error (`--verbose`): each file detected, ignored and skipped.
     pub fn summary(&self) -> Vec<String> {
         let mut lines = Vec::new();
         if self.detected {
@@ -220,26 +290,7 @@ impl ImportReport {
         for bad in &self.bad {
             lines.push(format!("skipped malformed file {bad}"));
         }
-        let mut by_format: BTreeMap<&str, u64> = BTreeMap::new();
-        for f in &self.files {
-            *by_format.entry(f.format).or_insert(0) += 1;
-        }
-        let formats: Vec<String> = by_format
-            .iter()
-            .map(|(name, n)| format!("{n} {name}"))
-            .collect();
-        lines.push(format!(
-            "read {} files ({}); wrote {} batches with {} results to {}",
-            self.files.len(),
-            if formats.is_empty() {
-                "none".to_string()
-            } else {
-                formats.join(", ")
-            },
-            self.batches,
-            self.results,
-            self.destination
-        ));
+        lines.push(self.read_and_written());
         for (reason, n) in &self.tally.skipped {
             lines.push(format!("skipped {n}: {reason}"));
         }
@@ -491,7 +542,22 @@ impl ImportJob {
                         tally.unmeasured += 1;
                     }
                 }
+                let group = {
+                    let (session, issue) = turns.group_ids();
+                    BatchGroup {
+                        session: session.map_or_else(
+                            || session_path(&self.paths, &source.path),
+                            str::to_string,
+                        ),
+                        task: issue.map(str::to_string),
+                    }
+                };
+                let group = group_line(group, anonymizer.as_mut());
                 for imported in turns.into_batches(&mut tally) {
+                    let ImportedBatch {
+                        entries: imported,
+                        mut context,
+                    } = imported;
                     let mut batch: Batch = Vec::with_capacity(imported.len());
                     let mut ranks = Vec::with_capacity(imported.len());
                     for e in imported {
@@ -511,11 +577,21 @@ impl ImportJob {
                     if batch.is_empty() {
                         continue;
                     }
+                    // The context names the calls whose results the batch holds, and no other.
+                    context
+                        .calls
+                        .retain(|c| batch.iter().any(|e| e.call_id == c.call_id));
                     if let Some(a) = anonymizer.as_mut() {
                         a.batch(&mut batch);
+                        anonymize_context(a, &mut context);
                     }
+                    let batch_line = BatchLine {
+                        entries: batch,
+                        context: (!context.is_empty()).then(|| Arc::new(context)),
+                        group: group.clone(),
+                    };
                     line.clear();
-                    serde_json::to_writer(&mut line, &batch)
+                    serde_json::to_writer(&mut line, &batch_line)
                         .map_err(std::io::Error::from)
                         .map_err(|e| Error::io(destination, e))?;
                     line.push(b'\n');
@@ -528,10 +604,16 @@ impl ImportJob {
                         } else {
                             &mut UsedTally::default()
                         };
-                        sink.batch(&line, &batch, &ranks, used_lines.as_ref(), counted);
+                        sink.batch(
+                            &line,
+                            &batch_line.entries,
+                            &ranks,
+                            used_lines.as_ref(),
+                            counted,
+                        );
                     }
                     file.batches += 1;
-                    file.results += batch.len() as u64;
+                    file.results += batch_line.entries.len() as u64;
                 }
                 report.batches += file.batches;
                 report.results += file.results;
@@ -609,6 +691,65 @@ impl ImportJob {
 
 /// The SHA-256 of an entry's JSON: what tells a result repeated by a resumed session from another one that
 /// reuses its call id.
+/// The session name of a log without a session id: its path from the PATH argument it was found under, that
+/// argument's own name first (`swe-agent/run-fc/x.traj` for `import tests/fixtures/import/swe-agent`; the file's
+/// name for a file given), so that it does not depend on where the logs lie on the machine.
+fn session_path(paths: &[PathBuf], path: &Path) -> String {
+    for root in paths {
+        if let Ok(rest) = path.strip_prefix(root) {
+            let mut name = PathBuf::new();
+            if let Some(base) = root.file_name() {
+                name.push(base);
+            }
+            if !rest.as_os_str().is_empty() {
+                name.push(rest);
+            }
+            let name = name.to_string_lossy().replace('\\', "/");
+            if !name.is_empty() {
+                return name;
+            }
+        }
+    }
+    path.display().to_string()
+}
+
+/// A session's group as its batches carry it: under `--anonymize`, its ids anonymized (word by word and seeded,
+/// so batches of one session or one issue still share them).
+fn group_line(group: BatchGroup, anonymizer: Option<&mut Anonymizer>) -> Option<BatchGroup> {
+    let cut = |id: String| crate::text::head_bytes(&id, crate::MAX_GROUP_ID_BYTES).to_string();
+    let group = match anonymizer {
+        None => group,
+        Some(a) => BatchGroup {
+            session: a.plain(&group.session),
+            task: group.task.map(|t| a.plain(&t)),
+        },
+    };
+    let session = cut(group.session);
+    (!session.is_empty()).then(|| BatchGroup {
+        session,
+        task: group.task.map(cut).filter(|t| !t.is_empty()),
+    })
+}
+
+/// Anonymizes a context's texts as the results' texts are (the task, the assistant's text, each call's
+/// arguments; tool names and call ids are kept, as in the entries), cut again to their bounds.
+fn anonymize_context(a: &mut Anonymizer, context: &mut TurnContext) {
+    use crate::context::{MAX_ARGUMENT_UNITS, MAX_ASSISTANT_UNITS, MAX_TASK_UNITS};
+    let mut redo = |text: &mut String, bound: usize| {
+        let new = a.text(text);
+        *text = crate::text::head(&new, bound).to_string();
+    };
+    if let Some(task) = context.task.as_mut() {
+        redo(task, MAX_TASK_UNITS);
+    }
+    if let Some(text) = context.assistant.as_mut() {
+        redo(text, MAX_ASSISTANT_UNITS);
+    }
+    for call in &mut context.calls {
+        redo(&mut call.arguments, MAX_ARGUMENT_UNITS);
+    }
+}
+
 fn content_digest(entry: &Entry) -> [u8; 32] {
     let json = serde_json::to_vec(entry).unwrap_or_default();
     crate::digest::sha256(&json)

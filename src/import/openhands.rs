@@ -132,8 +132,10 @@ impl State {
             .and_then(Value::as_str);
         if event.get("action").is_some_and(Value::is_string) {
             // The action's arguments (its `thought` among them) are what the agent wrote; a user's are given.
-            let args = object_field(event, "args")?
-                .map(|a| args_text(&Value::Object(a)))
+            let object = object_field(event, "args")?;
+            let args = object
+                .as_ref()
+                .map(|a| args_text(&Value::Object(a.clone())))
                 .unwrap_or_default();
             let (Some(metadata), Some(call_id)) = (&metadata, call_id) else {
                 match event.get("source").and_then(Value::as_str) {
@@ -141,7 +143,17 @@ impl State {
                         let key = id_key(event.get("id")).unwrap_or_default();
                         self.turns.said(&format!("event:{key}"), args);
                     }
-                    _ => self.turns.context(args),
+                    source => {
+                        // The user's first message is the task.
+                        if source == Some("user") {
+                            if let Some(Value::String(content)) =
+                                object.as_ref().and_then(|a| a.get("content"))
+                            {
+                                self.turns.task(content);
+                            }
+                        }
+                        self.turns.context(args)
+                    }
                 }
                 tally.skip("action without tool_call_metadata (not a tool call)");
                 return Ok(());
@@ -164,6 +176,13 @@ impl State {
             self.turns.said(&turn, args);
             if !self.turns.call(&turn, call_id, name) {
                 tally.skip("tool call repeated (same id in the same turn)");
+            } else if let Some(mut object) = object {
+                // The action's `thought` is the assistant's text of the turn; the rest its arguments.
+                if let Some(Value::String(thought)) = object.shift_remove("thought") {
+                    self.turns.assistant(&turn, &thought);
+                }
+                self.turns
+                    .arguments(&turn, call_id, Value::Object(object).to_string());
             }
             return Ok(());
         }

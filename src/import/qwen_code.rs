@@ -61,13 +61,16 @@ fn read_record(
         .and_then(|m| m.get("parts"))
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
+    if let Some(Value::String(session)) = record.get("sessionId") {
+        turns.session(session);
+    }
     match record.get("type").and_then(Value::as_str) {
         Some("assistant") => {
             let turn = match record.get("uuid").and_then(Value::as_str) {
                 Some(uuid) => format!("uuid:{uuid}"),
                 None => format!("line:{number}"),
             };
-            turns.said(
+            turns.message(
                 &turn,
                 message_text(record.get("message").and_then(|m| m.get("parts"))),
             );
@@ -88,6 +91,8 @@ fn read_record(
                 calls += 1;
                 if !turns.call(&turn, id, name) {
                     tally.skip("tool call repeated (same id in the same turn)");
+                } else if let Some(args) = call.get("args") {
+                    turns.arguments(&turn, id, args.to_string());
                 }
             }
             if calls == 0 {
@@ -136,9 +141,9 @@ fn read_record(
             }
         }
         Some("user") => {
-            turns.context(message_text(
-                record.get("message").and_then(|m| m.get("parts")),
-            ));
+            let text = message_text(record.get("message").and_then(|m| m.get("parts")));
+            turns.task(&text);
+            turns.context(text);
             tally.skip("user record")
         }
         Some("system") => match record.get("subtype").and_then(Value::as_str) {

@@ -36,8 +36,38 @@ impl SessionFormat for SweAgent {
 
     fn read(&self, source: &Source, tally: &mut Tally) -> Result<Turns> {
         let doc = source.document(tally)?;
-        read_document(&doc, tally).map_err(|m| source.error(m))
+        let mut turns = read_document(&doc, tally).map_err(|m| source.error(m))?;
+        if let Some(id) = instance_id(&doc, &source.path, ".traj") {
+            turns.issue(&id);
+        }
+        Ok(turns)
     }
+}
+
+/// The benchmark instance (the issue) a trajectory worked on: `instance_id` in its `info`, the `id` of the
+/// `problem_statement` its `replay_config` (a JSON text) names, or else the file's name without `suffix` when
+/// that name has an instance id's shape (`owner__repo-NUMBER`, as SWE-bench names them and the runners name
+/// their files).
+pub(super) fn instance_id(doc: &Value, path: &std::path::Path, suffix: &str) -> Option<String> {
+    if let Some(Value::String(id)) = doc.get("info").and_then(|i| i.get("instance_id")) {
+        return Some(id.clone());
+    }
+    let replay = match doc.get("replay_config") {
+        Some(Value::String(text)) => serde_json::from_str::<Value>(text).ok(),
+        Some(other @ Value::Object(_)) => Some(other.clone()),
+        _ => None,
+    };
+    if let Some(Value::String(id)) = replay
+        .as_ref()
+        .and_then(|r| r.get("problem_statement"))
+        .and_then(|p| p.get("id"))
+    {
+        return Some(id.clone());
+    }
+    let name = path.file_name()?.to_str()?.strip_suffix(suffix)?;
+    let (repo, number) = name.split_once("__")?.1.rsplit_once('-')?;
+    (!repo.is_empty() && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| name.to_string())
 }
 
 /// A list field that may be a JSON array or a stringified Python list.
@@ -77,11 +107,12 @@ pub(super) fn content_result(
     }
 }
 
-/// The id and function name of each entry of a `tool_calls` list.
+/// The id, function name and arguments (as text: a string as it is, anything else as JSON; empty when absent)
+/// of each entry of a `tool_calls` list.
 pub(super) fn tool_calls(
     calls: &[Value],
     what: &str,
-) -> std::result::Result<Vec<(String, String)>, String> {
+) -> std::result::Result<Vec<(String, String, String)>, String> {
     calls
         .iter()
         .enumerate()
@@ -91,8 +122,13 @@ pub(super) fn tool_calls(
                 .get("function")
                 .and_then(|f| f.get("name"))
                 .and_then(Value::as_str);
+            let arguments = match c.get("function").and_then(|f| f.get("arguments")) {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+            };
             match (id, name) {
-                (Some(id), Some(name)) => Ok((id.to_string(), name.to_string())),
+                (Some(id), Some(name)) => Ok((id.to_string(), name.to_string(), arguments)),
                 _ => Err(format!(
                     "{what}[{k}] needs a string \"id\" and \"function.name\""
                 )),
@@ -101,18 +137,18 @@ pub(super) fn tool_calls(
         .collect()
 }
 
-/// Records what an assistant message wrote (its content, else its `thought` and `action`) and its calls'
-/// arguments, for the used lines.
+/// Records what an assistant message wrote (its content, else its `thought` and `action`: the assistant's text
+/// of the turn) and its calls' arguments, for the used lines.
 pub(super) fn said_by_assistant(turns: &mut Turns, turn: &str, message: &Value, calls: &[Value]) {
     let content = content_text(message.get("content"));
     if content.trim().is_empty() {
         for key in ["thought", "action"] {
             if let Some(Value::String(t)) = message.get(key) {
-                turns.said(turn, t.clone());
+                turns.message(turn, t.clone());
             }
         }
     } else {
-        turns.said(turn, content);
+        turns.message(turn, content);
     }
     for call in calls {
         if let Some(args) = call.get("function").and_then(|f| f.get("arguments")) {
@@ -159,11 +195,16 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                         .unwrap_or("unknown");
                     let id = format!("step-{step}");
                     turns.synthetic_call(&turn, &id, name);
+                    if let Some(action) = action {
+                        turns.arguments(&turn, &id, action.trim());
+                    }
                     pending = Some(id);
                 } else {
-                    for (id, name) in tool_calls(&calls, &format!("{what}.tool_calls"))? {
+                    for (id, name, args) in tool_calls(&calls, &format!("{what}.tool_calls"))? {
                         if !turns.call(&turn, &id, &name) {
                             tally.skip("tool call repeated (same id in the same turn)");
+                        } else {
+                            turns.arguments(&turn, &id, args);
                         }
                     }
                 }
@@ -203,7 +244,10 @@ fn read_document(doc: &Value, tally: &mut Tally) -> std::result::Result<Turns, S
                         turns.result(&id, result);
                     }
                     _ => {
-                        turns.context(content_text(message.get("content")));
+                        let text = content_text(message.get("content"));
+                        // The first user message (the instance template, holding the issue) is the task.
+                        turns.task(&text);
+                        turns.context(text);
                         tally.skip("user message that answers no call")
                     }
                 }

@@ -18,6 +18,9 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::read::Tally;
+use crate::context::{
+    CallContext, TurnContext, MAX_ARGUMENT_UNITS, MAX_ASSISTANT_UNITS, MAX_CALLS, MAX_TASK_UNITS,
+};
 use crate::model::{Entry, Part};
 use crate::needles::{used_content, UsedResult, UsedRules, Utterance};
 
@@ -59,6 +62,8 @@ pub struct ImportedEntry {
 struct Call {
     id: String,
     name: String,
+    /// The call's arguments as the agent wrote them (for the batch's context), when the format gives them.
+    arguments: String,
     synthetic: bool,
     /// How many calls with this id were recorded before this one: it gets the result of the same rank.
     rank: usize,
@@ -89,7 +94,8 @@ enum Spoken {
 }
 
 /// The calls of a session grouped by model turn, and their results by call id; and, for the used lines, what the
-/// agent was given and wrote, in recorded order.
+/// agent was given and wrote, in recorded order; and, for each batch's context, the task, the assistant's text of
+/// each turn and the calls' arguments.
 #[derive(Debug, Default)]
 pub struct Turns {
     turns: Vec<Vec<Call>>,
@@ -97,6 +103,26 @@ pub struct Turns {
     ids: HashMap<String, Recorded>,
     spoken: Vec<Spoken>,
     key_numbers: HashMap<String, usize>,
+    /// The key number of each turn, by turn index.
+    turn_keys: Vec<usize>,
+    /// The task and the number of key numbers given out when it was recorded: a turn keyed before it was
+    /// made before the task was known, and its context has no task.
+    task: Option<(String, usize)>,
+    /// The assistant's text of each model turn, by key number.
+    wrote: HashMap<usize, String>,
+    /// The session's id, where the log records one.
+    session: Option<String>,
+    /// The task's or issue's id, where the log records one.
+    issue: Option<String>,
+}
+
+/// One batch of a session: its entries and what the runtime knew of its turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedBatch {
+    /// The entries, in call order.
+    pub entries: Vec<ImportedEntry>,
+    /// The task, the calls of the entries (name and arguments) and the assistant's text of the turn.
+    pub context: TurnContext,
 }
 
 impl Turns {
@@ -130,14 +156,82 @@ impl Turns {
         if index == next {
             self.turn_of_key.insert(turn.to_string(), index);
             self.turns.push(Vec::new());
+            self.turn_keys.push(key);
         }
         self.turns[index].push(Call {
             id: id.to_string(),
             name: name.to_string(),
+            arguments: String::new(),
             synthetic,
             rank,
         });
         true
+    }
+
+    /// Records the arguments of call `id` in the turn keyed `turn` (the last call recorded there with that
+    /// id), as the agent wrote them: JSON text, or the command line. Nothing when no such call was recorded.
+    pub fn arguments(&mut self, turn: &str, id: &str, arguments: impl Into<String>) {
+        let Some(&index) = self.turn_of_key.get(turn) else {
+            return;
+        };
+        if let Some(call) = self.turns[index].iter_mut().rev().find(|c| c.id == id) {
+            call.arguments = arguments.into();
+        }
+    }
+
+    /// Records the task the agent was given (its first user message, the issue's text), for the context of the
+    /// turns made after it. Only the first non-empty task counts. It is not given text for the used lines by
+    /// this call: a format records that with [`Turns::context`].
+    pub fn task(&mut self, text: &str) {
+        if self.task.is_none() && !text.trim().is_empty() {
+            let at = self.key_numbers.len();
+            self.task = Some((bounded(text, MAX_TASK_UNITS).to_string(), at));
+        }
+    }
+
+    /// Records a message the agent wrote in the model turn keyed `turn` (its text or reasoning, not a call's
+    /// arguments): what the agent wrote for the used lines ([`Turns::said`]), and the assistant's text of the
+    /// turn for its context.
+    pub fn message(&mut self, turn: &str, text: impl Into<String>) {
+        let text = text.into();
+        if text.trim().is_empty() {
+            return;
+        }
+        self.assistant(turn, &text);
+        self.said(turn, text);
+    }
+
+    /// Records the assistant's text of the model turn keyed `turn` for its context only (a format that records
+    /// it for the used lines another way, inside a call's arguments).
+    pub fn assistant(&mut self, turn: &str, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        let key = self.key_number(turn);
+        let wrote = self.wrote.entry(key).or_default();
+        if !wrote.is_empty() {
+            wrote.push('\n');
+        }
+        wrote.push_str(text);
+    }
+
+    /// Records the session's id, where the log names one (the batches' group); the file's path otherwise.
+    pub fn session(&mut self, id: &str) {
+        if self.session.is_none() && !id.is_empty() {
+            self.session = Some(id.to_string());
+        }
+    }
+
+    /// Records the id of the task or issue the session worked on, where the log names one (the batches' group).
+    pub fn issue(&mut self, id: &str) {
+        if self.issue.is_none() && !id.is_empty() {
+            self.issue = Some(id.to_string());
+        }
+    }
+
+    /// The session id and the issue id the log recorded, if any.
+    pub fn group_ids(&self) -> (Option<&str>, Option<&str>) {
+        (self.session.as_deref(), self.issue.as_deref())
     }
 
     /// Records a result of call `id`. `false` (and nothing recorded) when a result with this id and the same
@@ -228,11 +322,14 @@ impl Turns {
         self.ids.get(id).is_some_and(|r| !r.turns.is_empty())
     }
 
-    /// The batches, in turn order; calls without a result and results without a call are counted in `tally`.
-    pub fn into_batches(mut self, tally: &mut Tally) -> Vec<Vec<ImportedEntry>> {
+    /// The batches, in turn order, each with its context; calls without a result and results without a call
+    /// are counted in `tally`.
+    pub fn into_batches(mut self, tally: &mut Tally) -> Vec<ImportedBatch> {
         let mut batches = Vec::new();
-        for turn in self.turns {
+        for (index, turn) in self.turns.into_iter().enumerate() {
+            let key = self.turn_keys.get(index).copied().unwrap_or(usize::MAX);
             let mut batch = Vec::new();
+            let mut calls = Vec::new();
             for call in turn {
                 let Some(recorded) = self.ids.get_mut(&call.id) else {
                     continue; // every recorded call has its id recorded
@@ -252,9 +349,31 @@ impl Turns {
                     synthetic_id: call.synthetic,
                     rank: call.rank,
                 });
+                if calls.len() < MAX_CALLS {
+                    calls.push(CallContext {
+                        arguments: bounded(&call.arguments, MAX_ARGUMENT_UNITS).to_string(),
+                        call_id: call.id,
+                        name: call.name,
+                    });
+                }
             }
             if !batch.is_empty() {
-                batches.push(batch);
+                let task = match &self.task {
+                    Some((task, at)) if key >= *at => Some(task.clone()),
+                    _ => None,
+                };
+                let assistant = self
+                    .wrote
+                    .get(&key)
+                    .map(|t| bounded(t, MAX_ASSISTANT_UNITS).to_string());
+                batches.push(ImportedBatch {
+                    entries: batch,
+                    context: TurnContext {
+                        task,
+                        calls,
+                        assistant,
+                    },
+                });
             }
         }
         let unmatched: usize = self
@@ -267,6 +386,11 @@ impl Turns {
         }
         batches
     }
+}
+
+/// `text` cut to at most `units` UTF-16 units, never inside a surrogate pair.
+fn bounded(text: &str, units: usize) -> &str {
+    crate::text::head(text, units)
 }
 
 /// The text of a call's arguments as the agent wrote them, for the used lines: every string and number of a JSON
@@ -432,10 +556,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ids(batches: &[Vec<ImportedEntry>]) -> Vec<Vec<&str>> {
+    fn ids(batches: &[ImportedBatch]) -> Vec<Vec<&str>> {
         batches
             .iter()
-            .map(|b| b.iter().map(|e| e.entry.call_id.as_str()).collect())
+            .map(|b| b.entries.iter().map(|e| e.entry.call_id.as_str()).collect())
             .collect()
     }
 
@@ -464,12 +588,12 @@ mod tests {
         assert_eq!(tally.count("call without a recorded result"), 1);
         assert_eq!(tally.count("result without a recorded call"), 1);
         assert_eq!(
-            serde_json::to_value(&batches[1][0].entry).unwrap(),
+            serde_json::to_value(&batches[1].entries[0].entry).unwrap(),
             json!({"callId":"c","toolName":"Read","responseParts":[
                 {"functionResponse":{"id":"c","name":"Read","response":{"error":"C"}}}]})
         );
         assert_eq!(
-            serde_json::to_value(&batches[0][0].entry).unwrap(),
+            serde_json::to_value(&batches[0].entries[0].entry).unwrap(),
             json!({"callId":"a","toolName":"Bash","responseParts":[
                 {"functionResponse":{"id":"a","name":"Bash","response":{"output":"A"}}}]})
         );
@@ -505,7 +629,7 @@ mod tests {
         assert_eq!(ids(&batches), vec![vec!["a"], vec!["a"], vec!["a"]]);
         let texts: Vec<String> = batches
             .iter()
-            .map(|b| serde_json::to_string(&b[0].entry.response_parts).unwrap())
+            .map(|b| serde_json::to_string(&b.entries[0].entry.response_parts).unwrap())
             .collect();
         assert!(texts[0].contains("\"output\":\"one\""), "{texts:?}");
         assert!(texts[1].contains("\"output\":\"two\""), "{texts:?}");

@@ -331,6 +331,7 @@ fn kind_name(kind: NeedleKind) -> &'static str {
         NeedleKind::JsonKey => "JSON keys",
         NeedleKind::Used => "used lines",
         NeedleKind::UsedToken => "used tokens",
+        NeedleKind::Relevant => "relevant lines",
     }
 }
 

@@ -7,8 +7,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{profile_batches, profile_scenario, Profile, SourceInfo, SourceKind};
+use crate::batch_line::parse_batch_line;
 use crate::error::{Error, Result};
-use crate::model::{batches_text, parse_batch, Batch};
+use crate::model::{batches_text, Batch};
 use crate::scenario::{check_batches, Scenario, MAX_BATCHES, SHIPPED};
 
 /// What `budgetlab profile` is asked.
@@ -168,7 +169,9 @@ pub fn read_batches_file(path: &Path, limit: Option<u64>) -> Result<(Vec<Batch>,
     };
     let batches = lines[..take]
         .iter()
-        .map(|(i, l)| parse_batch(l.as_bytes(), &format!("{name}:{}", i + 1)))
+        .map(|(i, l)| {
+            parse_batch_line(l.as_bytes(), &format!("{name}:{}", i + 1)).map(|l| l.entries)
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok((batches, crate::run::sha256_hex_bytes(text.as_bytes())))
 }

@@ -1006,7 +1006,8 @@ batches held out for validation</p>",
     out.push_str(
         "<div class=\"scroll\"><table class=\"answer tune\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
 <th class=\"text\">paste</th><th class=\"text\">does it beat the reference on the validation set?</th>\
-<th>objective on validation</th><th>the reference's</th><th class=\"text\">gain on validation (95% interval)</th></tr>\n",
+<th>objective on validation</th><th>the reference's</th><th class=\"text\">gain on validation (95% interval)</th>\
+<th>time / floor</th></tr>\n",
     );
     let mut last = None;
     for w in &tune.workloads {
@@ -1015,19 +1016,26 @@ batches held out for validation</p>",
             let reference = c.finalists.iter().find(|v| v.reference);
             let chosen = c.finalists.iter().find(|v| v.strategy == rec.strategy);
             let verdict = if rec.beats_reference {
-                "Yes: the low end of its gain's interval is above 0.".to_string()
+                match &rec.stability {
+                    Some(st) => format!(
+                        "Yes: the low end of its gain's interval is above 0, and it wins in {} of {} resamples of the \
+tuning set.",
+                        st.wins, st.resamples
+                    ),
+                    None => "Yes: the low end of its gain's interval is above 0.".to_string(),
+                }
             } else {
-                format!("No: {}.", rec.note)
+                format!("No, keep the reference: {}.", rec.note)
             };
+            // Keeping the reference is an answer, not a fault: the cell is styled as text, never as an error.
             let _ = writeln!(
                 out,
                 "<tr><td>{}</td><td class=\"text\">{} ({})</td><td class=\"text best\"><code>{}</code></td>\
-<td class=\"text{}\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
+<td class=\"text verdict\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td>{}</td></tr>",
                 named_once(&mut last, &w.name),
                 escape(&c.budget),
                 c.units,
                 escape(&rec.strategy),
-                if rec.beats_reference { "" } else { " bad" },
                 prose(&verdict),
                 share(chosen.and_then(|v| v.validation.objective)),
                 share(reference.and_then(|v| v.validation.objective)),
@@ -1044,6 +1052,7 @@ batches held out for validation</p>",
                             |v| format!("{} for {}", gain_text(v), v.strategy)
                         ),
                 }),
+                escape(&crate::tune::ratio(rec.cost_ratio)),
             );
         }
     }
@@ -1057,19 +1066,27 @@ batches held out for validation</p>",
         }
         let _ = writeln!(
             out,
-            "<p>{}: <code>--strategies {}</code> ({} batches: {} tuned on, {} held out)</p>",
+            "<p>{}: <code>--strategies {}</code> ({} batches: {} tuned on, {} held out; split by {}, {} groups: {} \
+tuned on, {} held out, none on both sides)</p>",
             escape(&w.name),
             escape(&names.join(",")),
             w.batches,
             w.tuning,
-            w.validation
+            w.validation,
+            escape(&w.split.by),
+            w.split.groups,
+            w.split.tuning_groups,
+            w.split.validation_groups
         );
     }
     out.push_str(
-        "<p class=\"note\">A setting is recommended only when the low end of the 95% paired bootstrap interval of its \
-gain over the reference on the validation set (batches the search never saw) is above 0; otherwise the reference \
-is, and the row says why. The time over the floor's is wall-clock and varies between runs; everything else is the \
-same for the same seed on any number of threads.</p>\n",
+        "<p class=\"note\">A setting is recommended only when it keeps the design's contract (the budget in every turn, \
+every cut output recoverable from its artifact, nothing exempt changed), the low end of the 95% paired bootstrap \
+interval of its gain over the reference on the validation set (groups of batches the search never saw) is above 0, \
+and it wins in at least 4 of 5 resamples of the tuning set; otherwise the reference is, and the row says why. The \
+objective counts needles and used lines in the results longer than the budget, where a setting can differ. The time \
+over the floor's is wall-clock and varies between runs; everything else is the same for the same seed on any number \
+of threads.</p>\n",
     );
     out.push_str("<h2 id=\"charts\">Charts</h2>\n");
     figures(&mut out, charts);
@@ -1078,10 +1095,10 @@ same for the same seed on any number of threads.</p>\n",
         for c in &w.cells {
             let _ = writeln!(
                 out,
-                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table class=\"sortable rows\">\n<thead><tr>\
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table class=\"sortable rows tune\">\n<thead><tr>\
 <th class=\"text\">setting</th><th>place on tuning</th><th>objective on tuning</th><th>objective on validation</th>\
-<th class=\"text\">gain on validation (95% interval)</th><th>needles</th><th>kept per field</th>\
-<th>writes / turn</th><th>time / floor</th><th class=\"text\">meets the constraints</th></tr></thead>\n<tbody>",
+<th class=\"text\">gain on validation (95% interval)</th><th>needles, all results</th><th>kept per field</th>\
+<th>writes / turn</th><th>time / floor</th><th class=\"text\">contract and constraints</th></tr></thead>\n<tbody>",
                 escape(&w.name),
                 escape(&c.budget),
                 c.units
@@ -1123,19 +1140,31 @@ same for the same seed on any number of threads.</p>\n",
                         v.cost_ratio
                     ),
                     if v.meets_constraints { "" } else { " bad" },
-                    if v.meets_constraints { "yes" } else { "no" },
+                    escape(&if !v.validation.breaks.is_empty() {
+                        crate::tune::contract(&v.validation.breaks)
+                    } else if v.meets_constraints {
+                        "kept, met".to_string()
+                    } else {
+                        "kept; constraints not met".to_string()
+                    }),
                 );
             }
             let steps: Vec<String> = c
                 .rungs
                 .iter()
-                .map(|r| format!("{} settings on {} batches", r.settings, r.batches))
+                .map(|r| {
+                    format!(
+                        "{} settings on {} batches ({} objective events)",
+                        r.settings, r.batches, r.events
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 out,
-                "</tbody></table></div>\n<p class=\"note\">The search: {}; then the finalists and the reference on the \
-{} validation batches. Every setting's figures on every rung are in <code>tune.json</code>.</p>",
+                "</tbody></table></div>\n<p class=\"note\">The search: {}; {}; then the finalists and the reference on \
+the {} validation batches. Every setting's figures on every rung are in <code>tune.json</code>.</p>",
                 escape(&steps.join(", then ")),
+                escape(&c.search.note),
                 w.validation
             );
         }

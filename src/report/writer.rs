@@ -165,7 +165,7 @@ impl<'a> ReportWriter<'a> {
         plan: &crate::tune::TunePlan,
         progress: &(dyn Fn(crate::tune::Step) + Sync),
     ) -> Result<crate::tune::TuneResults> {
-        self.write_with(|_| Ok(plan.run(progress)), pages::tune_folder_files)
+        self.write_with(|_| plan.run(progress), pages::tune_folder_files)
     }
 
     /// Writes a profile's folder (`budgetlab profile --out`): `profile.json`, `summary.md` and its charts.

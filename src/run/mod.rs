@@ -33,11 +33,14 @@ pub use results::{
 };
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::batch_line::BatchGroup;
 use crate::budget::{Budget, BudgetContext};
+use crate::context::TurnContext;
 use crate::error::Result;
 use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
@@ -46,7 +49,7 @@ use crate::metrics::{
     measure, Aggregate, CostTally, RowKey, RowSummary, StrategyKey, TokenSettings, TokenTally,
     TurnTokens,
 };
-use crate::model::{parse_jsonl_batches, Batch};
+use crate::model::{parse_jsonl_lines, Batch};
 use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
@@ -60,6 +63,15 @@ pub enum Source {
     /// Recorded batches (e.g. from a real agent's transcript); their needles are found by the detector
     /// ([`crate::needles`]), since nobody planted any.
     Recorded(Vec<Batch>),
+}
+
+/// What a recorded batch's line says besides its entries (the object form of [`crate::BatchLine`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordedTurn {
+    /// What the runtime knew of the turn when it finalized it; every finalization of the batch is told it.
+    pub context: Option<Arc<TurnContext>>,
+    /// The session and task the batch belongs to.
+    pub group: Option<BatchGroup>,
 }
 
 impl Source {
@@ -88,6 +100,9 @@ pub struct Workload {
     /// For recorded batches with a used-lines file (`budgetlab import`'s `X.used.jsonl`), the lines the agent
     /// used in each batch; measured beside the detector's needles, never pooled with them.
     pub used: Option<crate::needles::UsedNeedles>,
+    /// For recorded batches, each batch's context and group, by index (empty for a generated workload, whose
+    /// generator makes them).
+    pub recorded: Vec<RecordedTurn>,
 }
 
 impl Workload {
@@ -115,6 +130,7 @@ impl Workload {
             strategy_config: scenario.strategy.clone(),
             fault_rate: scenario.persistence.finalizer_fault_rate,
             used: None,
+            recorded: Vec::new(),
         }
     }
 
@@ -125,7 +141,17 @@ impl Workload {
         budgets: &[u64],
         sim: SimConfig,
     ) -> Result<Workload> {
-        let (batches, text) = parse_jsonl_batches(jsonl, name)?;
+        let (lines, text) = parse_jsonl_lines(jsonl, name)?;
+        let (batches, recorded): (Vec<Batch>, Vec<RecordedTurn>) = lines
+            .into_iter()
+            .map(|l| {
+                let turn = RecordedTurn {
+                    context: l.context,
+                    group: l.group,
+                };
+                (l.entries, turn)
+            })
+            .unzip();
         Ok(Workload {
             info: WorkloadInfo {
                 name: name.into(),
@@ -145,6 +171,7 @@ impl Workload {
             strategy_config: StrategyConfig::default(),
             fault_rate: 0.0,
             used: None,
+            recorded,
         })
     }
 
@@ -158,12 +185,32 @@ impl Workload {
                 if let Some(Some(used)) = self.used.as_ref().and_then(|u| u.get(index as usize)) {
                     needles.extend(used.iter().cloned());
                 }
+                let turn = self
+                    .recorded
+                    .get(index as usize)
+                    .cloned()
+                    .unwrap_or_default();
                 GeneratedBatch {
                     index,
                     needles,
                     batch,
+                    context: turn.context,
+                    group: turn.group,
                 }
             }
+        }
+    }
+
+    /// The group of batch `index`: the group its line names (recorded batches), or its scenario block
+    /// ([`Generator::group`]) for a generated workload. `None` for a recorded batch whose line names none.
+    /// Cheap: nothing is generated.
+    pub fn group(&self, index: u64) -> Option<BatchGroup> {
+        match &self.source {
+            Source::Generated(g) => Some(g.group(index)),
+            Source::Recorded(_) => self
+                .recorded
+                .get(index as usize)
+                .and_then(|t| t.group.clone()),
         }
     }
 }
@@ -426,7 +473,8 @@ fn evaluate(
     let generated = workload.batch(index);
     let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
     for budget in &workload.info.budgets {
-        let ctx = budget_context(budget);
+        let mut ctx = budget_context(budget);
+        ctx.turn.clone_from(&generated.context);
         for strategy in finalizers {
             let mut store = turn_store(workload, index);
             let turn = generated.batch.clone();
@@ -480,15 +528,17 @@ pub(crate) fn turn_store(workload: &Workload, index: u64) -> FaultyStore<MemoryS
     FaultyStore::new(memory, []).with_rate(workload.fault_rate, fault_seed)
 }
 
-/// One turn of `generated` (batch `index` of `workload`) at `budget` through `finalizer`, untimed, and what it
-/// measured.
-pub(crate) fn measure_turn(
+/// One turn of `generated` at `budget` under `finalizer`, simulated and measured as a run does, and what `also` makes of the turn's record and the budget's reminders (for callers that
+/// measure more of a turn than its metrics, such as `tune`).
+pub(crate) fn measure_turn_with<T>(
     workload: &Workload,
     generated: &GeneratedBatch,
     budget: &ScenarioBudget,
     finalizer: &dyn Finalizer,
-) -> crate::metrics::BatchMetrics {
-    let ctx = budget_context(budget);
+    also: impl FnOnce(&crate::simulate::TurnRecord, &crate::budget::PlanReminders) -> T,
+) -> (crate::metrics::BatchMetrics, T) {
+    let mut ctx = budget_context(budget);
+    ctx.turn.clone_from(&generated.context);
     let mut store = turn_store(workload, generated.index);
     let record = simulate_turn(
         generated.batch.clone(),
@@ -497,14 +547,16 @@ pub(crate) fn measure_turn(
         &mut store,
         &workload.sim,
     );
-    measure(
+    let metrics = measure(
         generated.index as usize,
         &generated.batch,
         &generated.needles,
         &record,
         Some(budget.units),
         &ctx.reminders,
-    )
+    );
+    let more = also(&record, &ctx.reminders);
+    (metrics, more)
 }
 
 /// The strategy whose window leak a run with `--tokenizer` measures.

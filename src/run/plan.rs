@@ -54,6 +54,15 @@ pub enum Workloads {
     /// Generated from scenarios: files, directories of `*.toml` files, or shipped scenario names; empty = every
     /// shipped one.
     Scenarios(Vec<String>),
+    /// Generated from scenarios (as [`Workloads::Scenarios`]), each run at these absolute budgets in UTF-16 units
+    /// in place of its own (`run --scenarios ... --budgets N,...`); the budgets are checked as recorded batches'
+    /// are.
+    ScenariosAtBudgets {
+        /// Scenario files, directories of them, or shipped names; empty = every shipped one.
+        scenarios: Vec<String>,
+        /// The budgets, replacing each scenario's absolute and window budgets.
+        budgets: Vec<u64>,
+    },
     /// Recorded batches.
     Recorded(RecordedBatches),
 }
@@ -170,14 +179,11 @@ impl PlanRequest {
     fn workloads_capped(&self, cap: u64) -> Result<Vec<Workload>> {
         let workloads: Vec<Workload> = match &self.workloads {
             Workloads::Recorded(recorded) => vec![self.recorded(recorded)?],
-            Workloads::Scenarios(args) => scenarios(args)?
-                .into_iter()
-                .map(|s| {
-                    let s = s.with_seed(self.seed);
-                    let batches = self.batches.unwrap_or(s.batches.min(cap));
-                    Workload::from_scenario(&s, Some(batches))
-                })
-                .collect(),
+            Workloads::Scenarios(args) => self.generated(args, &[], cap)?,
+            Workloads::ScenariosAtBudgets { scenarios, budgets } => {
+                check_budgets(budgets)?;
+                self.generated(scenarios, budgets, cap)?
+            }
         };
         let mut names: Vec<&str> = workloads.iter().map(|w| w.info.name.as_str()).collect();
         names.sort_unstable();
@@ -189,6 +195,19 @@ impl PlanRequest {
             ));
         }
         Ok(workloads)
+    }
+
+    /// The scenarios `args` name as workloads, at `budgets` when any are given, each at `batches` when given,
+    /// else at its own number of batches, at most `cap`.
+    fn generated(&self, args: &[String], budgets: &[u64], cap: u64) -> Result<Vec<Workload>> {
+        Ok(scenarios(args)?
+            .into_iter()
+            .map(|s| {
+                let s = s.with_seed(self.seed).with_budgets(budgets);
+                let batches = self.batches.unwrap_or(s.batches.min(cap));
+                Workload::from_scenario(&s, Some(batches))
+            })
+            .collect())
     }
 
     fn recorded(&self, recorded: &RecordedBatches) -> Result<Workload> {
@@ -210,37 +229,7 @@ impl PlanRequest {
         } else {
             &recorded.budgets
         };
-        if budgets.len() > MAX_BUDGETS {
-            return Err(Error::invalid(
-                "--budgets",
-                format!("{},...", budgets[0]),
-                format!(
-                    "at most {MAX_BUDGETS} budgets (as in a scenario), got {}",
-                    budgets.len()
-                ),
-            ));
-        }
-        if let Some(bad) = budgets
-            .iter()
-            .find(|&&b| !(1..=MAX_BUDGET_UNITS).contains(&b))
-        {
-            return Err(Error::invalid(
-                "--budgets",
-                bad.to_string(),
-                format!("budgets must be between 1 and {MAX_BUDGET_UNITS}"),
-            ));
-        }
-        if let Some(twice) = budgets
-            .iter()
-            .enumerate()
-            .find_map(|(i, b)| budgets[..i].contains(b).then_some(b))
-        {
-            return Err(Error::invalid(
-                "--budgets",
-                twice.to_string(),
-                "the budget is given twice",
-            ));
-        }
+        check_budgets(budgets)?;
         let mut workload = Workload::from_recorded(&name, &bytes, budgets, sim)?;
         // The lines the agent used, when `import` wrote them beside these very batches.
         let used_path = crate::needles::used_path_for(path);
@@ -269,6 +258,42 @@ impl PlanRequest {
         }
         Ok(workload)
     }
+}
+
+/// Checks `--budgets`: at most [`MAX_BUDGETS`] of them, each 1 to [`MAX_BUDGET_UNITS`], none twice.
+fn check_budgets(budgets: &[u64]) -> Result<()> {
+    if budgets.len() > MAX_BUDGETS {
+        return Err(Error::invalid(
+            "--budgets",
+            format!("{},...", budgets[0]),
+            format!(
+                "at most {MAX_BUDGETS} budgets (as in a scenario), got {}",
+                budgets.len()
+            ),
+        ));
+    }
+    if let Some(bad) = budgets
+        .iter()
+        .find(|&&b| !(1..=MAX_BUDGET_UNITS).contains(&b))
+    {
+        return Err(Error::invalid(
+            "--budgets",
+            bad.to_string(),
+            format!("budgets must be between 1 and {MAX_BUDGET_UNITS}"),
+        ));
+    }
+    if let Some(twice) = budgets
+        .iter()
+        .enumerate()
+        .find_map(|(i, b)| budgets[..i].contains(b).then_some(b))
+    {
+        return Err(Error::invalid(
+            "--budgets",
+            twice.to_string(),
+            "the budget is given twice",
+        ));
+    }
+    Ok(())
 }
 
 /// The scenarios `args` name (files, directories of them, shipped names); every shipped one for none.

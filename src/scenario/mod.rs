@@ -24,7 +24,7 @@ mod validate;
 
 pub use budget::{BudgetLabel, ScenarioBudget};
 pub use empirical::{Empirical, Quantiles, MAX_EMPIRICAL_POINTS};
-pub use schema::{BatchSize, Budgets, Persistence, Producer, Scenario, Shape, REQUIRED};
+pub use schema::{BatchSize, Budgets, Focus, Persistence, Producer, Scenario, Shape, REQUIRED};
 pub use shipped::SHIPPED;
 pub use texture::{
     ExitStyle, Texture, MAX_EXIT_LINE_BYTES, MAX_SHORT_UNITS, MAX_STYLE_WEIGHT, MAX_TOOL_NAME_BYTES,
@@ -85,11 +85,14 @@ impl Scenario {
         }
         Scenario::shipped(arg).ok_or_else(|| {
             let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+            let guess = crate::error::did_you_mean(arg, names.iter().copied())
+                .map(|name| format!("; did you mean {name:?}?"))
+                .unwrap_or_default();
             Error::invalid(
                 "--scenario",
                 arg,
                 format!(
-                    "no such file, and not a shipped scenario ({})",
+                    "no such file, and not a shipped scenario{guess} (shipped: {})",
                     names.join(", ")
                 ),
             )
@@ -188,6 +191,17 @@ impl Scenario {
     pub fn with_seed(mut self, seed: Option<u64>) -> Scenario {
         if let Some(seed) = seed {
             self.seed = crate::rng::Seed(seed);
+        }
+        self
+    }
+
+    /// The scenario run at `budgets` (absolute, in UTF-16 units) in place of its own, its window budgets dropped,
+    /// when any are given (`run --scenarios ... --budgets`): the one place a command's budgets override a
+    /// scenario's. The budgets are checked by the caller ([`crate::run`]'s plan).
+    pub fn with_budgets(mut self, budgets: &[u64]) -> Scenario {
+        if !budgets.is_empty() {
+            self.budgets.absolute = budgets.to_vec();
+            self.budgets.windows.clear();
         }
         self
     }

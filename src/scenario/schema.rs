@@ -55,9 +55,9 @@ pub struct Scenario {
     /// The budgets to run at.
     #[serde(default)]
     pub budgets: Budgets,
-    /// Parameters of the strategies (`[strategy]`; defaults when absent). Its `salient` table is left out of the
-    /// serialized scenario (and so of its digest) when it is the default, so the digests of scenarios written
-    /// before `salient` existed stay as they were.
+    /// Parameters of the strategies (`[strategy]`; defaults when absent). Its `salient`, `relevance`, `rarity`
+    /// and `structure` tables are left out of the serialized scenario (and so of its digest) when they are the
+    /// default, so the digests of scenarios written before those existed stay as they were.
     #[serde(default, serialize_with = "strategy_without_default_salient")]
     pub strategy: StrategyConfig,
     /// The simulated PostToolBatch hook (`[hook]`).
@@ -71,17 +71,49 @@ pub struct Scenario {
     /// drawn from the table. Left out of the serialized scenario (and so of its digest) when empty, the default.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub empirical: BTreeMap<Kind, Empirical>,
+    /// Focused results (`[focus]`): long outputs whose relevant lines the turn's context points at. Left out of
+    /// the serialized scenario (and so of its digest) when it is the default, none.
+    #[serde(default, skip_serializing_if = "Focus::is_default")]
+    pub focus: Focus,
 }
 
-/// Serializes `config` with its `salient` table left out when that is the default.
+/// Focused results (`[focus]`, `generate::focus`): a share of the entries replaced by long outputs (600 to
+/// 1,800 lines) whose relevant lines, in the middle, are the ones the turn's context points at (the window a
+/// call asked for, the test the task names, the hit the assistant looks for), planted as `relevant` needles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Focus {
+    /// Share of entries (whose call id is their own) made focused, in `[0, 1]`; 0 (the default): none.
+    pub share: f64,
+}
+
+impl Focus {
+    /// Whether this is the default: no focused result.
+    pub fn is_default(&self) -> bool {
+        *self == Focus::default()
+    }
+}
+
+/// Serializes `config` with its `salient`, `relevance`, `rarity` and `structure` tables left out when default.
 fn strategy_without_default_salient<S: serde::Serializer>(
     config: &StrategyConfig,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     let mut value = serde_json::to_value(config).map_err(serde::ser::Error::custom)?;
-    if config.salient.is_default() {
-        if let serde_json::Value::Object(map) = &mut value {
+    let defaults = StrategyConfig::default();
+    if let serde_json::Value::Object(map) = &mut value {
+        if config.salient.is_default() {
             map.shift_remove("salient");
+        }
+        // The content-aware strategies' tables, likewise (they came after `salient`).
+        if config.relevance == defaults.relevance {
+            map.shift_remove("relevance");
+        }
+        if config.rarity == defaults.rarity {
+            map.shift_remove("rarity");
+        }
+        if config.structure == defaults.structure {
+            map.shift_remove("structure");
         }
     }
     value.serialize(serializer)

@@ -9,6 +9,10 @@ use super::Scenario;
 pub const SHIPPED: &[(&str, &str)] = &[
     ("cjk-heavy", include_str!("../../scenarios/cjk-heavy.toml")),
     (
+        "context-focus",
+        include_str!("../../scenarios/context-focus.toml"),
+    ),
+    (
         "large-window",
         include_str!("../../scenarios/large-window.toml"),
     ),

@@ -182,6 +182,13 @@ impl Scenario {
             }
         }
         self.texture.validate()?;
+        let focus = self.focus.share;
+        if !(0.0..=1.0).contains(&focus) {
+            return err(
+                &["focus", "share"],
+                format!("must be a share in [0, 1], got {focus}"),
+            );
+        }
         let p = &self.persistence;
         for (key, v) in [
             ("producer_fault_rate", p.producer_fault_rate),

@@ -152,8 +152,13 @@ impl SimulateJob {
         (0..self.batches).map(move |i| {
             let mut store = FaultyStore::new(MemoryStore::new("tool-results"), [])
                 .with_rate(rate, InjectedFaults::batch_seed(self.scenario.seed.0, i));
+            let generated = generator.batch(i);
+            let ctx = BudgetContext {
+                turn: generated.context,
+                ..ctx.clone()
+            };
             let record = simulate_turn(
-                generator.batch(i).batch,
+                generated.batch,
                 finalizer.as_ref(),
                 &ctx,
                 &mut store,

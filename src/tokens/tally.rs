@@ -20,9 +20,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Tokenizer;
+use crate::batch_line::batch_line_from_value;
 use crate::budget::PLAN_MODE_TOOL;
 use crate::error::{Error, Result};
-use crate::model::{batch_from_value, Batch, Entry, Field};
+use crate::model::{Batch, Entry, Field};
 use crate::text::utf16_len;
 use crate::workload::{kind_of_tool, Kind};
 
@@ -319,7 +320,7 @@ pub fn read_batches(bytes: &[u8], source_name: &str) -> Result<Vec<Batch>> {
             .filter(|&&b| b == b'\n')
             .count();
         counted = start;
-        batches.push(batch_from_value(value, &format!("{source_name}:{line}"))?);
+        batches.push(batch_line_from_value(value, &format!("{source_name}:{line}"))?.entries);
     }
     Ok(batches)
 }

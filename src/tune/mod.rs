@@ -6,6 +6,7 @@
 //! objective; this module holds the request, the plan and the results (`tune.json`) with their Markdown summary.
 //! Everything but the validation cost ratios (wall-clock time) is the same on any number of threads.
 
+pub mod group;
 pub mod score;
 pub mod search;
 pub mod space;
@@ -16,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::rng::Seed;
 use crate::run::{PlanRequest, Workload, WorkloadSource};
 
+pub use group::{GroupBy, SplitReport};
 pub use score::{Objective, Paired, Sums};
 pub use search::Step;
 pub use space::{Candidate, Family, DEFAULT_SETTINGS, MAX_SETTINGS};
@@ -46,6 +48,8 @@ pub struct TuneRequest {
     pub validation: f64,
     /// The seed of the split and of the sampled settings.
     pub seed: u64,
+    /// What a group of batches is for the split (`--group-by`; default: the coarsest the input has).
+    pub group_by: Option<GroupBy>,
 }
 
 impl Default for TuneRequest {
@@ -58,11 +62,13 @@ impl Default for TuneRequest {
             constraints: Constraints::default(),
             validation: DEFAULT_VALIDATION,
             seed: DEFAULT_SEED,
+            group_by: None,
         }
     }
 }
 
-/// The constraints a recommended setting meets. Keeping the budget in every turn is always one.
+/// The constraints a recommended setting meets. The design's contract is always one: the budget kept in every
+/// turn, every cut output recoverable from its artifact, nothing the design exempts changed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Constraints {
@@ -73,9 +79,10 @@ pub struct Constraints {
 }
 
 impl Constraints {
-    /// Whether `sums` keep the budget in every turn and the writes within their limit.
+    /// Whether `sums` keep the design's contract (see [`Sums::contract_breaks`]) and the writes within their
+    /// limit.
     pub fn allows(&self, sums: &Sums) -> bool {
-        sums.kept_budget()
+        sums.contract_breaks().is_empty()
             && self
                 .max_writes_per_turn
                 .is_none_or(|max| sums.writes_per_turn().unwrap_or(0.0) <= max)
@@ -130,6 +137,8 @@ pub struct TunePlan {
     pub validation: f64,
     /// The seed.
     pub seed: Seed,
+    /// What a group of batches is for the split.
+    pub group_by: Option<GroupBy>,
 }
 
 impl TuneRequest {
@@ -156,7 +165,27 @@ impl TuneRequest {
                 ),
             ));
         }
+        if self.objective.used > 0.0 {
+            if let Some(w) = workloads.iter().find(|w| {
+                w.used
+                    .as_ref()
+                    .is_none_or(|u| u.iter().flatten().all(|n| n.is_empty()))
+            }) {
+                return Err(Error::invalid(
+                    "--objective",
+                    self.objective.describe(),
+                    format!(
+                        "weighs the lines agents used, but {} has none (budgetlab import writes them beside the batches, X.used.jsonl)",
+                        w.info.name
+                    ),
+                ));
+            }
+        }
+        for w in &workloads {
+            group::workload_groups(w, self.group_by)?;
+        }
         Ok(TunePlan {
+            group_by: self.group_by,
             workloads,
             families,
             candidates,
@@ -174,27 +203,23 @@ impl TunePlan {
         self.workloads
             .iter()
             .map(|w| {
-                let (t, v) =
-                    search::split(w.info.batches, self.validation, self.seed, &w.info.name);
-                search::planned_turns(
-                    self.candidates.len(),
-                    t.len(),
-                    v.len(),
-                    w.info.budgets.len(),
-                )
+                let t = w.info.batches as usize;
+                let v = ((t as f64) * self.validation).round() as usize;
+                let (t, v) = (t.saturating_sub(v), v);
+                search::planned_turns(self.candidates.len(), t, v, w.info.budgets.len())
             })
             .sum()
     }
 
-    /// Runs the search; `progress` gets the turns run, and the turns added to [`TunePlan::turns`] when settings
-    /// tied at a rung's cut go on together.
-    pub fn run(&self, progress: &(dyn Fn(Step) + Sync)) -> TuneResults {
+    /// Runs the search; `progress` gets the turns run, and the turns added to [`TunePlan::turns`] when the
+    /// search runs more than planned.
+    pub fn run(&self, progress: &(dyn Fn(Step) + Sync)) -> Result<TuneResults> {
         let workloads = self
             .workloads
             .iter()
             .map(|w| search::tune_workload(self, w, progress))
-            .collect();
-        TuneResults {
+            .collect::<Result<Vec<_>>>()?;
+        Ok(TuneResults {
             format: TUNE_FORMAT.into(),
             crate_version: env!("CARGO_PKG_VERSION").into(),
             objective: self.objective.clone(),
@@ -205,7 +230,7 @@ impl TunePlan {
             families: self.families.iter().map(|f| f.name.clone()).collect(),
             settings: self.candidates.len(),
             workloads,
-        }
+        })
     }
 }
 
@@ -217,16 +242,26 @@ pub struct Figures {
     pub sums: Sums,
     /// The objective (`null`: nothing to measure).
     pub objective: Option<f64>,
-    /// Needle survival.
+    /// Needle survival over every result (pooled).
     pub needles: Option<f64>,
+    /// Needle survival over the results longer than the budget (what the objective weighs).
+    #[serde(default)]
+    pub needles_long: Option<f64>,
     /// Mean kept share per field.
     pub retention: Option<f64>,
-    /// Survival of the lines the agent used.
+    /// Survival of the lines the agent used, over every result (pooled).
     pub used: Option<f64>,
+    /// Survival of the lines the agent used, over the results longer than the budget (what the objective weighs).
+    #[serde(default)]
+    pub used_long: Option<f64>,
     /// Artifact writes per turn.
     pub writes_per_turn: Option<f64>,
     /// Whether every turn kept the budget.
     pub kept_budget: bool,
+    /// What of the design's contract it broke (empty: nothing): `over budget`, `cut output not recoverable`,
+    /// `exempt content changed`. A setting that breaks it is never recommended.
+    #[serde(default)]
+    pub breaks: Vec<String>,
 }
 
 impl Figures {
@@ -236,10 +271,17 @@ impl Figures {
             sums: *sums,
             objective: objective.value(sums),
             needles: sums.needle_share(),
+            needles_long: sums.long_needle_share(),
             retention: sums.retention(),
             used: sums.used_share(),
+            used_long: sums.long_used_share(),
             writes_per_turn: sums.writes_per_turn(),
             kept_budget: sums.kept_budget(),
+            breaks: sums
+                .contract_breaks()
+                .into_iter()
+                .map(String::from)
+                .collect(),
         }
     }
 }
@@ -266,6 +308,9 @@ pub struct SettingReport {
 pub struct RungReport {
     /// Tuning batches in its sample.
     pub batches: usize,
+    /// The objective events (needles, used lines in results longer than the budget; fields) its sample holds.
+    #[serde(default)]
+    pub events: u64,
     /// Settings it ran.
     pub settings: usize,
     /// The best of them.
@@ -331,9 +376,51 @@ pub struct Validated {
 pub struct Recommendation {
     /// The strategy to paste into `run --strategies` (the reference when nothing beats it).
     pub strategy: String,
-    /// Whether it beats the reference on the validation set (its gain interval above 0).
+    /// Whether it beats the reference on the validation set (its gain interval above 0) and holds under
+    /// resampling of the tuning set.
     pub beats_reference: bool,
+    /// Its time over the floor's on the validation set (wall-clock: varies between runs).
+    #[serde(default)]
+    pub cost_ratio: Option<f64>,
+    /// How the best finalist on the tuning set held under resampling of the tuning set (`null` when the
+    /// reference ranked first or no finalist met the constraints).
+    #[serde(default)]
+    pub stability: Option<Stability>,
     /// Why, in a sentence.
+    pub note: String,
+}
+
+/// How the best finalist held under resampling of the tuning set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stability {
+    /// The finalist.
+    pub strategy: String,
+    /// The resamples in which it beat the reference and no other finalist beat it.
+    pub wins: usize,
+    /// The resamples (whole groups drawn with seeded Poisson weights).
+    pub resamples: usize,
+    /// The wins a recommendation needs.
+    pub needed: usize,
+}
+
+/// How one budget's search went.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchReport {
+    /// Turns the rungs ran (the reference's first pass not counted).
+    pub evaluations: u64,
+    /// The most they could run.
+    pub evaluation_budget: u64,
+    /// The fewest objective events a rung's sample holds (or the whole tuning set's, when fewer).
+    pub min_rung_events: u64,
+    /// The objective events the tuning set holds.
+    pub events: u64,
+    /// Whether a rung kept fewer settings than it could not tell apart, to stay within the budget.
+    pub exhausted: bool,
+    /// Whether the finalists were told apart from every other setting on the tuning set.
+    pub told_apart: bool,
+    /// The same in a sentence.
     pub note: String,
 }
 
@@ -353,6 +440,9 @@ pub struct CellTune {
     pub finalists: Vec<Validated>,
     /// The recommendation.
     pub recommendation: Recommendation,
+    /// How the search went.
+    #[serde(default)]
+    pub search: SearchReport,
 }
 
 /// The search over one workload.
@@ -371,6 +461,9 @@ pub struct WorkloadTune {
     pub tuning: u64,
     /// In the validation set.
     pub validation: u64,
+    /// How the batches were split: what a group is, and the groups on each side (a group is never on both).
+    #[serde(default)]
+    pub split: SplitReport,
     /// Per budget.
     pub cells: Vec<CellTune>,
 }
@@ -434,28 +527,40 @@ impl TuneResults {
             self.seed
         ));
         md.push_str("## Recommended settings\n\n");
-        md.push_str("| workload | budget | recommended | beats the reference on validation | why |\n|---|---|---|---|---|\n");
+        md.push_str("| workload | budget | recommended | beats the reference on validation | time / floor | why |\n|---|---|---|---|---:|---|\n");
         for (w, b, r) in self.recommended() {
             md.push_str(&format!(
-                "| {w} | {b} | `{}` | {} | {} |\n",
+                "| {w} | {b} | `{}` | {} | {} | {} |\n",
                 r.strategy,
                 if r.beats_reference { "yes" } else { "no" },
+                ratio(r.cost_ratio),
                 r.note
             ));
         }
         for w in &self.workloads {
             md.push_str(&format!(
-                "\n## {} ({} batches: {} tuning, {} validation)\n",
-                w.name, w.batches, w.tuning, w.validation
+                "\n## {} ({} batches: {} tuning, {} validation)\n\nSplit by {}: {} groups, {} tuning and {} validation; no group on both sides.\n",
+                w.name,
+                w.batches,
+                w.tuning,
+                w.validation,
+                match w.split.block {
+                    Some(1) => "batch (the batches record no session or task)".to_string(),
+                    Some(n) => format!("blocks of {n} consecutive batches"),
+                    None => w.split.by.clone(),
+                },
+                w.split.groups,
+                w.split.tuning_groups,
+                w.split.validation_groups
             ));
             for c in &w.cells {
                 md.push_str(&format!(
-                    "\n### {}\n\n| setting | tuning objective | validation objective | gain on validation (95% interval) | needles | retention | writes/turn | time / floor | meets constraints |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+                    "\n### {}\n\n| setting | tuning objective | validation objective | gain on validation (95% interval) | needles (long / all) | used (long / all) | retention | writes/turn | time / floor | contract | meets constraints |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
                     c.budget
                 ));
                 for v in &c.finalists {
                     md.push_str(&format!(
-                        "| `{}`{} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                        "| `{}`{} | {} | {} | {} | {} / {} | {} / {} | {} | {} | {} | {} | {} |\n",
                         v.strategy,
                         if v.reference { " (reference)" } else { "" },
                         percent(v.tuning.objective),
@@ -470,12 +575,16 @@ impl TuneResults {
                             (Some(g), None) => signed_points(g),
                             _ => "-".into(),
                         },
+                        percent(v.validation.needles_long),
                         percent(v.validation.needles),
+                        percent(v.validation.used_long),
+                        percent(v.validation.used),
                         percent(v.validation.retention),
                         v.validation
                             .writes_per_turn
                             .map_or("-".into(), |w| format!("{w:.2}")),
-                        v.cost_ratio.map_or("-".into(), |c| format!("{c:.2}x")),
+                        ratio(v.cost_ratio),
+                        contract(&v.validation.breaks),
                         if v.meets_constraints { "yes" } else { "no" }
                     ));
                 }
@@ -483,10 +592,24 @@ impl TuneResults {
                 let steps: Vec<String> = c
                     .rungs
                     .iter()
-                    .map(|r| format!("{} settings on {} batches", r.settings, r.batches))
+                    .map(|r| {
+                        format!(
+                            "{} settings on {} batches ({} objective events)",
+                            r.settings, r.batches, r.events
+                        )
+                    })
                     .collect();
                 md.push_str(&steps.join(", then "));
-                md.push_str(".\n");
+                md.push_str(&format!(
+                    ". A rung holds at least {} objective events; {}.\n",
+                    c.search.min_rung_events, c.search.note
+                ));
+                if let Some(s) = &c.recommendation.stability {
+                    md.push_str(&format!(
+                        "\n`{}` won in {} of {} resamples of the tuning set ({} needed for a recommendation).\n",
+                        s.strategy, s.wins, s.resamples, s.needed
+                    ));
+                }
             }
         }
         md
@@ -496,6 +619,20 @@ impl TuneResults {
 /// `x` rounded to 3 decimals, for text.
 pub(crate) fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// A time over the floor's, `1.23x`, `-` when unmeasured.
+pub(crate) fn ratio(x: Option<f64>) -> String {
+    x.map_or("-".into(), |c| format!("{c:.2}x"))
+}
+
+/// What a setting did to the design's contract: `kept`, or what it broke.
+pub(crate) fn contract(breaks: &[String]) -> String {
+    if breaks.is_empty() {
+        "kept".into()
+    } else {
+        format!("broken: {}", breaks.join(", "))
+    }
 }
 
 /// A share as a percentage with one decimal, `-` when absent.

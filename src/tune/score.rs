@@ -1,15 +1,28 @@
 //! What `tune` measures of a setting: per turn the few sums its objective and constraints are made of, added
 //! over batches in batch order (whole numbers, so any order gives the same bytes), and the objective itself.
 //!
+//! The needle and used-line objectives are taken over the results longer than the budget (a result whose
+//! original field is longer than the budget in UTF-16 units): there a policy has to cut and settings can differ;
+//! the pooled figures are kept beside them. Each turn also counts what breaks the design's contract: a cut output
+//! that no artifact holds (and whose write was not even attempted), and anything the design exempts that changed
+//! (order, non-text parts, reminders, non-budgeted content, surrogate pairs, the records agreeing).
+//!
 //! The validation set's gain over the reference gets a paired interval: a Poisson bootstrap whose weights come
-//! from the batch index alone ([`crate::metrics::resample::weights`], the run's ranking uses the same), so the
-//! setting and the reference weigh each batch alike.
+//! from the group of the batch alone ([`crate::metrics::resample::weights`], the run's ranking uses the same), so
+//! the setting and the reference weigh each batch alike, and the batches of one group together.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::PlanReminders;
 use crate::error::{Error, Result};
+use crate::finalize::{collect_slots, SlotScope};
+use crate::generate::{GeneratedBatch, NeedleKind};
 use crate::metrics::resample::{weights, RESAMPLES};
 use crate::metrics::BatchMetrics;
+use crate::model::Field;
+use crate::simulate::TurnRecord;
 
 /// A turn's mean kept share is summed in millionths.
 const SHARE_SCALE: f64 = 1_000_000.0;
@@ -36,11 +49,104 @@ pub struct Sums {
     pub used: u64,
     /// Successful artifact writes.
     pub writes: u64,
+    /// Needles in results longer than the budget, still visible.
+    #[serde(default)]
+    pub long_survived: u64,
+    /// Needles in results longer than the budget.
+    #[serde(default)]
+    pub long_needles: u64,
+    /// Used lines in results longer than the budget, still visible.
+    #[serde(default)]
+    pub long_used_survived: u64,
+    /// Used lines in results longer than the budget.
+    #[serde(default)]
+    pub long_used: u64,
+    /// Shortened fields no artifact holds whole, of entries that came without one, whose write was not even
+    /// attempted (a failed write is the store's fault, not the setting's).
+    #[serde(default)]
+    pub unrecoverable: u64,
+    /// Changes to what the design exempts: entries reordered or dropped, non-text parts, reminders or
+    /// non-budgeted content changed, surrogate pairs broken, and turns whose records differ.
+    #[serde(default)]
+    pub exempt_changed: u64,
+}
+
+/// What `tune` measures of a turn beyond its metrics: the needles and used lines in results longer than the
+/// budget, and the shortened fields that cannot be read back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnFacts {
+    long_survived: u64,
+    long_needles: u64,
+    long_used_survived: u64,
+    long_used: u64,
+    unrecoverable: u64,
+}
+
+impl TurnFacts {
+    /// Measures `record`, the turn of `generated` at a budget of `units`.
+    pub fn of(
+        generated: &GeneratedBatch,
+        record: &TurnRecord,
+        reminders: &PlanReminders,
+        units: u64,
+    ) -> TurnFacts {
+        let input = &generated.batch;
+        let output = &record.model_request;
+        let mut position: BTreeMap<usize, usize> = BTreeMap::new();
+        for (j, &ordinal) in record.ordinals.iter().enumerate() {
+            position.entry(ordinal).or_insert(j);
+        }
+        let shown = |entry: usize, part: usize, field: Field| -> Option<&str> {
+            output
+                .get(*position.get(&entry)?)?
+                .response_parts
+                .get(part)?
+                .field(field)
+        };
+        let mut facts = TurnFacts::default();
+        let mut long: BTreeMap<(usize, usize, Field), bool> = BTreeMap::new();
+        for slot in collect_slots(input, reminders, SlotScope::ALL) {
+            let original = slot.text(input);
+            long.insert((slot.entry, slot.part, slot.field), slot.len > units);
+            let Some(after) = shown(slot.entry, slot.part, slot.field) else {
+                continue;
+            };
+            let after = after.get(slot.protected..).unwrap_or(after);
+            if after == original {
+                continue;
+            }
+            let came_with_paths = !input[slot.entry].artifact_paths().is_empty();
+            let attempted = record.writes.iter().any(|w| {
+                let content: &str = &w.attempt.content;
+                w.ordinal == slot.entry && content.contains(original)
+            });
+            facts.unrecoverable += u64::from(!(came_with_paths || attempted));
+        }
+        for needle in &generated.needles {
+            if !long
+                .get(&(needle.entry, needle.part, needle.field))
+                .copied()
+                .unwrap_or(false)
+            {
+                continue;
+            }
+            let visible = shown(needle.entry, needle.part, needle.field)
+                .is_some_and(|t| t.contains(needle.text.as_str()));
+            if needle.kind == NeedleKind::Used {
+                facts.long_used += 1;
+                facts.long_used_survived += u64::from(visible);
+            } else {
+                facts.long_needles += 1;
+                facts.long_survived += u64::from(visible);
+            }
+        }
+        facts
+    }
 }
 
 impl Sums {
-    /// One turn's sums.
-    pub fn of(m: &BatchMetrics) -> Sums {
+    /// One turn's sums: its metrics and what tune measured of it beside them.
+    pub fn of(m: &BatchMetrics, facts: &TurnFacts) -> Sums {
         let (survived, needles) = m
             .needles
             .values()
@@ -57,6 +163,18 @@ impl Sums {
             used_survived: m.used_survived,
             used: m.used_needles,
             writes: m.writes,
+            long_survived: facts.long_survived,
+            long_needles: facts.long_needles,
+            long_used_survived: facts.long_used_survived,
+            long_used: facts.long_used,
+            unrecoverable: facts.unrecoverable,
+            exempt_changed: m.broken_surrogates
+                + m.reordered
+                + m.dropped
+                + m.media_changed
+                + m.reminders_changed
+                + m.non_budgeted_changed
+                + u64::from(m.records_differ),
         }
     }
 
@@ -72,11 +190,22 @@ impl Sums {
         add(&mut self.used_survived, other.used_survived);
         add(&mut self.used, other.used);
         add(&mut self.writes, other.writes);
+        add(&mut self.long_survived, other.long_survived);
+        add(&mut self.long_needles, other.long_needles);
+        add(&mut self.long_used_survived, other.long_used_survived);
+        add(&mut self.long_used, other.long_used);
+        add(&mut self.unrecoverable, other.unrecoverable);
+        add(&mut self.exempt_changed, other.exempt_changed);
     }
 
-    /// Needle survival; `None` without needles.
+    /// Needle survival over every result (pooled); `None` without needles.
     pub fn needle_share(&self) -> Option<f64> {
         (self.needles > 0).then(|| self.survived as f64 / self.needles as f64)
+    }
+
+    /// Needle survival over the results longer than the budget; `None` without needles there.
+    pub fn long_needle_share(&self) -> Option<f64> {
+        (self.long_needles > 0).then(|| self.long_survived as f64 / self.long_needles as f64)
     }
 
     /// Mean kept share per field; `None` without fields.
@@ -84,9 +213,14 @@ impl Sums {
         (self.fields > 0).then(|| self.kept as f64 / SHARE_SCALE / self.fields as f64)
     }
 
-    /// Survival of the lines the agent used; `None` without any.
+    /// Survival of the lines the agent used, over every result (pooled); `None` without any.
     pub fn used_share(&self) -> Option<f64> {
         (self.used > 0).then(|| self.used_survived as f64 / self.used as f64)
+    }
+
+    /// Survival of the lines the agent used, over the results longer than the budget; `None` without any there.
+    pub fn long_used_share(&self) -> Option<f64> {
+        (self.long_used > 0).then(|| self.long_used_survived as f64 / self.long_used as f64)
     }
 
     /// Artifact writes per turn; `None` without turns.
@@ -97,6 +231,22 @@ impl Sums {
     /// Whether every turn kept the budget.
     pub fn kept_budget(&self) -> bool {
         self.over_budget == 0
+    }
+
+    /// What of the design's contract these turns broke, in words (empty: none): the budget, a cut output that
+    /// cannot be read back, something exempt changed.
+    pub fn contract_breaks(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.over_budget > 0 {
+            out.push("over budget");
+        }
+        if self.unrecoverable > 0 {
+            out.push("cut output not recoverable");
+        }
+        if self.exempt_changed > 0 {
+            out.push("exempt content changed");
+        }
+        out
     }
 }
 
@@ -161,13 +311,14 @@ impl Objective {
         Ok(o)
     }
 
-    /// The objective's value on `sums`; `None` when a figure it weighs has nothing to measure there.
+    /// The objective's value on `sums` (needle and used-line survival over the results longer than the
+    /// budget); `None` when a figure it weighs has nothing to measure there.
     pub fn value(&self, sums: &Sums) -> Option<f64> {
         let mut v = 0.0;
         for (weight, figure) in [
-            (self.needles, sums.needle_share()),
+            (self.needles, sums.long_needle_share()),
             (self.retention, sums.retention()),
-            (self.used, sums.used_share()),
+            (self.used, sums.long_used_share()),
         ] {
             if weight > 0.0 {
                 v += weight * figure?;
@@ -181,9 +332,9 @@ impl Objective {
     /// measure.
     pub fn rest(&self, sums: &Sums) -> Option<f64> {
         let rest: Vec<f64> = [
-            (self.needles, sums.needle_share()),
+            (self.needles, sums.long_needle_share()),
             (self.retention, sums.retention()),
-            (self.used, sums.used_share()),
+            (self.used, sums.long_used_share()),
         ]
         .into_iter()
         .filter(|(weight, _)| *weight == 0.0)
@@ -192,12 +343,67 @@ impl Objective {
         (!rest.is_empty()).then(|| rest.iter().sum::<f64>() / rest.len() as f64)
     }
 
+    /// The objective's value of `sums` measured against the denominators of `totals` (the same needles, used
+    /// lines and fields: they belong to the batches, not to the setting), which is linear in `sums`: the sum of
+    /// the batches' values is the value of their sum. `None` when a figure it weighs has nothing to measure in
+    /// `totals`.
+    pub fn linear(&self, sums: &Sums, totals: &Sums) -> Option<f64> {
+        let mut v = 0.0;
+        for (weight, numerator, denominator) in [
+            (
+                self.needles,
+                sums.long_survived as f64,
+                totals.long_needles as f64,
+            ),
+            (
+                self.retention,
+                sums.kept as f64 / SHARE_SCALE,
+                totals.fields as f64,
+            ),
+            (
+                self.used,
+                sums.long_used_survived as f64,
+                totals.long_used as f64,
+            ),
+        ] {
+            if weight > 0.0 {
+                if denominator == 0.0 {
+                    return None;
+                }
+                v += weight * numerator / denominator;
+            }
+        }
+        Some(v)
+    }
+
+    /// The events the objective is measured on in `sums`: needles and used lines in results longer than the
+    /// budget, fields, each counted when the objective weighs it. A rung's sample is sized by them.
+    pub fn events(&self, sums: &Sums) -> u64 {
+        let mut n = 0u64;
+        if self.needles > 0.0 {
+            n += sums.long_needles;
+        }
+        if self.retention > 0.0 {
+            n += sums.fields;
+        }
+        if self.used > 0.0 {
+            n += sums.long_used;
+        }
+        n
+    }
+
     /// How it reads: `needle survival`, `0.7 needle survival + 0.3 retention`.
     pub fn describe(&self) -> String {
         let parts: Vec<(f64, &str)> = [
-            (self.needles, "needle survival"),
+            (
+                self.needles,
+                "needle survival (results longer than the budget)",
+            ),
             (self.retention, "retention"),
-            (self.used, "used-line survival"),
+            (
+                self.used,
+                "used-line survival (results longer than the budget)",
+            ),
         ]
         .into_iter()
         .filter(|(w, _)| *w > 0.0)
@@ -230,13 +436,14 @@ impl Default for Paired {
 }
 
 impl Paired {
-    /// Adds batch `batch`'s turn under the setting and under the reference.
-    pub fn add(&mut self, batch: u64, setting: &Sums, reference: &Sums) {
+    /// Adds a turn under the setting and under the reference, weighed by the resample weights of its batch's
+    /// group (`group`: the batches of a group are drawn together).
+    pub fn add(&mut self, group: u64, setting: &Sums, reference: &Sums) {
         for ((s, r), w) in self
             .setting
             .iter_mut()
             .zip(self.reference.iter_mut())
-            .zip(weights(batch))
+            .zip(weights(group))
         {
             s.add(setting, u64::from(w));
             r.add(reference, u64::from(w));
@@ -266,6 +473,8 @@ mod tests {
             turns: 1,
             survived,
             needles,
+            long_survived: survived,
+            long_needles: needles,
             kept: (kept_share * SHARE_SCALE) as u64 * fields,
             fields,
             ..Sums::default()
@@ -277,9 +486,13 @@ mod tests {
         assert_eq!(Objective::parse("needles").unwrap(), Objective::NEEDLES);
         let mix = Objective::parse("needles=3,retention=1").unwrap();
         assert_eq!((mix.needles, mix.retention, mix.used), (0.75, 0.25, 0.0));
-        assert_eq!(mix.describe(), "0.75 needle survival + 0.25 retention");
+        assert_eq!(
+            mix.describe(),
+            "0.75 needle survival (results longer than the budget) + 0.25 retention"
+        );
         let s = sums(1, 2, 0.5, 4);
         assert_eq!(mix.value(&s), Some(0.75 * 0.5 + 0.25 * 0.5));
+        assert_eq!(mix.linear(&s, &s), mix.value(&s));
         assert_eq!(
             Objective::parse("used").unwrap().value(&s),
             None,

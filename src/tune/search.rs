@@ -1,36 +1,44 @@
-//! The search: per workload, a seeded split of its batches into tuning and validation sets; per budget,
-//! successive halving over nested samples of the tuning set, then the finalists and the reference on the
-//! validation set.
+//! The search: per workload, a split of its batches by group into tuning and validation sets ([`super::group`]);
+//! per budget, a noise-aware successive halving over nested samples of the tuning set, then the finalists and
+//! the reference on the validation set, and a check that the winner holds under resampling of the tuning set.
 //!
-//! Halving: every setting runs on the first few tuning batches (in the split's shuffled order), the best third
-//! goes on to three times as many, and so on until the finalists have run on the whole tuning set. The samples are
-//! nested, so a setting that goes on adds batches to its tally instead of starting again. A setting is ranked by
-//! whether it meets the constraints (every turn within budget, writes per turn), then by the objective, then by
-//! the figures the objective does not weigh, then by fewer writes, then by the order of the candidates (the
-//! reference first, then each family's plain form): equal settings keep the simplest. A rung keeps its best third,
-//! and with them every setting equal to the last of them on the constraints and the objective: a sample that does
-//! not tell settings apart drops none of them by chance. The reference runs on every sample whatever its rank, so
-//! that its figures are on the same batches as the finalists'.
+//! Rungs: the reference runs first on every tuning batch, which says how many objective events (needles and
+//! used lines in results longer than the budget, fields for retention) each batch holds. The last rung is the
+//! whole tuning set; each rung before it is the shortest prefix of the tuning set (in the split's shuffled order)
+//! holding a third of the next rung's events, and at least [`MIN_RUNG_EVENTS`] of them and [`FIRST_SAMPLE`]
+//! batches: a sample is as large as the evidence it must hold, not a number of batches. The samples are nested,
+//! so a setting that goes on adds batches to its tally.
 //!
-//! Each batch is generated once per sample and run through every budget's settings in one task; tasks run in
-//! parallel and their sums are added in batch order, so the results are the same on any number of threads.
+//! A rung ranks its settings by whether they keep the design's contract and meet the constraints, then by the
+//! objective, then by the figures the objective does not weigh, then by fewer writes, then by the order of the
+//! candidates (the reference first, then each family's plain form): equal settings keep the simplest. The cut is
+//! the setting at a third of the ranking; a rung keeps every setting ranked above it and every one whose paired
+//! 95% interval against it reaches it (the objective's difference, summed over the sample's groups, plus 1.96
+//! times its standard error is not below 0): a setting the sample cannot tell from the cut is never dropped by
+//! chance. The search has a budget of evaluations, [`EVALUATION_FACTOR`] times what a halving keeping a third
+//! would run; when keeping every such setting would overrun it, the rung keeps the best it can pay for and the
+//! search says so.
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use super::score::{Objective, Paired, Sums};
+use super::group;
+use super::score::{Objective, Paired, Sums, TurnFacts};
 use super::space::Candidate;
 use super::{
-    CellTune, Constraints, Figures, Recommendation, RungReport, SettingReport, TunePlan, Validated,
-    WorkloadTune,
+    CellTune, Constraints, Figures, Recommendation, RungReport, SearchReport, SettingReport,
+    Stability, TunePlan, Validated, WorkloadTune,
 };
 use crate::finalize::Finalizer;
+use crate::generate::GeneratedBatch;
 use crate::rng::{Seed, Stream};
 use crate::run::cost::{Measured, SAMPLES};
-use crate::run::{measure_turn, Workload};
+use crate::run::{measure_turn_with, Workload};
+use crate::scenario::ScenarioBudget;
 
-/// Each rung keeps this share of its settings (one in three).
+/// A rung's cut is at this share of its ranking (one in three).
 pub const ETA: usize = 3;
 
 /// The settings of a budget that reach the validation set (besides the reference).
@@ -39,147 +47,304 @@ pub const FINALISTS: usize = 3;
 /// The fewest tuning batches of the first rung (or all there are, when fewer).
 pub const FIRST_SAMPLE: usize = 6;
 
-/// The batch indices of a workload of `batches` batches split into (tuning, validation), each in the seeded
-/// shuffled order: the validation set takes `share` of them (rounded, at least one of each when there are two).
-pub fn split(batches: u64, share: f64, seed: Seed, workload: &str) -> (Vec<u64>, Vec<u64>) {
-    let mut order: Vec<u64> = (0..batches).collect();
-    let mut stream = Stream::keyed(seed, "tune/split", workload.as_bytes());
-    for i in (1..order.len()).rev() {
-        let j = stream.below(i as u64 + 1) as usize;
-        order.swap(i, j);
-    }
-    let n = order.len();
-    let mut validation = ((n as f64) * share).round() as usize;
-    if n >= 2 {
-        validation = validation.clamp(1, n - 1);
-    } else {
-        validation = 0;
-    }
-    let tuning = order.split_off(validation);
-    (tuning, order)
-}
+/// The fewest objective events a rung's sample holds (or all the tuning set holds, when fewer).
+pub const MIN_RUNG_EVENTS: u64 = 100;
 
-/// The rungs of a search of `settings` settings on `tuning` batches: (settings run, batches in the sample) per
-/// rung; the last runs the finalists on every tuning batch.
-pub fn rungs(settings: usize, tuning: usize) -> Vec<(usize, usize)> {
+/// The search's budget of evaluations, in multiples of what a halving keeping a third at each rung would run.
+pub const EVALUATION_FACTOR: u64 = 3;
+
+/// The resamples of the tuning set the winner must hold in.
+pub const STABILITY_RESAMPLES: usize = 5;
+
+/// Of which it must win at least this many.
+pub const STABILITY_WINS: usize = 4;
+
+/// The normal quantile of a two-sided 95% interval.
+const Z95: f64 = 1.96;
+
+/// The settings each rung plans to run, a third fewer each time down to [`FINALISTS`].
+fn planned_counts(settings: usize) -> Vec<usize> {
     let mut counts = vec![settings];
     while *counts.last().expect("one") > FINALISTS {
         let c = *counts.last().expect("one");
         counts.push(c.div_ceil(ETA).max(FINALISTS));
     }
-    let last = counts.len() - 1;
     counts
-        .into_iter()
+}
+
+/// The rungs of a search of `settings` settings on tuning batches holding `events` objective events each (in
+/// the tuning set's order): (settings planned, batches in the sample) per rung; the last runs on every tuning
+/// batch. Rungs whose sample would not grow are left out.
+pub fn rungs(settings: usize, events: &[u64]) -> Vec<(usize, usize)> {
+    let counts = planned_counts(settings);
+    let n = events.len();
+    let total: u64 = events.iter().sum();
+    let last = counts.len() - 1;
+    let mut cumulative = Vec::with_capacity(n);
+    let mut sum = 0u64;
+    for e in events {
+        sum += e;
+        cumulative.push(sum);
+    }
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (r, &c) in counts.iter().enumerate() {
+        let sample = if r == last {
+            n
+        } else {
+            let target = (total / (ETA as u64).pow((last - r) as u32)).max(MIN_RUNG_EVENTS);
+            let prefix = cumulative.partition_point(|&s| s < target) + 1;
+            prefix.max(FIRST_SAMPLE).min(n)
+        };
+        match out.last_mut() {
+            // A sample no larger than the last rung's tells nothing new: the later rung's plan replaces it.
+            Some(prev) if prev.1 >= sample => *prev = (prev.0, prev.1.max(sample)),
+            _ => out.push((c, sample)),
+        }
+    }
+    if let Some(l) = out.last_mut() {
+        l.1 = n;
+    }
+    out
+}
+
+/// The turns a halving keeping a third runs on `rungs` (the reference's excepted: it runs first on all).
+fn classic_turns(rungs: &[(usize, usize)]) -> u64 {
+    let mut done = 0usize;
+    let mut turns = 0u64;
+    for &(settings, batches) in rungs {
+        turns += (settings.saturating_sub(1) * (batches - done)) as u64;
+        done = batches;
+    }
+    turns
+}
+
+/// The progress a search of `candidates` settings over `cells` budgets plans to report, before the events are
+/// known (a rung a third of the batches of the next): the reference on every tuning batch, every rung's settings
+/// on its new batches, then the finalists on the validation set. The search adds what it runs beyond it.
+pub fn planned_turns(candidates: usize, tuning: usize, validation: usize, cells: usize) -> u64 {
+    let counts = planned_counts(candidates);
+    let last = counts.len() - 1;
+    let batch_rungs: Vec<(usize, usize)> = counts
+        .iter()
         .enumerate()
-        .map(|(r, c)| {
+        .map(|(r, &c)| {
             let n = tuning / ETA.pow((last - r) as u32).max(1);
             (c, n.max(FIRST_SAMPLE).min(tuning))
         })
-        .collect()
-}
-
-/// The progress a search of `candidates` settings over `cells` budgets reports in all: every rung's settings
-/// on its new batches, then the finalists on the validation set. (The reference's turns once it has dropped
-/// out of the ranking are not counted: they are a few more.)
-pub fn planned_turns(candidates: usize, tuning: usize, validation: usize, cells: usize) -> u64 {
-    let mut turns = 0u64;
-    let mut done = 0usize;
-    for (settings, batches) in rungs(candidates, tuning) {
-        turns += (settings * (batches - done)) as u64;
-        done = batches;
-    }
-    turns += (FINALISTS.min(candidates) * validation) as u64;
+        .collect();
+    let turns = tuning as u64
+        + classic_turns(&batch_rungs)
+        + ((FINALISTS.min(candidates) + 1) * validation) as u64;
     turns * cells as u64
 }
 
-/// A setting's tally in one budget's search.
-#[derive(Debug, Clone, Default)]
-struct Tally {
-    sums: Sums,
-    batches: usize,
-    rung: usize,
-}
-
-/// Searches one workload at each of its budgets; `progress` gets the turns run, and the turns added to the plan
-/// when settings tied at a rung's cut go on together.
+/// Searches one workload at each of its budgets; `progress` gets the turns run, and the turns added to the plan.
 pub(super) fn tune_workload(
     plan: &TunePlan,
     workload: &Workload,
     progress: &(dyn Fn(Step) + Sync),
-) -> WorkloadTune {
-    let (tuning, validation) = split(
-        workload.info.batches,
+) -> crate::error::Result<WorkloadTune> {
+    let (groups, mut split_report) = group::workload_groups(workload, plan.group_by)?;
+    let (tuning, validation) = group::split(
+        &groups,
         plan.validation,
         plan.seed,
         &workload.info.name,
+        &mut split_report,
     );
-    let candidates = &plan.candidates;
-    let finalizers: Vec<Box<dyn Finalizer>> = candidates
+    let finalizers: Vec<Box<dyn Finalizer>> = plan
+        .candidates
         .iter()
         .map(|c| c.name.build_with(&workload.strategy_config))
         .collect();
-    let budgets = &workload.info.budgets;
-    let mut tallies: Vec<Vec<Tally>> =
-        vec![vec![Tally::default(); candidates.len()]; budgets.len()];
-    let mut alive: Vec<Vec<usize>> = vec![(0..candidates.len()).collect(); budgets.len()];
-    let mut rung_reports: Vec<Vec<RungReport>> = vec![Vec::new(); budgets.len()];
-    let mut done = 0usize;
-    let plan_rungs = rungs(candidates.len(), tuning.len());
-    for (r, &(_, sample)) in plan_rungs.iter().enumerate() {
-        let new = &tuning[done..sample];
-        // Per new batch: per budget, the sums of each alive setting (the reference too).
-        let per_batch: Vec<Vec<Vec<Sums>>> = new
+    let planned = planned_turns(plan.candidates.len(), tuning.len(), validation.len(), 1);
+    let cells = workload
+        .info
+        .budgets
+        .iter()
+        .map(|budget| {
+            let mut cell = Cell {
+                plan,
+                workload,
+                finalizers: &finalizers,
+                budget,
+                groups: &groups,
+                progress,
+                planned_left: planned,
+            };
+            let out = cell.tune(&tuning, &validation);
+            if cell.planned_left > 0 {
+                progress(Step::Done(cell.planned_left));
+            }
+            out
+        })
+        .collect();
+    Ok(WorkloadTune {
+        name: workload.info.name.clone(),
+        source: workload.info.source,
+        digest: workload.info.digest.clone(),
+        batches: workload.info.batches,
+        tuning: tuning.len() as u64,
+        validation: validation.len() as u64,
+        split: split_report,
+        cells,
+    })
+}
+
+/// What a rung's search reports: turns run, or turns added to the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// This many more turns were run.
+    Done(u64),
+    /// This many turns were added to the plan (the search ran more than planned).
+    More(u64),
+}
+
+/// One budget's search.
+struct Cell<'a> {
+    plan: &'a TunePlan,
+    workload: &'a Workload,
+    finalizers: &'a [Box<dyn Finalizer>],
+    budget: &'a ScenarioBudget,
+    groups: &'a [u64],
+    progress: &'a (dyn Fn(Step) + Sync),
+    planned_left: u64,
+}
+
+/// One turn: its sums, and its (strategy, floor) nanoseconds when timed.
+fn turn(
+    workload: &Workload,
+    generated: &GeneratedBatch,
+    budget: &ScenarioBudget,
+    finalizer: &dyn Finalizer,
+) -> Sums {
+    let (metrics, facts) = measure_turn_with(
+        workload,
+        generated,
+        budget,
+        finalizer,
+        |record, reminders| TurnFacts::of(generated, record, reminders, budget.units),
+    );
+    Sums::of(&metrics, &facts)
+}
+
+impl Cell<'_> {
+    /// Says `n` turns are about to run: the plan grows when they go beyond it.
+    fn account(&mut self, n: u64) {
+        let within = n.min(self.planned_left);
+        self.planned_left -= within;
+        if n > within {
+            (self.progress)(Step::More(n - within));
+        }
+    }
+
+    /// Each of `settings`' sums on each of `batches` (per setting, in batch order).
+    fn run(&mut self, settings: &[usize], batches: &[u64]) -> Vec<Vec<Sums>> {
+        self.account((settings.len() * batches.len()) as u64);
+        let (workload, budget, finalizers, progress) =
+            (self.workload, self.budget, self.finalizers, self.progress);
+        let per_batch: Vec<Vec<Sums>> = batches
             .par_iter()
             .map(|&index| {
                 let generated = workload.batch(index);
-                let out: Vec<Vec<Sums>> = budgets
+                let out = settings
                     .iter()
-                    .enumerate()
-                    .map(|(b, budget)| {
-                        running(&alive[b])
-                            .map(|c| {
-                                Sums::of(&measure_turn(
-                                    workload,
-                                    &generated,
-                                    budget,
-                                    finalizers[c].as_ref(),
-                                ))
-                            })
-                            .collect()
-                    })
+                    .map(|&c| turn(workload, &generated, budget, finalizers[c].as_ref()))
                     .collect();
-                progress(Step::Done(alive.iter().map(|a| a.len() as u64).sum()));
+                progress(Step::Done(settings.len() as u64));
                 out
             })
             .collect();
-        for batch in &per_batch {
-            for (b, sums) in batch.iter().enumerate() {
-                for (c, s) in running(&alive[b]).zip(sums) {
-                    let t = &mut tallies[b][c];
-                    t.sums.add(s, 1);
-                    t.batches += 1;
-                    t.rung = r;
+        (0..settings.len())
+            .map(|k| per_batch.iter().map(|b| b[k]).collect())
+            .collect()
+    }
+
+    fn tune(&mut self, tuning: &[u64], validation: &[u64]) -> CellTune {
+        let plan = self.plan;
+        let objective = &plan.objective;
+        let constraints = &plan.constraints;
+        let candidates = &plan.candidates;
+        // Per setting, its sums on each tuning batch it ran on (a prefix of the tuning set).
+        let mut per: Vec<Vec<Sums>> = vec![Vec::new(); candidates.len()];
+        per[0] = self.run(&[0], tuning).remove(0);
+        let events: Vec<u64> = per[0].iter().map(|s| objective.events(s)).collect();
+        let plan_rungs = rungs(candidates.len(), &events);
+        let budget_evals = EVALUATION_FACTOR * classic_turns(&plan_rungs);
+        let mut spent = 0u64;
+        let mut exhausted = false;
+        let tuning_groups: Vec<u64> = tuning.iter().map(|&i| self.groups[i as usize]).collect();
+        let mut alive: Vec<usize> = (0..candidates.len()).collect();
+        let mut rung_reports = Vec::new();
+        let mut told_apart = true;
+        let mut left_level = 0usize;
+        let mut done = 0usize;
+        let mut last_rung = vec![0usize; candidates.len()];
+        for (r, &(_, sample)) in plan_rungs.iter().enumerate() {
+            let running: Vec<usize> = alive.iter().copied().filter(|&c| c != 0).collect();
+            let new = self.run(&running, &tuning[done..sample]);
+            spent += (running.len() * (sample - done)) as u64;
+            for (c, sums) in running.iter().zip(new) {
+                per[*c].extend(sums);
+                last_rung[*c] = r;
+            }
+            last_rung[0] = r;
+            done = sample;
+            let tallies: Vec<Sums> = per
+                .iter()
+                .map(|p| {
+                    let mut s = Sums::default();
+                    for x in &p[..p.len().min(sample)] {
+                        s.add(x, 1);
+                    }
+                    s
+                })
+                .collect();
+            let ranked = rank(&alive, &tallies, objective, constraints);
+            let last = r + 1 == plan_rungs.len();
+            let cut = if last {
+                FINALISTS.min(ranked.len())
+            } else {
+                ranked.len().div_ceil(ETA).max(FINALISTS).min(ranked.len())
+            };
+            let mut keep = kept(
+                &ranked,
+                cut,
+                &per,
+                sample,
+                &tuning_groups,
+                &tallies,
+                objective,
+                constraints,
+            );
+            if last {
+                // Whether the finalists were told apart from the rest: no other setting reaches the last of them.
+                left_level = keep.len().saturating_sub(FINALISTS);
+                told_apart = left_level == 0;
+                keep.truncate(FINALISTS);
+            } else {
+                let next = plan_rungs[r + 1].1 - sample;
+                let reserve = classic_turns(&plan_rungs[r + 1..])
+                    .saturating_sub((plan_rungs[r + 1].0.saturating_sub(1) * next) as u64);
+                let affordable =
+                    budget_evals.saturating_sub(spent).saturating_sub(reserve) / next.max(1) as u64;
+                let allowed = (affordable as usize).max(cut);
+                if keep.iter().filter(|&&c| c != 0).count() > allowed {
+                    exhausted = true;
+                    let mut n = 0;
+                    keep.retain(|&c| {
+                        if c == 0 {
+                            return true;
+                        }
+                        n += 1;
+                        n <= allowed
+                    });
                 }
             }
-        }
-        done = sample;
-        for b in 0..budgets.len() {
-            let ranked = rank(&alive[b], &tallies[b], &plan.objective, &plan.constraints);
-            let keep = kept(&ranked, &tallies[b], &plan.objective, &plan.constraints);
-            // Settings beyond the planned count go on only when tied at the cut: their batches to come were
-            // not in the plan.
-            if let Some(&(planned, next_sample)) = plan_rungs.get(r + 1) {
-                let extra = keep.saturating_sub(planned);
-                progress(Step::More((extra * (next_sample - sample)) as u64));
+            let mut ran: Vec<usize> = alive.clone();
+            if !ran.contains(&0) {
+                ran.push(0);
             }
-            // What the rung ran, for the report: every setting in candidate order, with its place and whether it
-            // goes on (on the last rung, whether it is a finalist).
-            let going = if r + 1 == plan_rungs.len() {
-                keep.min(FINALISTS)
-            } else {
-                keep
-            };
-            let mut ran: Vec<usize> = running(&alive[b]).collect();
             ran.sort_unstable();
             let ran = ran
                 .into_iter()
@@ -188,93 +353,160 @@ pub(super) fn tune_workload(
                     super::RungSetting {
                         strategy: candidates[c].name.to_string(),
                         place,
-                        goes_on: place.is_some_and(|p| p < going),
-                        figures: Figures::of(&tallies[b][c].sums, &plan.objective),
+                        goes_on: place.is_some() && keep.contains(&c),
+                        figures: Figures::of(&tallies[c], objective),
                     }
                 })
                 .collect();
-            rung_reports[b].push(RungReport {
+            rung_reports.push(RungReport {
                 ran,
                 batches: sample,
-                settings: alive[b].len(),
+                events: events[..sample].iter().sum(),
+                settings: alive.len(),
                 best: ranked.first().map(|&c| candidates[c].name.to_string()),
-                best_objective: ranked
-                    .first()
-                    .and_then(|&c| plan.objective.value(&tallies[b][c].sums)),
-                reference_objective: plan.objective.value(&tallies[b][0].sums),
+                best_objective: ranked.first().and_then(|&c| objective.value(&tallies[c])),
+                reference_objective: objective.value(&tallies[0]),
             });
-            alive[b] = ranked.into_iter().take(keep).collect();
+            alive = keep;
+        }
+        let finalists = alive;
+        let validated = self.validate(validation, &finalists, &per, tuning.len());
+        let stability = stability(
+            plan.seed,
+            &validated,
+            &finalists,
+            &per,
+            &tuning_groups,
+            objective,
+            constraints,
+        );
+        let settings = (0..candidates.len())
+            .map(|c| setting_report(&candidates[c], &per[c], last_rung[c], objective))
+            .collect();
+        let recommendation = recommend(&validated, stability.as_ref());
+        let total_events: u64 = events.iter().sum();
+        let note = match (told_apart, exhausted) {
+            (true, _) => format!(
+                "{} rungs, {} evaluations of a budget of {}; the finalists were told apart from the other settings",
+                rung_reports.len(),
+                spent,
+                budget_evals
+            ),
+            (false, true) => format!(
+                "the evaluation budget ({budget_evals}) ran out before the finalists were told apart: {left_level} more setting(s) could not be told from the last finalist"
+            ),
+            (false, false) => format!(
+                "the tuning set ({total_events} objective events) could not tell {left_level} more setting(s) from the last finalist"
+            ),
+        };
+        CellTune {
+            budget: self.budget.label.to_string(),
+            units: self.budget.units,
+            rungs: rung_reports,
+            settings,
+            finalists: validated,
+            recommendation,
+            search: SearchReport {
+                evaluations: spent,
+                evaluation_budget: budget_evals,
+                min_rung_events: MIN_RUNG_EVENTS,
+                events: total_events,
+                exhausted,
+                told_apart,
+                note,
+            },
         }
     }
-    let cells = budgets
-        .iter()
-        .enumerate()
-        .map(|(b, budget)| {
-            let finalists: Vec<usize> = alive[b].iter().copied().take(FINALISTS).collect();
-            let validated = validate(
-                plan,
-                workload,
-                &validation,
-                budget,
-                &finalists,
-                &finalizers,
-                &tallies[b],
-            );
-            progress(Step::Done((finalists.len() * validation.len()) as u64));
-            let settings = (0..candidates.len())
-                .map(|c| setting_report(&candidates[c], &tallies[b][c], &plan.objective))
-                .collect();
-            let recommendation = recommend(&validated);
-            CellTune {
-                budget: budget.label.to_string(),
-                units: budget.units,
-                rungs: std::mem::take(&mut rung_reports[b]),
-                settings,
-                finalists: validated,
-                recommendation,
+
+    /// Runs the finalists (best first) and the reference on the validation batches, timed, and pairs each
+    /// finalist's turns with the reference's (resampled by group).
+    fn validate(
+        &mut self,
+        validation: &[u64],
+        finalists: &[usize],
+        per: &[Vec<Sums>],
+        tuning: usize,
+    ) -> Vec<Validated> {
+        let plan = self.plan;
+        let mut runs: Vec<usize> = vec![0];
+        runs.extend(finalists.iter().copied().filter(|&c| c != 0));
+        self.account((runs.len() * validation.len()) as u64);
+        let (workload, budget, finalizers, progress) =
+            (self.workload, self.budget, self.finalizers, self.progress);
+        // Per batch, per run: the sums and the (strategy, floor) nanoseconds.
+        let per_batch: Vec<Vec<(Sums, u64, u64)>> = validation
+            .par_iter()
+            .map(|&index| {
+                let generated = workload.batch(index);
+                let out = runs
+                    .iter()
+                    .map(|&c| {
+                        let measured =
+                            Measured::new(finalizers[c].as_ref(), 1).with_samples(SAMPLES);
+                        let sums = turn(workload, &generated, budget, &measured);
+                        let (strategy_ns, floor_ns) = measured.totals();
+                        (sums, strategy_ns, floor_ns)
+                    })
+                    .collect();
+                progress(Step::Done(runs.len() as u64));
+                out
+            })
+            .collect();
+        let mut reference_sums = Sums::default();
+        for batch in &per_batch {
+            reference_sums.add(&batch[0].0, 1);
+        }
+        let objective = &plan.objective;
+        let mut out = Vec::new();
+        for (k, &c) in runs.iter().enumerate() {
+            let mut sums = Sums::default();
+            let mut paired = Paired::default();
+            let (mut strategy_ns, mut floor_ns) = (0u64, 0u64);
+            for (&index, batch) in validation.iter().zip(&per_batch) {
+                let (s, sn, fl) = &batch[k];
+                sums.add(s, 1);
+                paired.add(self.groups[index as usize], s, &batch[0].0);
+                strategy_ns = strategy_ns.saturating_add(*sn);
+                floor_ns = floor_ns.saturating_add(*fl);
             }
-        })
-        .collect();
-    WorkloadTune {
-        name: workload.info.name.clone(),
-        source: workload.info.source,
-        digest: workload.info.digest.clone(),
-        batches: workload.info.batches,
-        tuning: tuning.len() as u64,
-        validation: validation.len() as u64,
-        cells,
+            let cost_ratio = (floor_ns > 0).then(|| strategy_ns as f64 / floor_ns as f64);
+            let candidate = &plan.candidates[c];
+            let gain = match (objective.value(&sums), objective.value(&reference_sums)) {
+                (Some(a), Some(b)) if c != 0 => Some(a - b),
+                _ => None,
+            };
+            let mut tuning_sums = Sums::default();
+            for s in &per[c][..per[c].len().min(tuning)] {
+                tuning_sums.add(s, 1);
+            }
+            out.push(Validated {
+                strategy: candidate.name.to_string(),
+                family: candidate.family.clone(),
+                reference: c == 0,
+                tuning_rank: finalists.iter().position(|&f| f == c),
+                tuning: Figures::of(&tuning_sums, objective),
+                validation: Figures::of(&sums, objective),
+                cost_ratio,
+                gain,
+                gain_interval: (c != 0)
+                    .then(|| paired.interval(objective).map(|(lo, hi)| [lo, hi]))
+                    .flatten(),
+                meets_constraints: plan.constraints.allows(&sums)
+                    && plan.constraints.allows_cost(cost_ratio),
+            });
+        }
+        out
     }
 }
 
-/// The settings a rung runs: the alive ones, and the reference (0) always.
-fn running(alive: &[usize]) -> impl Iterator<Item = usize> + '_ {
-    let reference = (!alive.contains(&0)).then_some(0);
-    reference.into_iter().chain(alive.iter().copied())
-}
-
-/// How many of `n` settings go on to the next rung.
-fn next_count(n: usize) -> usize {
-    n.div_ceil(ETA).max(FINALISTS).min(n)
-}
-
-/// What a rung's search reports: turns run, or turns added to the plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// This many more turns were run.
-    Done(u64),
-    /// This many turns were added to the plan (settings tied at a rung's cut went on together).
-    More(u64),
-}
-
-/// What a setting is ranked by, best greatest: whether it meets the constraints, its objective, the figures the
-/// objective does not weigh (so that among settings that keep every needle, the one keeping more of the text
-/// ranks first), and fewer writes.
+/// What a setting is ranked by, best greatest: whether it keeps the contract and meets the constraints, its
+/// objective, the figures the objective does not weigh (so that among settings that keep every needle, the one
+/// keeping more of the text ranks first), and fewer writes.
 fn rank_key(
-    t: &Tally,
+    s: &Sums,
     objective: &Objective,
     c: &Constraints,
 ) -> (bool, Option<f64>, Option<f64>, u64) {
-    let s = &t.sums;
     (c.allows(s), objective.value(s), objective.rest(s), s.writes)
 }
 
@@ -296,7 +528,7 @@ fn better(
 }
 
 /// The alive settings, best first (see the module for the order).
-fn rank(alive: &[usize], tallies: &[Tally], objective: &Objective, c: &Constraints) -> Vec<usize> {
+fn rank(alive: &[usize], tallies: &[Sums], objective: &Objective, c: &Constraints) -> Vec<usize> {
     let mut ranked = alive.to_vec();
     ranked.sort_by(|&a, &b| {
         better(
@@ -308,168 +540,239 @@ fn rank(alive: &[usize], tallies: &[Tally], objective: &Objective, c: &Constrain
     ranked
 }
 
-/// How many of the `ranked` settings go on: [`next_count`], and every setting that meets the constraints as the
-/// last of them does and equals it on the objective, so that a sample that does not tell settings apart on the
-/// objective (every one keeps every needle) drops none of them by a lesser figure or the order they were listed in.
-fn kept(ranked: &[usize], tallies: &[Tally], objective: &Objective, c: &Constraints) -> usize {
-    let mut keep = next_count(ranked.len());
-    if keep == 0 {
-        return 0;
+/// The upper end of the paired 95% interval of `a`'s objective minus `b`'s on the first `sample` tuning batches
+/// (in groups `groups`): the batches' differences summed by group, their total plus [`Z95`] standard errors of
+/// it. `None` (nothing tells them apart) when the objective has nothing to measure or there is one group.
+pub fn paired_upper(a: &[Sums], b: &[Sums], groups: &[u64], objective: &Objective) -> Option<f64> {
+    let mut totals = Sums::default();
+    for s in b {
+        totals.add(s, 1);
     }
-    let on_objective = |i: usize| {
-        let s = &tallies[ranked[i]].sums;
-        (c.allows(s), objective.value(s))
+    let mut by_group: BTreeMap<u64, f64> = BTreeMap::new();
+    for ((x, y), &g) in a.iter().zip(b).zip(groups) {
+        let d = objective.linear(x, &totals)? - objective.linear(y, &totals)?;
+        *by_group.entry(g).or_insert(0.0) += d;
+    }
+    let n = by_group.len();
+    if n < 2 {
+        return None;
+    }
+    let total: f64 = by_group.values().sum();
+    let mean = total / n as f64;
+    let var: f64 =
+        by_group.values().map(|d| (d - mean).powi(2)).sum::<f64>() * n as f64 / (n - 1) as f64;
+    Some(total + Z95 * var.sqrt())
+}
+
+/// The settings a rung keeps, best first: the `cut` best of `ranked`, and every later one that meets the
+/// contract and the constraints as the last of them does and whose paired interval against it reaches it.
+#[allow(clippy::too_many_arguments)]
+fn kept(
+    ranked: &[usize],
+    cut: usize,
+    per: &[Vec<Sums>],
+    sample: usize,
+    groups: &[u64],
+    tallies: &[Sums],
+    objective: &Objective,
+    c: &Constraints,
+) -> Vec<usize> {
+    let mut keep: Vec<usize> = ranked[..cut].to_vec();
+    let Some(&last) = keep.last() else {
+        return keep;
     };
-    let cut = on_objective(keep - 1);
-    while keep < ranked.len() && on_objective(keep) == cut {
-        keep += 1;
+    let last_allows = c.allows(&tallies[last]);
+    for &s in &ranked[cut..] {
+        let reaches = c.allows(&tallies[s]) == last_allows
+            && paired_upper(
+                &per[s][..sample],
+                &per[last][..sample],
+                &groups[..sample],
+                objective,
+            )
+            .is_none_or(|upper| upper >= -1e-12);
+        if reaches {
+            keep.push(s);
+        }
     }
     keep
 }
 
-/// Runs the finalists (best first) and the reference on the validation batches, timed, and pairs each
-/// finalist's turns with the reference's.
-fn validate(
-    plan: &TunePlan,
-    workload: &Workload,
-    validation: &[u64],
-    budget: &crate::scenario::ScenarioBudget,
+/// Whether the best finalist on the tuning set holds under resampling of the tuning set: in each of
+/// [`STABILITY_RESAMPLES`] seeded resamples (whole groups drawn with Poisson weights), whether it beats the
+/// reference and does at least as well as every other finalist that keeps the contract and the constraints.
+fn stability(
+    seed: Seed,
+    validated: &[Validated],
     finalists: &[usize],
-    finalizers: &[Box<dyn Finalizer>],
-    tallies: &[Tally],
-) -> Vec<Validated> {
-    let mut runs: Vec<usize> = vec![0];
-    runs.extend(finalists.iter().copied().filter(|&c| c != 0));
-    // Per batch, per run: the sums and the (strategy, floor) nanoseconds.
-    let per_batch: Vec<Vec<(Sums, u64, u64)>> = validation
-        .par_iter()
-        .map(|&index| {
-            let generated = workload.batch(index);
-            runs.iter()
-                .map(|&c| {
-                    let measured = Measured::new(finalizers[c].as_ref(), 1).with_samples(SAMPLES);
-                    let metrics = measure_turn(workload, &generated, budget, &measured);
-                    let (strategy_ns, floor_ns) = measured.totals();
-                    (Sums::of(&metrics), strategy_ns, floor_ns)
-                })
-                .collect()
+    per: &[Vec<Sums>],
+    groups: &[u64],
+    objective: &Objective,
+    constraints: &Constraints,
+) -> Option<Stability> {
+    let &top = finalists.first()?;
+    if top == 0
+        || !validated
+            .iter()
+            .any(|v| v.tuning_rank == Some(0) && v.meets_constraints)
+    {
+        return None;
+    }
+    let mut rivals: Vec<usize> = vec![0];
+    rivals.extend(finalists[1..].iter().copied().filter(|&c| c != 0));
+    let n = per[top].len();
+    let weights: BTreeMap<u64, [u8; STABILITY_RESAMPLES]> = groups
+        .iter()
+        .map(|&g| {
+            let mut stream = Stream::derive(seed, "tune/stability", g);
+            (g, std::array::from_fn(|_| stream.poisson_one()))
         })
         .collect();
-    let mut reference_sums = Sums::default();
-    for batch in &per_batch {
-        reference_sums.add(&batch[0].0, 1);
-    }
-    let objective = &plan.objective;
-    let mut out = Vec::new();
-    for (k, &c) in runs.iter().enumerate() {
-        let mut sums = Sums::default();
-        let mut paired = Paired::default();
-        let (mut strategy_ns, mut floor_ns) = (0u64, 0u64);
-        for (&index, batch) in validation.iter().zip(&per_batch) {
-            let (s, sn, fl) = &batch[k];
-            sums.add(s, 1);
-            paired.add(index, s, &batch[0].0);
-            strategy_ns = strategy_ns.saturating_add(*sn);
-            floor_ns = floor_ns.saturating_add(*fl);
+    let sums = |c: usize, k: usize| {
+        let mut s = Sums::default();
+        for (x, g) in per[c][..n.min(per[c].len())].iter().zip(groups) {
+            s.add(x, u64::from(weights[g][k]));
         }
-        let cost_ratio = (floor_ns > 0).then(|| strategy_ns as f64 / floor_ns as f64);
-        let candidate = &plan.candidates[c];
-        let gain = match (objective.value(&sums), objective.value(&reference_sums)) {
-            (Some(a), Some(b)) if c != 0 => Some(a - b),
-            _ => None,
+        s
+    };
+    let mut wins = 0;
+    for k in 0..STABILITY_RESAMPLES {
+        let t = sums(top, k);
+        let Some(v) = objective.value(&t) else {
+            continue;
         };
-        out.push(Validated {
-            strategy: candidate.name.to_string(),
-            family: candidate.family.clone(),
-            reference: c == 0,
-            tuning_rank: finalists.iter().position(|&f| f == c),
-            tuning: Figures::of(&tallies[c].sums, objective),
-            validation: Figures::of(&sums, objective),
-            cost_ratio,
-            gain,
-            gain_interval: (c != 0)
-                .then(|| paired.interval(objective).map(|(lo, hi)| [lo, hi]))
-                .flatten(),
-            meets_constraints: plan.constraints.allows(&sums)
-                && plan.constraints.allows_cost(cost_ratio),
+        if !constraints.allows(&t) {
+            continue;
+        }
+        let beaten = rivals.iter().any(|&r| {
+            let s = sums(r, k);
+            let rv = objective.value(&s);
+            if r == 0 {
+                rv.is_none_or(|rv| rv >= v)
+            } else {
+                constraints.allows(&s) && rv.is_some_and(|rv| rv > v)
+            }
         });
+        wins += usize::from(!beaten);
     }
-    out
+    Some(Stability {
+        strategy: validated
+            .iter()
+            .find(|v| v.tuning_rank == Some(0))
+            .map(|v| v.strategy.clone())
+            .unwrap_or_default(),
+        wins,
+        resamples: STABILITY_RESAMPLES,
+        needed: STABILITY_WINS,
+    })
 }
 
 /// What a setting's search tally reports.
-fn setting_report(candidate: &Candidate, t: &Tally, objective: &Objective) -> SettingReport {
+fn setting_report(
+    candidate: &Candidate,
+    per: &[Sums],
+    rung: usize,
+    objective: &Objective,
+) -> SettingReport {
+    let mut sums = Sums::default();
+    for s in per {
+        sums.add(s, 1);
+    }
     SettingReport {
         strategy: candidate.name.to_string(),
         family: candidate.family.clone(),
-        rung: t.rung,
-        batches: t.batches,
-        figures: Figures::of(&t.sums, objective),
+        rung,
+        batches: per.len(),
+        figures: Figures::of(&sums, objective),
     }
 }
 
-/// The recommendation of one budget: the finalist best on the tuning set that meets the constraints on the
-/// validation set, when its gain over the reference holds there (the interval's low end above 0); otherwise the
-/// reference, saying why.
-fn recommend(validated: &[Validated]) -> Recommendation {
+/// The recommendation of one budget: the finalist best on the tuning set that meets the contract and the
+/// constraints on the validation set (among finalists tied with it on both sets' objective, the cheapest), when
+/// its gain over the reference holds there (the interval's low end above 0) and it wins in enough resamples of
+/// the tuning set; otherwise the reference, saying why.
+fn recommend(validated: &[Validated], stability: Option<&Stability>) -> Recommendation {
     let reference = &validated[0];
+    let keep = |note: String| Recommendation {
+        strategy: reference.strategy.clone(),
+        beats_reference: false,
+        cost_ratio: reference.cost_ratio,
+        stability: stability.cloned(),
+        note,
+    };
     let mut ranked: Vec<&Validated> = validated
         .iter()
         .filter(|v| v.tuning_rank.is_some())
         .collect();
     ranked.sort_by_key(|v| v.tuning_rank);
-    let Some(top) = ranked.iter().find(|v| v.meets_constraints) else {
-        return Recommendation {
-            strategy: reference.strategy.clone(),
-            beats_reference: false,
-            note: "no finalist met the constraints on the validation set: keep the reference"
+    let Some(first) = ranked.iter().find(|v| v.meets_constraints) else {
+        return keep(
+            "no finalist kept the contract and met the constraints on the validation set: keep the reference"
                 .into(),
-        };
+        );
     };
-    if top.reference {
-        return Recommendation {
-            strategy: reference.strategy.clone(),
-            beats_reference: false,
-            note: "the reference ranked first on the tuning set: keep it".into(),
-        };
+    if first.reference {
+        return keep("the reference ranked first on the tuning set: keep it".into());
     }
+    // Among the finalists tied with it on both sets, the cheapest.
+    let top = ranked
+        .iter()
+        .filter(|v| {
+            v.meets_constraints
+                && !v.reference
+                && v.tuning.objective == first.tuning.objective
+                && v.validation.objective == first.validation.objective
+        })
+        .min_by(|a, b| {
+            a.cost_ratio
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.cost_ratio.unwrap_or(f64::INFINITY))
+        })
+        .copied()
+        .unwrap_or(first);
     match top.gain_interval {
-        Some([lo, hi]) if lo > 0.0 => Recommendation {
-            strategy: top.strategy.clone(),
-            beats_reference: true,
-            note: format!(
-                "gain over the reference on the validation set {} (95% interval {} to {})",
-                super::signed_points(top.gain.unwrap_or(0.0)),
-                super::signed_points(lo),
-                super::signed_points(hi)
-            ),
-        },
-        Some([lo, hi]) if lo == 0.0 && hi == 0.0 => Recommendation {
-            strategy: reference.strategy.clone(),
-            beats_reference: false,
-            note: format!(
-                "{} led on the tuning set, but keeps exactly as much as the reference on the validation set: keep the reference",
-                top.strategy
-            ),
-        },
-        Some([lo, hi]) => Recommendation {
-            strategy: reference.strategy.clone(),
-            beats_reference: false,
-            note: format!(
-                "{} led on the tuning set, but its gain does not hold on the validation set (95% interval {} to {}): keep the reference",
+        Some([lo, hi]) if lo > 0.0 => match stability {
+            Some(s) if s.wins >= s.needed => Recommendation {
+                strategy: top.strategy.clone(),
+                beats_reference: true,
+                cost_ratio: top.cost_ratio,
+                stability: Some(s.clone()),
+                note: format!(
+                    "gain over the reference on the validation set {} (95% interval {} to {}); wins in {} of {} resamples of the tuning set",
+                    super::signed_points(top.gain.unwrap_or(0.0)),
+                    super::signed_points(lo),
+                    super::signed_points(hi),
+                    s.wins,
+                    s.resamples
+                ),
+            },
+            Some(s) => keep(format!(
+                "no stable winner: {} gains {} on the validation set, but wins in only {} of {} resamples of the tuning set (at least {} needed): keep the reference",
                 top.strategy,
-                super::signed_points(lo),
-                super::signed_points(hi)
-            ),
-        },
-        None => Recommendation {
-            strategy: reference.strategy.clone(),
-            beats_reference: false,
-            note: format!(
-                "{} led on the tuning set, but the validation set has nothing to measure its gain on: keep the reference",
+                super::signed_points(top.gain.unwrap_or(0.0)),
+                s.wins,
+                s.resamples,
+                s.needed
+            )),
+            None => keep(format!(
+                "no stable winner: {} was not checked under resampling: keep the reference",
                 top.strategy
-            ),
+            )),
         },
+        Some([lo, hi]) if lo == 0.0 && hi == 0.0 => keep(format!(
+            "{} led on the tuning set, but keeps exactly as much as the reference on the validation set: keep the reference",
+            top.strategy
+        )),
+        Some([lo, hi]) => keep(format!(
+            "no stable winner: {} led on the tuning set, but its gain does not hold on the validation set (95% interval {} to {}): keep the reference",
+            top.strategy,
+            super::signed_points(lo),
+            super::signed_points(hi)
+        )),
+        None => keep(format!(
+            "{} led on the tuning set, but the validation set has nothing to measure its gain on: keep the reference",
+            top.strategy
+        )),
     }
 }
 
@@ -478,25 +781,162 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_split_is_seeded_disjoint_and_whole() {
-        let (t, v) = split(100, 0.3, Seed(1), "w");
-        assert_eq!((t.len(), v.len()), (70, 30));
-        let mut all: Vec<u64> = t.iter().chain(&v).copied().collect();
-        all.sort();
-        assert_eq!(all, (0..100).collect::<Vec<_>>());
-        assert_eq!(split(100, 0.3, Seed(1), "w"), (t.clone(), v.clone()));
-        assert_ne!(split(100, 0.3, Seed(2), "w").1, v);
-        assert_eq!(split(1, 0.3, Seed(1), "w"), (vec![0], vec![]));
-        assert_eq!(split(2, 0.01, Seed(1), "w").1.len(), 1);
+    fn rungs_follow_the_events_they_hold_with_a_minimum() {
+        // 700 batches of 2 events: 1,400 in all; the first rung holds at least 100.
+        let events = vec![2u64; 700];
+        assert_eq!(
+            rungs(240, &events),
+            [(240, 50), (80, 52), (27, 156), (9, 467), (3, 700)]
+        );
+        // Events only in every tenth batch: the samples grow until they hold them.
+        let sparse: Vec<u64> = (0..700).map(|i| u64::from(i % 10 == 9) * 20).collect();
+        let r = rungs(240, &sparse);
+        assert_eq!(r[0], (240, 50));
+        assert_eq!(r.last(), Some(&(3, 700)));
+        // Fewer events than the minimum: one rung on the whole tuning set.
+        assert_eq!(rungs(240, &[1; 40]), [(240, 40)]);
+        assert_eq!(rungs(2, &[5; 40]), [(2, 40)]);
+    }
+
+    fn validated(
+        strategy: &str,
+        rank: Option<usize>,
+        gain: Option<[f64; 2]>,
+        cost: f64,
+    ) -> Validated {
+        let figures = Figures {
+            objective: Some(0.5 + gain.map_or(0.0, |g| g[0])),
+            ..Figures::default()
+        };
+        Validated {
+            strategy: strategy.into(),
+            family: strategy.into(),
+            reference: strategy == "reference",
+            tuning_rank: rank,
+            tuning: figures.clone(),
+            validation: figures,
+            cost_ratio: Some(cost),
+            gain: gain.map(|g| g[0]),
+            gain_interval: gain,
+            meets_constraints: true,
+        }
+    }
+
+    fn stable(wins: usize) -> Stability {
+        Stability {
+            strategy: "a".into(),
+            wins,
+            resamples: STABILITY_RESAMPLES,
+            needed: STABILITY_WINS,
+        }
     }
 
     #[test]
-    fn rungs_keep_a_third_on_three_times_the_batches() {
-        assert_eq!(
-            rungs(240, 700),
-            [(240, 8), (80, 25), (27, 77), (9, 233), (3, 700)]
+    fn a_gain_is_recommended_only_when_it_holds_under_resampling() {
+        let v = [
+            validated("reference", None, None, 1.0),
+            validated("a", Some(0), Some([0.1, 0.2]), 2.0),
+        ];
+        let r = recommend(&v, Some(&stable(4)));
+        assert_eq!((r.strategy.as_str(), r.beats_reference), ("a", true));
+        assert_eq!(r.cost_ratio, Some(2.0));
+        let r = recommend(&v, Some(&stable(3)));
+        assert_eq!(r.strategy, "reference");
+        assert!(
+            r.note.starts_with("no stable winner: a gains"),
+            "{}",
+            r.note
         );
-        assert_eq!(rungs(2, 40), [(2, 40)]);
-        assert_eq!(rungs(10, 10), [(10, 6), (4, 6), (3, 10)]);
+        assert!(r.note.contains("only 3 of 5 resamples"), "{}", r.note);
+    }
+
+    #[test]
+    fn among_tied_finalists_the_cheaper_wins_and_a_contract_breaker_never_does() {
+        let mut v = vec![
+            validated("reference", None, None, 1.0),
+            validated("a", Some(0), Some([0.1, 0.2]), 3.0),
+            validated("b", Some(1), Some([0.1, 0.2]), 1.5),
+        ];
+        assert_eq!(recommend(&v, Some(&stable(5))).strategy, "b");
+        v[1].meets_constraints = false;
+        v[2].meets_constraints = false;
+        let r = recommend(&v, Some(&stable(5)));
+        assert_eq!(r.strategy, "reference");
+        assert!(r.note.contains("kept the contract"), "{}", r.note);
+    }
+
+    #[test]
+    fn the_contract_is_a_hard_constraint() {
+        let c = Constraints::default();
+        let ok = Sums {
+            turns: 1,
+            ..Sums::default()
+        };
+        assert!(c.allows(&ok));
+        for broken in [
+            Sums {
+                unrecoverable: 1,
+                ..ok
+            },
+            Sums {
+                exempt_changed: 1,
+                ..ok
+            },
+            Sums {
+                over_budget: 1,
+                ..ok
+            },
+        ] {
+            assert!(!c.allows(&broken), "{broken:?}");
+            assert_eq!(Figures::of(&broken, &Objective::NEEDLES).breaks.len(), 1);
+        }
+    }
+
+    #[test]
+    fn the_needle_objective_is_taken_over_the_results_longer_than_the_budget() {
+        let s = Sums {
+            turns: 1,
+            survived: 9,
+            needles: 10,
+            long_survived: 1,
+            long_needles: 2,
+            ..Sums::default()
+        };
+        let f = Figures::of(&s, &Objective::NEEDLES);
+        assert_eq!(
+            (f.objective, f.needles_long, f.needles),
+            (Some(0.5), Some(0.5), Some(0.9))
+        );
+        let short = Sums {
+            long_survived: 0,
+            long_needles: 0,
+            ..s
+        };
+        assert_eq!(Objective::NEEDLES.value(&short), None);
+    }
+
+    #[test]
+    fn the_paired_interval_tells_a_steady_difference_from_noise() {
+        let s = |survived: u64| Sums {
+            turns: 1,
+            long_survived: survived,
+            long_needles: 2,
+            needles: 2,
+            survived,
+            ..Sums::default()
+        };
+        let groups: Vec<u64> = (0..20).collect();
+        let good: Vec<Sums> = (0..20).map(|_| s(2)).collect();
+        let bad: Vec<Sums> = (0..20).map(|_| s(1)).collect();
+        let noisy: Vec<Sums> = (0..20).map(|i| s(if i % 2 == 0 { 2 } else { 1 })).collect();
+        let o = Objective::NEEDLES;
+        assert!(paired_upper(&bad, &good, &groups, &o).unwrap() < 0.0);
+        assert_eq!(paired_upper(&good, &good, &groups, &o), Some(0.0));
+        assert!(paired_upper(&noisy, &good, &groups, &o).unwrap() < 0.0);
+        // One group: nothing is told apart.
+        assert_eq!(paired_upper(&bad, &good, &[0; 20], &o), None);
+        // Two settings differing on a few batches only: within the noise.
+        let mostly: Vec<Sums> = (0..20).map(|i| s(if i == 3 { 1 } else { 2 })).collect();
+        assert!(paired_upper(&mostly, &good, &groups, &o).unwrap() >= 0.0);
     }
 }

@@ -229,7 +229,10 @@ mod tests {
                 "legacy-layers",
                 "window-relative",
                 "claude-code",
-                "salient"
+                "salient",
+                "relevance",
+                "rarity",
+                "structure"
             ]
         );
     }

@@ -12,7 +12,7 @@ fn cli_writes_atomically_and_reports_on_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let out_path = dir.path().join("mine.jsonl");
     let out = budgetlab()
-        .args(["import", "--format", "auto"])
+        .args(["import", "--verbose", "--format", "auto"])
         .arg(fixture(""))
         .arg("--out")
         .arg(&out_path)
@@ -130,7 +130,13 @@ fn cli_malformed_file_is_exit_2_unless_skip_bad() {
     );
 
     let out = budgetlab()
-        .args(["import", "--format", "claude-code", "--skip-bad"])
+        .args([
+            "import",
+            "--verbose",
+            "--format",
+            "claude-code",
+            "--skip-bad",
+        ])
         .arg(&logs)
         .arg("--out")
         .arg(&out_path)

@@ -15,6 +15,7 @@ use budgetlab::utf16_len;
 use serde_json::{json, Value};
 
 mod cli;
+mod context;
 mod formats;
 mod repeated_ids;
 mod used;
@@ -41,7 +42,20 @@ fn import(format: &str, rel: &str) -> (Vec<Value>, ImportReport) {
     (lines(&out), report)
 }
 
+/// The entries of each batch line written (the object form's `entries`; its context and group are checked in
+/// `context.rs`).
 fn lines(out: &[u8]) -> Vec<Value> {
+    objects(out)
+        .into_iter()
+        .map(|mut v| match v.get_mut("entries") {
+            Some(entries) => entries.take(),
+            None => v,
+        })
+        .collect()
+}
+
+/// Each batch line written, as it is.
+fn objects(out: &[u8]) -> Vec<Value> {
     std::str::from_utf8(out)
         .unwrap()
         .lines()

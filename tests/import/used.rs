@@ -301,6 +301,7 @@ fn run_on_imported_sessions_measures_used_needles_apart_from_the_detectors() {
         .unwrap()
         .args([
             "run",
+            "--verbose",
             "--strategies",
             "reference",
             "--budgets",

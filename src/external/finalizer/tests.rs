@@ -499,3 +499,54 @@ fn attribution_prefers_the_index_then_the_call_id() {
     );
     assert!(attribute(&batch, &[w("d-01", None)]).is_err());
 }
+
+/// A child that declares `context` is sent the batch's context (and one that does not, never); a batch without
+/// one goes without the field either way.
+#[test]
+fn only_a_child_declaring_context_is_sent_it() {
+    let s = Setup::new();
+    let dir = s.path().display().to_string();
+    let turn = crate::TurnContext {
+        task: Some("fix the parser".into()),
+        calls: vec![crate::CallContext {
+            call_id: "calls/c1".into(),
+            name: "shell".into(),
+            arguments: "{\"command\":\"ls\"}".into(),
+        }],
+        assistant: Some("Listing.".into()),
+    };
+    let mut with = ctx(100);
+    with.turn = Some(std::sync::Arc::new(turn.clone()));
+    for (name, capabilities) in [("plain", "[]"), ("wants", "[\"context\"]")] {
+        let hello = format!(
+            r#"{{"protocol":"budgetlab-finalizer","version":1,"name":"t","capabilities":{capabilities}}}"#
+        );
+        let body = format!(
+            r#"read -r hello; echo '{hello}'; n=0; while read -r req; do n=$((n+1)); printf '%s\n' "$req" >> '{dir}/{name}.requests'; echo "{{\"id\":$n,\"entries\":[{{\"callId\":\"calls/c1\",\"toolName\":\"shell\",\"responseParts\":[{{\"text\":\"hello\"}}]}}],\"persisted\":[]}}"; done"#
+        );
+        let strategy = ExternalStrategy {
+            name: name.into(),
+            command: body.clone(),
+            argv: vec!["sh".into(), "-c".into(), body],
+        };
+        let f = ExternalFinalizer::new(strategy, ExternalOptions::new(s.logs()));
+        for c in [&with, &ctx(100)] {
+            let out = f.finalize(one_entry(), c, &mut MemoryStore::new("d"));
+            assert_eq!(out.batch, one_entry(), "{:?}", f.fault());
+        }
+        f.check().unwrap();
+        drop(f);
+        let requests: Vec<serde_json::Value> =
+            fs::read_to_string(s.path().join(format!("{name}.requests")))
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+        assert_eq!(requests.len(), 2);
+        assert!(requests[1].get("context").is_none());
+        match name {
+            "wants" => assert_eq!(requests[0]["context"], serde_json::to_value(&turn).unwrap()),
+            _ => assert!(requests[0].get("context").is_none(), "{}", requests[0]),
+        }
+    }
+}

@@ -186,3 +186,64 @@ fn recorded_batches_run_in_their_mode_and_legacy_form_at_budgets_within_bounds()
         );
     }
 }
+
+/// A finalizer that changes nothing and records the turn context of every call.
+struct SeesContext(std::sync::Mutex<Vec<Option<Arc<TurnContext>>>>);
+
+impl Finalizer for SeesContext {
+    fn name(&self) -> &str {
+        "sees-context"
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        _store: &mut dyn crate::persist::ArtifactStore,
+    ) -> crate::finalize::Outcome {
+        self.0.lock().unwrap().push(ctx.turn.clone());
+        crate::finalize::Outcome::unchanged(batch)
+    }
+}
+
+/// A recorded line's context reaches every finalization of its batch (a line without one: none), and its group
+/// is the workload's group of that batch; a generated batch's context and group come from its generator.
+#[test]
+fn the_context_of_a_batch_reaches_its_finalizer_and_its_group_the_workload() {
+    let entry = r#"{"callId":"c1","toolName":"shell","responseParts":[{"text":"x"}]}"#;
+    let jsonl = format!(
+        "[{entry}]\n{{\"entries\":[{entry}],\"context\":{{\"task\":\"fix it\",\"calls\":[{{\"callId\":\"c1\",\"name\":\"shell\",\"arguments\":\"ls\"}}]}},\"group\":{{\"session\":\"s1\",\"task\":\"i7\"}}}}\n"
+    );
+    let workload =
+        Workload::from_recorded("rec", jsonl.as_bytes(), &[100], SimConfig::default()).unwrap();
+    assert_eq!(workload.group(0), None);
+    assert_eq!(
+        workload.group(1),
+        Some(BatchGroup {
+            session: "s1".into(),
+            task: Some("i7".into())
+        })
+    );
+    let budget = &workload.info.budgets[0];
+    let seen = SeesContext(Default::default());
+    for index in 0..2 {
+        measure_turn(&workload, &workload.batch(index), budget, &seen);
+    }
+    let seen = seen.0.into_inner().unwrap();
+    assert!(seen.len() >= 2, "{seen:?}");
+    let (first, second): (Vec<_>, Vec<_>) = seen.iter().partition(|t| t.is_none());
+    assert!(!first.is_empty() && !second.is_empty());
+    for t in second {
+        assert_eq!(t.as_ref().unwrap().task.as_deref(), Some("fix it"));
+    }
+    let scenario = Scenario::shipped("shell-heavy").unwrap();
+    let generated = Workload::from_scenario(&scenario, Some(2));
+    let g = generated.batch(1);
+    assert_eq!(generated.group(1), g.group);
+    assert_eq!(g.group.as_ref().unwrap().session, "shell-heavy/session-0");
+    let seen = SeesContext(Default::default());
+    measure_turn(&generated, &g, &generated.info.budgets[0], &seen);
+    let seen = seen.0.into_inner().unwrap();
+    assert!(!seen.is_empty());
+    assert!(seen.iter().all(|t| t == &g.context && t.is_some()));
+}

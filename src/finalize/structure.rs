@@ -1,0 +1,486 @@
+//! `structure`: the reference allocation and persistence, with previews that read the shape of what a tool
+//! printed: numbered listings (a file viewer's `123:` or `123|`, `cat -n`'s `123<tab>`), search hits (`path:12:`,
+//! `Line 12:`, `Found 3 matches`) and diffs (`@@` hunks and their changed lines).
+//!
+//! Each shortened field gets exactly the reference's allocation, header and artifact. Its lines are kept in this
+//! order while they fit (`finalize/line_pick.rs`, every omitted run one marker naming its lines):
+//! 1. the frame: the first line and the lines that say what the output is (`[File: ...]`, `(12 more lines
+//!    above)`, `Found 3 matches`, `diff --git`, `---`/`+++`);
+//! 2. the window the call asked for: the numbers in the arguments of the call that made the field's entry (`open
+//!    f.java 400`, `goto 400`, `edit 120:130`, `sed -n 400,420p`; a `:`, `,` or `-` between two numbers makes a
+//!    range) name listing lines, and the numbered lines within `structure.window` of them are kept nearest first;
+//! 3. a head and tail reserve (`structure.edge` of what is left, split by `head_share`);
+//! 4. the hits, in order: search hits and hunk headers, then changed diff lines, each with up to
+//!    `structure.context` lines either side when they fit (else alone);
+//! 5. head and tail lines as far as the content goes.
+//!
+//! The window needs the turn's context ([`TurnContext`](crate::context::TurnContext)). Without it, a file viewer's
+//! listing (one with a `[File: ...]` or `(N more lines above)` line) is taken to focus the numbered line a sixth
+//! of the way down, where SWE-agent's `open` and `goto` put the line they were given; any other field keeps
+//! steps 1 and 3 to 5, so a search result keeps its hits and anything else is cut at its head and tail as
+//! `line-aware` would, with markers.
+
+use super::config::{StructureConfig, CONTEXT_LINES, WINDOW_LINES};
+use super::head_share::HeadShare;
+use super::line_pick::{fit_picked, LineMap, Plan};
+use super::param::{Param, Search, Setting, HEAD_SHARE};
+use super::slots::{Slot, SlotScope};
+use super::spec::{Build, Family, StrategySpec};
+use super::waterfill::{allocate_and_fit_prepared, slot_lengths};
+use super::{Finalizer, Outcome};
+use crate::alloc::water_fill;
+use crate::budget::BudgetContext;
+use crate::model::Batch;
+use crate::persist::ArtifactStore;
+
+/// The strategy's entry in the registry (see `finalize/spec.rs`).
+pub(super) const SPEC: StrategySpec = StrategySpec {
+    name: "structure",
+    description: "reference allocation; previews keep a listing's asked window, search hits and diff hunks, plus head and tail, with omitted line ranges marked",
+    family: Family::BatchAllocation,
+    caps: Some(SlotScope::ALL),
+    gives_up: &[],
+    params: &[
+        HEAD_SHARE,
+        Param {
+            name: "edge",
+            key: "structure.edge",
+            description: "the share of each preview reserved for its head and tail after the asked window",
+            field: Setting::Share(|c| &mut c.structure.edge),
+            search: Search::Shares { steps: 10 },
+        },
+        Param {
+            name: "window",
+            key: "structure.window",
+            description: "numbered lines kept on each side of the lines the call asked for",
+            field: Setting::Units(WINDOW_LINES, |c| &mut c.structure.window),
+            search: Search::Log { low: 5, high: 100, points: 6 },
+        },
+        Param {
+            name: "context",
+            key: "structure.context",
+            description: "lines kept on each side of a search hit or a changed diff line when they fit",
+            field: Setting::Units(CONTEXT_LINES, |c| &mut c.structure.context),
+            search: Search::Each { low: 0, high: 3 },
+        },
+    ],
+    build: Build::One(|config| {
+        Box::new(Structure {
+            head_share: config.head_share,
+            settings: config.structure,
+        })
+    }),
+};
+
+/// The largest line number a call's arguments may name.
+const MAX_ASKED_LINE: u64 = 100_000_000;
+/// The most ranges read from one call's arguments.
+const MAX_ASKED_RANGES: usize = 16;
+
+/// The structure-reading finalizer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Structure {
+    /// How the head and tail split what they get.
+    pub head_share: HeadShare,
+    /// The reserve, the window and the context.
+    pub settings: StructureConfig,
+}
+
+impl Finalizer for Structure {
+    fn name(&self) -> &str {
+        SPEC.name
+    }
+
+    fn finalize(
+        &self,
+        batch: Batch,
+        ctx: &BudgetContext,
+        store: &mut dyn ArtifactStore,
+    ) -> Outcome {
+        let turn = ctx.turn.as_deref();
+        allocate_and_fit_prepared(
+            batch,
+            ctx,
+            store,
+            SlotScope::ALL,
+            true,
+            |slots, limit| water_fill(&slot_lengths(slots), limit),
+            |batch, _, _| -> Vec<Vec<(u64, u64)>> {
+                batch
+                    .iter()
+                    .map(|e| {
+                        turn.and_then(|t| t.call(&e.call_id))
+                            .map_or_else(Vec::new, |c| asked_ranges(&c.arguments))
+                    })
+                    .collect()
+            },
+            |asked, slot: &Slot, text, allocation, header| {
+                fit_structure(
+                    text,
+                    allocation,
+                    header,
+                    self.head_share,
+                    &self.settings,
+                    &asked[slot.entry],
+                )
+            },
+        )
+    }
+}
+
+/// The line ranges (inclusive, 1-based) the numbers of a call's `arguments` name: a number alone is a range of
+/// one line; two joined by `:`, `,` or `-` are a range. Numbers inside words (`file2.java`, `v1`) are not lines.
+pub(crate) fn asked_ranges(arguments: &str) -> Vec<(u64, u64)> {
+    let b = arguments.as_bytes();
+    let glued = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/';
+    // The numbers standing alone, with where they end.
+    let mut numbers: Vec<(usize, usize, u64)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        // `400,420p`: sed's command letter after a number does not glue it.
+        let sed_p = b.get(i) == Some(&b'p') && b.get(i + 1).is_none_or(|c| !glued(*c));
+        let alone = (start == 0 || !glued(b[start - 1])) && (i == b.len() || !glued(b[i]) || sed_p);
+        if alone && i - start <= 9 {
+            let v: u64 = arguments[start..i].parse().unwrap_or(0);
+            if (1..=MAX_ASKED_LINE).contains(&v) {
+                numbers.push((start, i, v));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < numbers.len() && out.len() < MAX_ASKED_RANGES {
+        let (_, end, v) = numbers[k];
+        match numbers.get(k + 1) {
+            Some(&(next, _, w)) if next == end + 1 && matches!(b[end], b':' | b',' | b'-') => {
+                out.push((v.min(w), v.max(w)));
+                k += 2;
+            }
+            _ => {
+                out.push((v, v));
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The line number a listing line starts with (`123:`, `123|`, `  123\t`), if any.
+fn listed_number(line: &str) -> Option<u64> {
+    let t = line.trim_start_matches(' ');
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    match t.as_bytes().get(digits) {
+        Some(b':' | b'|' | b'\t') => t[..digits].parse().ok(),
+        _ => None,
+    }
+}
+
+/// What a line is to `structure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Says what the output is.
+    Frame,
+    /// A search hit or a hunk header.
+    Hit,
+    /// A changed line of a diff.
+    Changed,
+    /// Anything else.
+    Plain,
+}
+
+/// The role of `line` (without its break).
+fn role(line: &str) -> Role {
+    let starts = |p: &str| line.starts_with(p);
+    if starts("[File:")
+        || starts("diff --git")
+        || starts("--- ")
+        || starts("+++ ")
+        || starts("No matches found")
+        || starts("End of matches")
+        || (starts("(") && line.contains(" more lines "))
+        || (starts("Found ") && line[6..].starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return Role::Frame;
+    }
+    if starts("@@ ") || is_search_hit(line) {
+        return Role::Hit;
+    }
+    if (starts("+") || starts("-")) && !starts("+++") && !starts("---") {
+        return Role::Changed;
+    }
+    Role::Plain
+}
+
+/// Whether `line` is a search hit: `Line 12:` (a file search), `path:12:` or `path:12-` (grep), or a `path (3
+/// matches)` summary of a directory search.
+fn is_search_hit(line: &str) -> bool {
+    if let Some(rest) = line.strip_prefix("Line ") {
+        let d = rest.bytes().take_while(u8::is_ascii_digit).count();
+        return d > 0 && rest.as_bytes().get(d) == Some(&b':');
+    }
+    if line.ends_with(" matches)") || line.ends_with(" match)") {
+        return true;
+    }
+    // `path:12:`: a path without spaces, a colon, digits and a colon (or `-`, grep's context lines count too).
+    let Some(colon) = line.find(':') else {
+        return false;
+    };
+    if colon == 0 || line[..colon].contains(char::is_whitespace) {
+        return false;
+    }
+    let rest = &line.as_bytes()[colon + 1..];
+    let d = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    d > 0 && matches!(rest.get(d), Some(b':'))
+}
+
+/// The structure fit of `text` to at most `allocation` UTF-16 units behind `header`, for a call that asked for
+/// the line ranges `asked` (see the module documentation).
+pub(crate) fn fit_structure(
+    text: &str,
+    allocation: u64,
+    header: &str,
+    head_share: HeadShare,
+    settings: &StructureConfig,
+    asked: &[(u64, u64)],
+) -> String {
+    let plan = Plan {
+        edge: settings.edge,
+        head_share,
+        context: settings.context.min(CONTEXT_LINES.high) as usize,
+    };
+    let window = settings.window.min(WINDOW_LINES.high);
+    fit_picked(text, allocation, header, head_share, |map, sel| {
+        let (first, hits) = shape(map, asked, window);
+        plan.fill(map, sel, &first, hits);
+    })
+}
+
+/// The lines kept first (the frame, then the asked window nearest first) and the hits, in order.
+fn shape(map: &LineMap<'_>, asked: &[(u64, u64)], window: u64) -> (Vec<usize>, Vec<usize>) {
+    let mut frame = vec![0];
+    let mut numbered: Vec<(usize, u64)> = Vec::new();
+    let mut hits = Vec::new();
+    let mut changed = Vec::new();
+    let mut viewer = false;
+    for i in 0..map.len() {
+        let line = map.body(i);
+        match role(line) {
+            Role::Frame => {
+                viewer |= line.starts_with("[File:") || line.contains(" more lines above)");
+                if i > 0 {
+                    frame.push(i);
+                }
+            }
+            Role::Hit => hits.push(i),
+            Role::Changed => changed.push(i),
+            Role::Plain => {}
+        }
+        if let Some(n) = listed_number(line) {
+            numbered.push((i, n));
+        }
+    }
+    // Without a call to say where, a file viewer's window is taken to focus a sixth of the way down, where
+    // SWE-agent's `open` and `goto` put the line they were given.
+    let focus;
+    let asked = match (asked, numbered.get(numbered.len() / 6)) {
+        ([], Some(&(_, n))) if viewer => {
+            focus = [(n, n)];
+            &focus[..]
+        }
+        _ => asked,
+    };
+    let mut near: Vec<(u64, usize)> = Vec::new();
+    if !asked.is_empty() {
+        for &(i, n) in &numbered {
+            let distance = asked
+                .iter()
+                .map(|&(a, b)| a.saturating_sub(n).max(n.saturating_sub(b)))
+                .min()
+                .unwrap_or(u64::MAX);
+            if distance <= window {
+                near.push((distance, i));
+            }
+        }
+    }
+    near.sort_unstable();
+    frame.extend(near.into_iter().map(|(_, i)| i));
+    hits.extend(changed);
+    (frame, hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::budget::Budget;
+    use crate::context::{CallContext, TurnContext};
+    use crate::finalize::fit::header;
+    use crate::finalize::testing::output_entry;
+    use crate::model::Field;
+    use crate::persist::MemoryStore;
+    use crate::text::utf16_len;
+
+    #[test]
+    fn asked_ranges_are_read_from_the_arguments() {
+        assert_eq!(asked_ranges("src/Foo.java 400"), [(400, 400)]);
+        assert_eq!(asked_ranges("goto 1474"), [(1474, 1474)]);
+        assert_eq!(asked_ranges("edit 130:120\nfoo"), [(120, 130)]);
+        assert_eq!(asked_ranges("sed -n 400,420p file2.py"), [(400, 420)]);
+        assert_eq!(asked_ranges("cat v1 file2.java x_3"), []);
+        assert_eq!(asked_ranges("0 99999999999"), []);
+    }
+
+    #[test]
+    fn lines_are_read_for_their_role() {
+        assert_eq!(listed_number("400:    int x;"), Some(400));
+        assert_eq!(listed_number("  12|foo"), Some(12));
+        assert_eq!(listed_number("    7\tfoo"), Some(7));
+        assert_eq!(listed_number("x 7: foo"), None);
+        assert_eq!(role("[File: /a/B.java (900 lines total)]"), Role::Frame);
+        assert_eq!(role("(380 more lines above)"), Role::Frame);
+        assert_eq!(role("Found 3 matches for \"foo\" in /a:"), Role::Frame);
+        assert_eq!(role("src/a/B.java:41:    foo();"), Role::Hit);
+        assert_eq!(role("Line 41:    foo();"), Role::Hit);
+        assert_eq!(role("/repo/src/B.java (2 matches)"), Role::Hit);
+        assert_eq!(role("@@ -1,4 +1,5 @@"), Role::Hit);
+        assert_eq!(role("+    added();"), Role::Changed);
+        assert_eq!(role("Total: 3 tests"), Role::Plain);
+        assert_eq!(role("12:30 build started"), Role::Plain);
+    }
+
+    fn finalize_with(text: &str, budget: i64, arguments: Option<&str>) -> String {
+        let mut ctx = BudgetContext::new(Budget::Units(budget));
+        ctx.turn = arguments.map(|a| {
+            Arc::new(TurnContext {
+                calls: vec![CallContext {
+                    call_id: "c1".into(),
+                    name: "open".into(),
+                    arguments: a.into(),
+                }],
+                ..TurnContext::default()
+            })
+        });
+        let mut store = MemoryStore::new("/tmp");
+        let out =
+            Structure::default().finalize(vec![output_entry("c1", "open", text)], &ctx, &mut store);
+        let got = out.batch[0].response_parts[0].field(Field::Output).unwrap();
+        assert!(utf16_len(got) as i64 <= budget);
+        got.to_string()
+    }
+
+    #[test]
+    fn a_numbered_listing_keeps_the_window_the_call_asked_for() {
+        let mut text =
+            String::from("[File: /r/A.java (900 lines total)]\n(379 more lines above)\n");
+        for n in 380..=479 {
+            text.push_str(&format!("{n}:        statement_{n}();\n"));
+        }
+        text.push_str("(421 more lines below)\n");
+        let settings = StructureConfig {
+            edge: HeadShare::new(0, 1).unwrap(),
+            window: 2,
+            context: 0,
+        };
+        // Exactly: frame (36 + 23 + 23 units, one marker bound of 39), then lines 400, 399, 401, 398, 402 (29
+        // units each, and a second marker), nothing more.
+        let h = "H";
+        let out = fit_structure(
+            &text,
+            1 + 2 + 318,
+            h,
+            HeadShare::DEFAULT,
+            &settings,
+            &[(400, 400)],
+        );
+        assert_eq!(
+            out,
+            "H\n\n[File: /r/A.java (900 lines total)]\n(379 more lines above)\n[... lines 3-20 of 103 omitted ...]\n398:        statement_398();\n399:        statement_399();\n400:        statement_400();\n401:        statement_401();\n402:        statement_402();\n[... lines 26-102 of 103 omitted ...]\n(421 more lines below)\n"
+        );
+        // Through the finalizer, with the call's arguments from the turn's context.
+        let got = finalize_with(&text, 900, Some("src/A.java 400"));
+        let hdr = header(&text, &["/tmp/c1.txt".into()]);
+        assert!(got.starts_with(&format!("{hdr}\n\n[File: ")), "{got}");
+        assert!(got.contains("400:        statement_400();\n"), "{got}");
+        // Without the context, the viewer's focus: a sixth of the way down the 100 numbered lines (396).
+        let plain = finalize_with(&text, 900, None);
+        assert!(
+            plain.contains("\n396:        statement_396();\n"),
+            "{plain}"
+        );
+        assert!(
+            !plain.contains("\n440:        statement_440();\n"),
+            "{plain}"
+        );
+    }
+
+    #[test]
+    fn a_search_output_keeps_its_hits() {
+        let mut text = String::from("Found 3 matches for \"frob\" in /r:\n");
+        for i in 0..60 {
+            match i {
+                10 => text.push_str("/r/src/A.java:120:    frob(a);\n"),
+                30 => text.push_str("/r/src/B.java:77:    frob(b);\n"),
+                50 => text.push_str("/r/src/C.java:9:    frob(c);\n"),
+                _ => text.push_str("/r/build/generated/noise.txt is not searched\n"),
+            }
+        }
+        text.push_str("End of matches for \"frob\" in /r\n");
+        let settings = StructureConfig {
+            edge: HeadShare::new(0, 1).unwrap(),
+            window: 0,
+            context: 0,
+        };
+        // Frame 35 + 33 and one marker bound (36), then each hit and a marker: 302 units.
+        let out = fit_structure(&text, 3 + 302, "H", HeadShare::DEFAULT, &settings, &[]);
+        assert_eq!(
+            out,
+            "H\n\nFound 3 matches for \"frob\" in /r:\n[... lines 2-11 of 62 omitted ...]\n/r/src/A.java:120:    frob(a);\n[... lines 13-31 of 62 omitted ...]\n/r/src/B.java:77:    frob(b);\n[... lines 33-51 of 62 omitted ...]\n/r/src/C.java:9:    frob(c);\n[... lines 53-61 of 62 omitted ...]\nEnd of matches for \"frob\" in /r\n"
+        );
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_surrogate_pair() {
+        // Lines of emoji: cuts fall at line breaks, and the one-line fallback cuts by units, never inside a pair.
+        let text = "😀😀😀\n".repeat(40);
+        for a in [0u64, 1, 9, 130, 200, 260] {
+            let out = fit_structure(
+                &text,
+                a,
+                "H",
+                HeadShare::DEFAULT,
+                &StructureConfig::default(),
+                &[],
+            );
+            assert!(utf16_len(&out) as u64 <= a);
+            assert_eq!(
+                out.matches('😀').count() * 2,
+                out.encode_utf16()
+                    .filter(|u| (0xD800..0xE000).contains(u))
+                    .count()
+            );
+        }
+        let one = "😀".repeat(100);
+        let out = fit_structure(
+            &one,
+            30,
+            "H",
+            HeadShare::DEFAULT,
+            &StructureConfig::default(),
+            &[],
+        );
+        assert!(utf16_len(&out) <= 30);
+        assert!(out.ends_with('😀'));
+    }
+}

@@ -116,6 +116,14 @@ pub fn parse_batch_line(bytes: &[u8], source_name: &str) -> Result<BatchLine> {
     batch_line_from_value(value, source_name)
 }
 
+/// Where in `key`'s value an error is: `key.path`, or `key` for the value itself.
+fn at(key: &str, path: &serde_path_to_error::Path) -> String {
+    match path.to_string().as_str() {
+        "." => key.to_string(),
+        inner => format!("{key}.{inner}"),
+    }
+}
+
 /// The keys the object form may hold.
 const KEYS: [&str; 3] = ["entries", "context", "group"];
 
@@ -148,7 +156,7 @@ pub(crate) fn batch_line_from_value(value: Value, source_name: &str) -> Result<B
         None | Some(Value::Null) => None,
         Some(value) => {
             let context: TurnContext = serde_path_to_error::deserialize(value)
-                .map_err(|e| bad(format!("context.{}: {}", e.path(), e.inner())))?;
+                .map_err(|e| bad(format!("{}: {}", at("context", e.path()), e.inner())))?;
             context.validate(source_name)?;
             Some(Arc::new(context))
         }
@@ -157,7 +165,7 @@ pub(crate) fn batch_line_from_value(value: Value, source_name: &str) -> Result<B
         None | Some(Value::Null) => None,
         Some(value) => {
             let group: BatchGroup = serde_path_to_error::deserialize(value)
-                .map_err(|e| bad(format!("group.{}: {}", e.path(), e.inner())))?;
+                .map_err(|e| bad(format!("{}: {}", at("group", e.path()), e.inner())))?;
             group.validate(source_name)?;
             Some(group)
         }
@@ -260,7 +268,7 @@ mod tests {
         );
         let e = err(r#"{"entries":[],"group":{"task":"t"}}"#);
         assert!(
-            e.starts_with("b.jsonl:3: group.: missing field `session`"),
+            e.starts_with("b.jsonl:3: group: missing field `session`"),
             "{e}"
         );
         let long = format!(

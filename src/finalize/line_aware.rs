@@ -20,7 +20,7 @@ use crate::text::{head, tail, utf16_len};
 pub(super) const SPEC: StrategySpec = StrategySpec {
     name: "line-aware",
     description: "reference allocation; previews cut at line boundaries, keeping the last non-empty line when it fits",
-    family: Family::BatchAllocation,
+    family: Family::ContentAware,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
     params: &[HEAD_SHARE],

@@ -557,7 +557,9 @@ mod tests {
                 Family::BatchAllocation if name == StrategyName::SEND_GUARD => {
                     Some(SlotScope::TOOL_FIELDS)
                 }
-                Family::BatchAllocation | Family::HeadShare => Some(SlotScope::ALL),
+                Family::BatchAllocation | Family::HeadShare | Family::ContentAware => {
+                    Some(SlotScope::ALL)
+                }
                 Family::Policy | Family::External => None,
             };
             assert_eq!(name.caps(), promised, "{name}");
@@ -572,6 +574,10 @@ mod tests {
             ["head-tail-0", "head-tail-0.5", "head-tail-1"]
         );
         assert!(!by(Family::Policy).is_empty());
+        assert_eq!(
+            by(Family::ContentAware),
+            ["line-aware", "salient", "relevance", "rarity", "structure"]
+        );
         assert_eq!(
             StrategyName::SEND_GUARD.caps(),
             Some(SlotScope::TOOL_FIELDS)

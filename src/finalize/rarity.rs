@@ -32,7 +32,7 @@ use crate::persist::ArtifactStore;
 pub(super) const SPEC: StrategySpec = StrategySpec {
     name: "rarity",
     description: "reference allocation; previews keep the lines carrying the batch's rarest words (self-information, no model), with omitted line ranges marked",
-    family: Family::BatchAllocation,
+    family: Family::ContentAware,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
     params: &[

@@ -38,7 +38,7 @@ use crate::persist::ArtifactStore;
 pub(super) const SPEC: StrategySpec = StrategySpec {
     name: "relevance",
     description: "reference allocation; previews keep the lines sharing words with the turn's task, call and assistant text (rarity without a context), with omitted line ranges marked",
-    family: Family::BatchAllocation,
+    family: Family::ContentAware,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
     params: &[

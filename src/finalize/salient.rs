@@ -49,7 +49,7 @@ use crate::text::utf16_len;
 pub(super) const SPEC: StrategySpec = StrategySpec {
     name: "salient",
     description: "reference allocation; previews keep error, exit and summary lines (or a JSON's top-level keys) from the middle beside the head and tail",
-    family: Family::BatchAllocation,
+    family: Family::ContentAware,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
     params: &[

@@ -71,6 +71,9 @@ pub enum Family {
     BatchAllocation,
     /// The reference with another head share of each preview.
     HeadShare,
+    /// Batch allocations that choose which lines of a field to keep by their content (error and summary lines,
+    /// lines relevant to the turn, rare lines, a file's structure) rather than one head and one tail.
+    ContentAware,
     /// Policies that judge each result (or message) on its own: the replaced layers, the window-relative rule
     /// and the peer agents'.
     Policy,
@@ -85,6 +88,7 @@ impl Family {
         match self {
             Family::BatchAllocation => "batch-allocation",
             Family::HeadShare => "head-share",
+            Family::ContentAware => "content-aware",
             Family::Policy => "policy",
             Family::External => "external",
         }

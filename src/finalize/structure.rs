@@ -37,7 +37,7 @@ use crate::persist::ArtifactStore;
 pub(super) const SPEC: StrategySpec = StrategySpec {
     name: "structure",
     description: "reference allocation; previews keep a listing's asked window, search hits and diff hunks, plus head and tail, with omitted line ranges marked",
-    family: Family::BatchAllocation,
+    family: Family::ContentAware,
     caps: Some(SlotScope::ALL),
     gives_up: &[],
     params: &[

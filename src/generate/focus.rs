@@ -7,8 +7,8 @@
 //!
 //! - **window**: a file read whose tool printed the whole numbered file, though the call asked for lines
 //!   `a` to `b` (`{"path", "view_range": [a, b]}`): the needles are those lines.
-//! - **task**: a test log in which one test, the function the task names, fails: the needles are the lines
-//!   naming it.
+//! - **task**: a test log in which one test, the function the task names, fails: the needle is its `FAILED`
+//!   line in the middle (the failure's report at the end is not one: a tail keeps it anyway).
 //! - **hits**: a search for a broad pattern over the code base, where the assistant says which function it is
 //!   looking for: the needles are the hits naming that function.
 //!
@@ -120,8 +120,8 @@ fn task_log(rng: &mut Stream, ident: &str) -> (String, String, Focused, String) 
     out.line("");
     out.line("failures:");
     out.line("");
-    out.needle(&format!("---- {module}::tests::{ident} stdout ----"));
-    out.needle(&format!(
+    out.line(&format!("---- {module}::tests::{ident} stdout ----"));
+    out.line(&format!(
         "thread '{module}::tests::{ident}' panicked at src/{module}/mod.rs:{}:9:",
         rng.range(40, 900)
     ));

@@ -782,11 +782,13 @@ mod tests {
 
     #[test]
     fn rungs_follow_the_events_they_hold_with_a_minimum() {
-        // 700 batches of 2 events: 1,400 in all; the first rung holds at least 100.
+        // 700 batches of 2 events: 1,400 in all. Each rung holds a third of the next one's events (467 in 233
+        // batches, 156 in 78), and at least 100 (50 batches): the 80-setting rung would hold 52, so the first
+        // rung's 50 batches stand for it and the 27 settings come next.
         let events = vec![2u64; 700];
         assert_eq!(
             rungs(240, &events),
-            [(240, 50), (80, 52), (27, 156), (9, 467), (3, 700)]
+            [(240, 50), (27, 78), (9, 233), (3, 700)]
         );
         // Events only in every tenth batch: the samples grow until they hold them.
         let sparse: Vec<u64> = (0..700).map(|i| u64::from(i % 10 == 9) * 20).collect();

@@ -199,7 +199,7 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
         .chain([StrategyKey::from("someone-elses")])
         .collect();
     let groups = strategy_groups(&all);
-    assert_eq!(groups.len(), 4);
+    assert_eq!(groups.len(), 5);
     for g in &groups {
         assert_eq!(g.strategies[0], "reference");
         assert!(g.strategies.len() <= MAX_SERIES_PER_PANEL + 1);
@@ -207,12 +207,16 @@ fn few_strategies_share_one_panel_and_many_split_by_family_with_the_reference_in
     assert!(groups[1].strategies[1..]
         .iter()
         .all(|s| s.starts_with("head-tail-")));
-    assert!(!groups[2]
+    assert_eq!(groups[2].title, "Content-aware allocations");
+    assert!(groups[2]
+        .strategies
+        .contains(&StrategyKey::from("relevance")));
+    assert!(!groups[3]
         .strategies
         .contains(&StrategyKey::from("someone-elses")));
     // A name no built-in strategy has (an external strategy's) gets a panel of its own, last.
-    assert_eq!(groups[3].title, "External and other strategies");
-    assert_eq!(groups[3].strategies, names(&["reference", "someone-elses"]));
+    assert_eq!(groups[4].title, "External and other strategies");
+    assert_eq!(groups[4].strategies, names(&["reference", "someone-elses"]));
     let total: usize = groups.iter().map(|g| g.strategies.len() - 1).sum();
     assert_eq!(total, all.len() - 1);
 }
@@ -408,9 +412,9 @@ fn every_strategy_has_one_look_on_every_chart_and_row_and_no_two_share_one() {
     );
     let curves = budget_curves(&results).unwrap().curves;
     let cdf = retention_cdf(&results, None);
-    // Three rows of panels (batch allocations, head shares, policies) in both charts.
-    assert_eq!(curves.panels.len(), 6);
-    assert_eq!(cdf.panels.len(), 3);
+    // Four rows of panels (batch allocations, head shares, content-aware allocations, policies) in both charts.
+    assert_eq!(curves.panels.len(), 8);
+    assert_eq!(cdf.panels.len(), 4);
     let mut looks: BTreeMap<String, StrategyStyle> = BTreeMap::new();
     for series in curves
         .panels

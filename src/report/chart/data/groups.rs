@@ -32,6 +32,7 @@ pub fn strategy_groups(strategies: &[StrategyKey]) -> Vec<StrategyGroup> {
     let title = |family: Family| match family {
         Family::BatchAllocation => "Batch allocations",
         Family::HeadShare => "Head shares (the reference keeps 0.2)",
+        Family::ContentAware => "Content-aware allocations",
         Family::Policy => "Replaced and peer policies",
         Family::External => "External and other strategies",
     };

@@ -217,7 +217,10 @@ fn import_says_what_it_left_out_in_one_line() {
         "{err}"
     );
     assert!(lines[1].ends_with("; --verbose lists them"), "{err}");
-    assert!(lines[2].starts_with("budgetlab: used lines "), "{err}");
+    assert!(
+        lines[2].starts_with("budgetlab: used tokens and lines "),
+        "{err}"
+    );
 }
 
 /// A batch file of `entries` entries whose outputs are lines of `line_len` bytes, `lines` of them each, the line

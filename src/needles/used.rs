@@ -27,7 +27,8 @@
 //!   [`MIN_POSITION_DIGITS`] or more digits and the agent wrote it as a position in a file
 //!   ([`position_numbers`]: `goto 1474`, `edit 120:130`, `open src/a.py 880`, `sed -n 120,130p`), or, when it is
 //!   long enough to be distinctive, anywhere; the phrase is new and the agent wrote it;
-//! - the **used lines** are every line of the result that holds a used token (not only the first). Lines end at
+//! - the **used lines** are every line of the result that holds a used token (not only the first), wherever its
+//!   text stands but inside a longer word (`Lenient.wrap` holds `Lenient`, `Lenient2` does not). Lines end at
 //!   `\n` (a `\r` before it is not part of the line) and ANSI escape sequences are looked through, as the detector
 //!   does; a line's needle is the whole line, or for a line longer than [`super::MAX_NEEDLE_LINE_BYTES`] the first
 //!   used token on it, where it appears in the raw line.
@@ -36,7 +37,7 @@
 //! answered: that is what happened, so nothing is made up for them. Pure and deterministic: hash sets and maps are
 //! only asked whether they hold a token, never iterated into an output.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -532,57 +533,56 @@ pub fn used_content(session: &[Utterance<'_>], rules: &UsedRules) -> Vec<UsedRes
         let later = later_turns(session, &said, &next_said, at + 1, turn, rules.turns);
         let lines = result_lines(text, min, parts);
         // Whether each token of the result is used, decided once a token; the used ones in first-seen order.
-        let mut decided: HashMap<&str, Option<usize>> = HashMap::new();
+        let mut decided: HashSet<&str> = HashSet::new();
         let mut tokens: Vec<UsedToken> = Vec::new();
-        let mut by_line: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (index, line) in lines.iter().enumerate() {
+        for line in &lines {
             for t in &line.tokens {
-                let which = *decided
-                    .entry(t.text)
-                    .or_insert_with(|| is_used(t, &seen, &later, min, parts).then_some(usize::MAX));
-                let Some(which) = which else { continue };
-                let which = if which == usize::MAX {
+                if decided.insert(t.text) && is_used(t, &seen, &later, min, parts) {
                     tokens.push(UsedToken {
                         text: t.text.to_string(),
                         offsets: Vec::new(),
                         len: utf16_len(t.text),
                         lines: Vec::new(),
                     });
-                    decided.insert(t.text, Some(tokens.len() - 1));
-                    tokens.len() - 1
-                } else {
-                    which
-                };
-                let token = &mut tokens[which];
-                if !parts.every_line && token.lines.first().is_some_and(|&l| l != index) {
-                    continue;
-                }
-                token
-                    .offsets
-                    .push(line.offset + utf16_len(&line.raw[..t.at]));
-                if token.lines.last() != Some(&index) {
-                    token.lines.push(index);
-                    by_line.entry(index).or_default().push(which);
                 }
             }
         }
+        // Every place of each used token: each line holding its text, a dotted name's part included
+        // (`Lenient.wrap` holds `Lenient`), but not inside a longer word. Per line: (place in it, token).
+        let mut by_line: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+        for (which, token) in tokens.iter_mut().enumerate() {
+            for (index, line) in lines.iter().enumerate() {
+                let places = places_in(line.raw, &token.text);
+                let Some(&first) = places.first() else {
+                    continue;
+                };
+                if !parts.every_line && !token.lines.is_empty() {
+                    break;
+                }
+                token.offsets.extend(
+                    places
+                        .iter()
+                        .map(|&at| line.offset + utf16_len(&line.raw[..at])),
+                );
+                token.lines.push(index);
+                by_line.entry(index).or_default().push((first, which));
+            }
+        }
         let mut found = Vec::new();
-        for (index, used) in by_line {
+        for (index, mut used) in by_line {
+            used.sort_unstable();
             let line = &lines[index];
-            let first = &tokens[used[0]];
             let (offset, len) = if line.raw.len() <= MAX_NEEDLE_LINE_BYTES {
                 (line.offset, utf16_len(line.raw))
             } else {
-                match first.offsets.iter().find(|&&o| o >= line.offset) {
-                    Some(&o) => (o, first.len),
-                    None => continue,
-                }
+                let (at, first) = used[0];
+                (line.offset + utf16_len(&line.raw[..at]), tokens[first].len)
             };
             found.push(UsedLine {
                 line: index,
                 offset,
                 len,
-                tokens: used.iter().map(|&i| tokens[i].text.clone()).collect(),
+                tokens: used.iter().map(|&(_, i)| tokens[i].text.clone()).collect(),
             });
         }
         out.push(UsedResult {
@@ -761,6 +761,32 @@ pub fn position_numbers(line: &str) -> Vec<&str> {
     out
 }
 
+/// The byte places in `line` where `token` appears, not inside a longer word: the characters either side are
+/// neither letters, digits nor `_` (a `.`, `/` or `-` may join it to more: `Lenient.wrap`, `src/a.py`). A line with
+/// ANSI sequences is searched between them, so that `ESC[32m` does not join a token.
+fn places_in(line: &str, token: &str) -> Vec<usize> {
+    let joins = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = Vec::new();
+    if token.is_empty() || !line.contains(token) {
+        return out;
+    }
+    let pieces = if line.as_bytes().contains(&0x1b) {
+        ansi_free_pieces(line)
+    } else {
+        vec![line]
+    };
+    for piece in pieces {
+        for (at, _) in piece.match_indices(token) {
+            let before = piece[..at].chars().next_back();
+            let after = piece[at + token.len()..].chars().next();
+            if !joins(before) && !joins(after) {
+                out.push(start_in(line, piece) + at);
+            }
+        }
+    }
+    out
+}
+
 /// One line of a result: where it starts, its raw text (line end removed) and its tokens.
 struct ResultLine<'a> {
     offset: usize,
@@ -783,13 +809,11 @@ fn result_lines(text: &str, min: usize, parts: RuleParts) -> Vec<ResultLine<'_>>
     out
 }
 
-/// A token of a line, borrowed from it: a word (whose path tails stand for it too) or a quoted phrase, and where
-/// it starts in the line (bytes).
+/// A token of a line, borrowed from it: a word (whose path tails stand for it too) or a quoted phrase.
 #[derive(Debug, Clone, Copy)]
 struct Token<'a> {
     text: &'a str,
     phrase: bool,
-    at: usize,
 }
 
 /// The candidate tokens of one line, in order: each distinctive word or number of [`MIN_POSITION_DIGITS`]+
@@ -799,10 +823,10 @@ fn line_tokens(line: &str, min: usize, parts: RuleParts) -> Vec<Token<'_>> {
     let mut out = Vec::new();
     if line.as_bytes().contains(&0x1b) {
         for piece in ansi_free_pieces(line) {
-            push_line_tokens(line, piece, min, parts, &mut out);
+            push_line_tokens(piece, min, parts, &mut out);
         }
     } else {
-        push_line_tokens(line, line, min, parts, &mut out);
+        push_line_tokens(line, min, parts, &mut out);
     }
     out
 }
@@ -847,19 +871,12 @@ fn start_in(line: &str, piece: &str) -> usize {
     piece.as_ptr() as usize - line.as_ptr() as usize
 }
 
-fn push_line_tokens<'a>(
-    line: &'a str,
-    piece: &'a str,
-    min: usize,
-    parts: RuleParts,
-    out: &mut Vec<Token<'a>>,
-) {
+fn push_line_tokens<'a>(piece: &'a str, min: usize, parts: RuleParts, out: &mut Vec<Token<'a>>) {
     for word in words(piece) {
         if candidate(word, min, parts) || path_tails(word).any(|k| candidate(k, min, parts)) {
             out.push(Token {
                 text: word,
                 phrase: false,
-                at: start_in(line, word),
             });
         }
     }
@@ -868,7 +885,6 @@ fn push_line_tokens<'a>(
             out.push(Token {
                 text: phrase,
                 phrase: true,
-                at: start_in(line, phrase),
             });
         }
     }

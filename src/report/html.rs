@@ -1235,15 +1235,16 @@ mod tests {
         assert!(
             table.contains(
                 "<tr><td>surrogate-storm</td><td class=\"text\">1,000</td><td class=\"best\">1</td>\
-<td class=\"text\">reference</td><td>14 of 20</td><td>70%</td><td>16 (80%)</td><td>87.5%</td></tr>\n\
-<tr><td></td><td class=\"text\"></td><td>2</td><td class=\"text\">greedy, head-tail-0</td><td>9 of 20</td>\
-<td>45%</td><td>16 (80%)</td><td>56.2%</td></tr>\n"
+<td class=\"text\">reference</td><td>6 of 10 (3 results)</td><td>60%</td><td>70%</td><td>8 (80%)</td><td>75%</td>\
+<td>– / 14 of 20</td></tr>\n\
+<tr><td></td><td class=\"text\"></td><td>2</td><td class=\"text\">greedy, head-tail-0</td><td>–</td><td>–</td>\
+<td>–</td><td>–</td><td>–</td><td>– / 9 of 20</td></tr>\n"
             ),
             "{table}"
         );
         assert!(
             table.contains(
-                "<td>over budget</td><td class=\"text\">codex (50% over)</td><td>20 of 20</td><td>100%</td>"
+                "<td>over budget</td><td class=\"text\">codex (50% over)</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>– / 20 of 20</td>"
             ),
             "{table}"
         );

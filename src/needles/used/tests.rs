@@ -385,7 +385,7 @@ fn a_quoted_phrase_counts_when_it_holds_a_new_word() {
             text: "grep -rn 'amounts must be positive' . ; grep -rn \"quorum lost on shard\" .",
         },
     ];
-    // The first phrase's words all came before (`Amounts` in another case is another token, `amounts` is new
+    // A line's tokens in their order on it (a phrase where it starts). The first phrase's words all came before (`Amounts` in another case is another token, `amounts` is new
     // though: the phrase counts); the second is new.
     let got = found(&session, UsedRules::default());
     let tokens: Vec<Vec<String>> = got[0].iter().map(|x| x.2.clone()).collect();
@@ -398,9 +398,9 @@ fn a_quoted_phrase_counts_when_it_holds_a_new_word() {
             ],
             vec![
                 "quorum".to_string(),
+                "quorum lost on shard".to_string(),
                 "lost".to_string(),
-                "shard".to_string(),
-                "quorum lost on shard".to_string()
+                "shard".to_string()
             ]
         ]
     );

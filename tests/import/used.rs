@@ -109,7 +109,8 @@ fn every_format_gives_the_path_find_file_printed_and_the_next_call_opens_as_a_us
         let text: Value =
             serde_json::from_str(std::str::from_utf8(&out).unwrap().lines().next().unwrap())
                 .unwrap();
-        let output = text[0]["responseParts"][0]["functionResponse"]["response"]["output"]
+        let output = text["entries"][0]["responseParts"][0]["functionResponse"]["response"]
+            ["output"]
             .as_str()
             .unwrap();
         let before = output.find(USED_LINE).unwrap();

@@ -219,7 +219,10 @@ fn import_says_what_it_left_out_in_one_line() {
         "{err}"
     );
     assert!(lines[1].ends_with("; --verbose lists them"), "{err}");
-    assert!(lines[2].starts_with("budgetlab: used lines "), "{err}");
+    assert!(
+        lines[2].starts_with("budgetlab: used tokens and lines "),
+        "{err}"
+    );
     assert!(
         lines[3].starts_with("budgetlab: gemini-cli: 1 sessions record no assistant message"),
         "{err}"

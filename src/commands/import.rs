@@ -43,6 +43,9 @@ pub(crate) struct ImportArgs {
     /// The shortest distinctive token of a used line, in characters (2 to 64)
     #[arg(long, value_name = "CHARS", default_value_t = budgetlab::needles::DEFAULT_MIN_TOKEN_LEN)]
     pub(crate) used_min_len: usize,
+    /// Measuring the rule only: leave out these parts of it (every-line, positions, keywords, path-suffix)
+    #[arg(long, value_name = "PARTS", value_delimiter = ',', hide = true)]
+    pub(crate) used_rule_off: Vec<String>,
     /// List every file detected, ignored or skipped and every reason results were skipped (default: one line
     /// counting them).
     #[arg(long)]
@@ -55,6 +58,22 @@ fn format_help() -> String {
         "The logs' format: {}, or auto (detected per file)",
         budgetlab::import::format_names()
     )
+}
+
+/// The parts of the used rule left on by `--used-rule-off`.
+fn rule_parts(off: &[String]) -> anyhow::Result<budgetlab::needles::RuleParts> {
+    let names: Vec<&str> = off.iter().map(String::as_str).collect();
+    budgetlab::needles::RuleParts::without(&names).ok_or_else(|| {
+        budgetlab::Error::invalid(
+            "--used-rule-off",
+            off.join(","),
+            format!(
+                "names a part not among {}",
+                budgetlab::needles::RuleParts::NAMES.join(", ")
+            ),
+        )
+        .into()
+    })
 }
 
 /// Imports the logs and writes the batches.
@@ -76,7 +95,10 @@ pub(crate) fn execute(args: ImportArgs) -> anyhow::Result<Status> {
         paths: args.paths,
         anonymize: args.anonymize.map(budgetlab::Seed),
         skip_bad: args.skip_bad,
-        used: budgetlab::needles::UsedRules::new(args.used_turns, args.used_min_len)?,
+        used: budgetlab::needles::UsedRules {
+            parts: rule_parts(&args.used_rule_off)?,
+            ..budgetlab::needles::UsedRules::new(args.used_turns, args.used_min_len)?
+        },
     };
     let report = job.write_outputs(args.out.as_deref(), args.used_out.as_deref())?;
     let lines = if args.verbose {

@@ -43,6 +43,9 @@ pub(crate) struct AgreementArgs {
     /// The used-lines file (default: beside the batches).
     #[arg(long, value_name = "FILE.used.jsonl")]
     pub(crate) used: Option<PathBuf>,
+    /// The figures lead with the results longer than this many UTF-16 units (where a finalizer has to choose)
+    #[arg(long, value_name = "UNITS", default_value_t = 4000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub(crate) budget: u64,
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub(crate) json: bool,
@@ -75,7 +78,7 @@ pub(crate) fn execute(args: NeedlesArgs) -> anyhow::Result<Status> {
             args.batches.display()
         );
     };
-    let result = agreement(&batches, &used);
+    let result = agreement(&batches, &used, args.budget);
     if args.json {
         let mut text = serde_json::to_vec_pretty(&result)?;
         text.push(b'\n');

@@ -108,12 +108,17 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
         .iter()
         .filter(|r| r.compliance.rate == 1.0)
         .count();
-    // The lines the agent used (recorded batches with a used-lines file): one line, or per strategy and budget.
+    // What the agent used (recorded batches with a used-lines file): one line counting the rows, or with
+    // --verbose per strategy and budget the tokens over the turns longer than the budget, over every turn, and the
+    // lines.
     let used: Vec<f64> = output
         .results
         .rows
         .iter()
-        .filter_map(|r| r.used_needles.as_ref().map(|u| u.survival))
+        .filter_map(|r| {
+            let over = r.over_budget.as_ref().and_then(|o| o.used_tokens.as_ref());
+            over.or(r.used_tokens.as_ref()).map(|u| u.survival)
+        })
         .collect();
     if !args.verbose && !used.is_empty() {
         let (lo, hi) = used
@@ -122,14 +127,37 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
                 (lo.min(s), hi.max(s))
             });
         eprintln!(
-            "budgetlab: used needles measured in {} rows: {:.1}% to {:.1}% kept (the report's used-lines table; \
---verbose lists them)",
+            "budgetlab: used tokens measured in {} rows: {:.1}% to {:.1}% kept over the results longer than the \
+budget (the report's used table; --verbose lists them)",
             used.len(),
             100.0 * lo,
             100.0 * hi
         );
     }
     for row in output.results.rows.iter().filter(|_| args.verbose) {
+        if let Some(t) = &row.used_tokens {
+            let over = row.over_budget.as_ref().and_then(|o| {
+                o.used_tokens.as_ref().map(|u| {
+                    format!(
+                        "over budget {} of {} kept ({:.1}%, {} results; any allocation: at most {}); ",
+                        u.survived,
+                        u.needles,
+                        100.0 * u.survival,
+                        o.results,
+                        u.upper_bound
+                    )
+                })
+            });
+            eprintln!(
+                "budgetlab: used tokens {} at {}: {}all turns {} of {} kept ({:.1}%)",
+                row.strategy.as_str(),
+                row.budget_label,
+                over.unwrap_or_default(),
+                t.survived,
+                t.needles,
+                100.0 * t.survival
+            );
+        }
         if let Some(u) = &row.used_needles {
             eprintln!(
                 "budgetlab: used needles {} at {}: {} of {} kept ({:.1}%; any allocation: at most {})",

@@ -114,6 +114,77 @@ pub struct Comparison {
     pub only_a: Vec<String>,
     /// Rows only B has.
     pub only_b: Vec<String>,
+    /// What the agent used, side by side, for the compared rows that measured it (recorded batches with a
+    /// used-lines file), in A's order: shown first, leading with the turns longer than the budget.
+    pub used: Vec<UsedSideBySide>,
+}
+
+/// One compared row's used tokens (and the detector's needles) on both sides: over the turns longer than the
+/// budget (where a strategy can differ), with the n, and over every turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsedSideBySide {
+    /// Scenario.
+    pub scenario: String,
+    /// Budget label.
+    pub budget_label: BudgetLabel,
+    /// Strategy (`None` when two strategies are side by side).
+    pub strategy: Option<StrategyKey>,
+    /// A's figures.
+    pub a: UsedFigures,
+    /// B's figures.
+    pub b: UsedFigures,
+}
+
+/// The used-token and needle figures of one row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UsedFigures {
+    /// Results in the turns longer than the budget.
+    pub over_results: u64,
+    /// Used tokens in those turns, and of them kept.
+    pub over_tokens: (u64, u64),
+    /// Used tokens over every turn, and of them kept.
+    pub tokens: (u64, u64),
+    /// The detector's needles in the turns longer than the budget, and of them kept.
+    pub over_needles: (u64, u64),
+}
+
+impl UsedFigures {
+    fn of(r: &Aggregate) -> UsedFigures {
+        let s = &r.summary;
+        UsedFigures {
+            over_results: s.over_budget_results,
+            over_tokens: (
+                s.over_budget_used_tokens,
+                s.over_budget_used_tokens_survived,
+            ),
+            tokens: (s.used_tokens, s.used_tokens_survived),
+            over_needles: (s.over_budget_needles, s.over_budget_needles_survived),
+        }
+    }
+}
+
+/// The side-by-side used figures of a compared pair, when either row measured used tokens.
+fn used_pair(
+    a: &Aggregate,
+    b: &Aggregate,
+    strategy: Option<StrategyKey>,
+) -> Option<UsedSideBySide> {
+    (a.summary.used_tokens > 0 || b.summary.used_tokens > 0).then(|| UsedSideBySide {
+        scenario: a.scenario.clone(),
+        budget_label: a.budget_label,
+        strategy,
+        a: UsedFigures::of(a),
+        b: UsedFigures::of(b),
+    })
+}
+
+/// `kept of n (share)`, or `-` with nothing to measure.
+fn kept_text((n, kept): (u64, u64)) -> String {
+    if n == 0 {
+        "-".into()
+    } else {
+        format!("{kept} of {n} ({:.1}%)", 100.0 * kept as f64 / n as f64)
+    }
 }
 
 /// The threshold of `metric` when none is given: any change of a deterministic metric is shown; the cost and
@@ -292,6 +363,7 @@ pub fn compare(
     let a_keys: BTreeSet<RowKey> = a.rows.iter().map(Aggregate::key).collect();
     let mut rows = Vec::new();
     let mut only_a = Vec::new();
+    let mut used = Vec::new();
     let (mut matched_rows, mut compared_rows) = (0, 0);
     for row in &a.rows {
         let Some(other) = b_rows.get(&row.key()) else {
@@ -307,6 +379,7 @@ pub fn compare(
             continue;
         }
         compared_rows += 1;
+        used.extend(used_pair(row, other, Some(row.strategy.clone())));
         let changes = changes(row, other, &metrics, thresholds, false);
         if !changes.is_empty() {
             rows.push(RowChange {
@@ -337,6 +410,7 @@ pub fn compare(
         rows: rank(rows),
         only_a,
         only_b,
+        used,
     }
 }
 
@@ -395,6 +469,7 @@ pub fn compare_strategies(
     let place = |r: &Aggregate| format!("{} · {}", r.scenario, r.budget_label);
     let mut rows = Vec::new();
     let mut only_a = Vec::new();
+    let mut used = Vec::new();
     let mut matched_rows = 0;
     for row in &rows_a {
         let Some(other) = find(&rows_b, row) else {
@@ -402,6 +477,7 @@ pub fn compare_strategies(
             continue;
         };
         matched_rows += 1;
+        used.extend(used_pair(row, other, None));
         let changes = changes(row, other, &metrics, thresholds, true);
         if !changes.is_empty() {
             rows.push(RowChange {
@@ -434,6 +510,7 @@ pub fn compare_strategies(
         rows: rank(rows),
         only_a,
         only_b,
+        used,
     }
 }
 
@@ -490,6 +567,34 @@ pub fn json(c: &Comparison) -> Vec<u8> {
                 "rowsNotCompared": i.rows})
         })
         .collect();
+    let figures = |f: &UsedFigures| {
+        let share = |(n, kept): (u64, u64)| (n > 0).then(|| kept as f64 / n as f64);
+        serde_json::json!({
+            "overBudgetResults": f.over_results,
+            "overBudgetUsedTokens": f.over_tokens.0,
+            "overBudgetUsedTokensSurvived": f.over_tokens.1,
+            "overBudgetUsedTokensSurvival": share(f.over_tokens),
+            "usedTokens": f.tokens.0,
+            "usedTokensSurvived": f.tokens.1,
+            "usedTokensSurvival": share(f.tokens),
+            "overBudgetNeedles": f.over_needles.0,
+            "overBudgetNeedlesSurvived": f.over_needles.1,
+            "overBudgetNeedleSurvival": share(f.over_needles),
+        })
+    };
+    let used_json: Vec<serde_json::Value> = c
+        .used
+        .iter()
+        .map(|u| {
+            serde_json::json!({
+                "scenario": u.scenario,
+                "budget": u.budget_label.to_string(),
+                "strategy": u.strategy.as_ref().map(|s| s.to_string()),
+                "a": figures(&u.a),
+                "b": figures(&u.b),
+            })
+        })
+        .collect();
     let (mode, strategies) = match &c.sides {
         Sides::Runs => ("runs", serde_json::Value::Null),
         Sides::Strategies { a, b } => (
@@ -511,6 +616,7 @@ pub fn json(c: &Comparison) -> Vec<u8> {
         "rows": rows,
         "onlyA": c.only_a,
         "onlyB": c.only_b,
+        "used": used_json,
     });
     let mut out = serde_json::to_vec_pretty(&value).expect("a JSON value serializes");
     out.push(b'\n');
@@ -568,6 +674,37 @@ pub fn render_listing(c: &Comparison, list_all: bool) -> String {
         );
         for input in &c.input_changes {
             let _ = writeln!(out, "- {}", cell(&input.line()));
+        }
+        out.push('\n');
+    }
+    if !c.used.is_empty() {
+        out.push_str(
+            "What the agent used (recorded batches): used tokens kept over the turns longer than the budget, where \
+a strategy can differ (n: the results there), then over every turn, and the detector's needles kept over budget:\n\n",
+        );
+        out.push_str(
+            "| scenario | budget | strategy | over budget (results) A | B | used tokens over budget A | B | all turns A | B | needles over budget A | B |\n",
+        );
+        out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for u in &c.used {
+            let strategy = u
+                .strategy
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |s| cell(s));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {strategy} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                cell(&u.scenario),
+                cell(&u.budget_label.to_string()),
+                u.a.over_results,
+                u.b.over_results,
+                kept_text(u.a.over_tokens),
+                kept_text(u.b.over_tokens),
+                kept_text(u.a.tokens),
+                kept_text(u.b.tokens),
+                kept_text(u.a.over_needles),
+                kept_text(u.b.over_needles),
+            );
         }
         out.push('\n');
     }

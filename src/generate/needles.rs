@@ -27,6 +27,10 @@ pub enum NeedleKind {
     /// A line of a recorded result that the agent went on to use (found by `budgetlab import`); never planted,
     /// and measured apart from the other kinds.
     Used,
+    /// One place of a token of a recorded result that the agent went on to use (found by `budgetlab import`);
+    /// never planted, measured apart from the other kinds, a token surviving when any of its places' text is
+    /// still visible in its field.
+    UsedToken,
 }
 
 /// One planted needle, located in a generated batch.

@@ -149,7 +149,7 @@ pub struct ImportJob {
     pub anonymize: Option<Seed>,
     /// Skip (and count) malformed files instead of stopping at the first one.
     pub skip_bad: bool,
-    /// How the lines the agent used are found (see [`crate::needles::used_lines`]).
+    /// How the lines the agent used are found (see [`crate::needles::used_content`]).
     pub used: UsedRules,
 }
 
@@ -531,7 +531,7 @@ impl ImportJob {
                 };
                 let used_lines = used_sink
                     .as_ref()
-                    .and_then(|_| turns.used_lines(&self.used));
+                    .and_then(|_| turns.used_content(&self.used));
                 if used_sink.is_some() {
                     let tally = report.used.entry(format.name()).or_default();
                     if used_lines.is_some() {

@@ -22,7 +22,7 @@ use crate::context::{
     CallContext, TurnContext, MAX_ARGUMENT_UNITS, MAX_ASSISTANT_UNITS, MAX_CALLS, MAX_TASK_UNITS,
 };
 use crate::model::{Entry, Part};
-use crate::needles::{used_lines, UsedLine, UsedRules, Utterance};
+use crate::needles::{used_content, UsedResult, UsedRules, Utterance};
 
 /// A tool result as the model received it.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +54,7 @@ pub struct ImportedEntry {
     /// `true` when the log had no call id and the importer numbered the call itself.
     pub synthetic_id: bool,
     /// Which result recorded under this call id it is (0 for the first): with the call id, the key of its
-    /// used lines (see [`Turns::used_lines`]).
+    /// used lines (see [`Turns::used_content`]).
     pub rank: usize,
 }
 
@@ -82,7 +82,7 @@ struct Recorded {
     repeated: usize,
 }
 
-/// One piece of the session in recorded order, for the used lines (see [`Turns::used_lines`]).
+/// One piece of the session in recorded order, for the used lines (see [`Turns::used_content`]).
 #[derive(Debug)]
 enum Spoken {
     /// Text the agent was given.
@@ -280,10 +280,10 @@ impl Turns {
         self.spoken.iter().any(|s| matches!(s, Spoken::Said { .. }))
     }
 
-    /// The used lines of every recorded result, by call id and rank ([`crate::needles::used_lines`]); `None`
+    /// The used content of every recorded result, by call id and rank ([`crate::needles::used_content`]); `None`
     /// when the session recorded nothing the agent wrote, so that nothing can be said of what it used. A result
     /// whose call was not recorded is text the model saw all the same, and counts as given.
-    pub fn used_lines(&self, rules: &UsedRules) -> Option<HashMap<(String, usize), Vec<UsedLine>>> {
+    pub fn used_content(&self, rules: &UsedRules) -> Option<HashMap<(String, usize), UsedResult>> {
         if !self.records_agent_text() {
             return None;
         }
@@ -313,7 +313,7 @@ impl Turns {
                 }
             }
         }
-        let found = used_lines(&session, rules);
+        let found = used_content(&session, rules);
         Some(keys.into_iter().zip(found).collect())
     }
 

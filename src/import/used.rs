@@ -1,5 +1,6 @@
-//! The used-lines pass of an import: for each batch written, the lines of its results the agent used
-//! ([`crate::needles::used_lines`], found per session by [`super::Turns::used_lines`]), gathered into the
+//! The used-lines pass of an import: for each batch written, the tokens of its results the agent used and the
+//! lines holding them ([`crate::needles::used_content`], found per session by [`super::Turns::used_content`]),
+//! gathered into the
 //! used-lines file ([`crate::needles::UsedHeader`]) that goes beside the batches, and counted per format for the
 //! report. The batches' bytes are hashed as they are written, so that the file names the batches it belongs to.
 
@@ -9,7 +10,9 @@ use std::io::Write;
 use sha2::{Digest, Sha256};
 
 use crate::model::{Batch, Field};
-use crate::needles::{UsedHeader, UsedLine, UsedRules, UsedSpan, USED_FILE_VERSION};
+use crate::needles::{
+    UsedBatch, UsedHeader, UsedResult, UsedRules, UsedSpan, UsedTokenSpan, USED_FILE_VERSION,
+};
 
 /// What the used-lines pass found in the sessions of one format.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,6 +27,8 @@ pub struct UsedTally {
     pub results_used: u64,
     /// Used lines.
     pub lines: u64,
+    /// Used tokens.
+    pub tokens: u64,
 }
 
 /// The used-lines file being made: one line a batch, and the hash of the batches written.
@@ -53,7 +58,7 @@ impl UsedSink {
         written: &[u8],
         batch: &Batch,
         ranks: &[usize],
-        used: Option<&HashMap<(String, usize), Vec<UsedLine>>>,
+        used: Option<&HashMap<(String, usize), UsedResult>>,
         tally: &mut UsedTally,
     ) {
         self.hasher.update(written);
@@ -62,13 +67,14 @@ impl UsedSink {
             self.lines.extend_from_slice(b"null\n");
             return;
         };
-        let mut spans = Vec::new();
+        let mut spans = UsedBatch::default();
         for (e, entry) in batch.iter().enumerate() {
             tally.results += 1;
             let key = (entry.call_id.clone(), ranks.get(e).copied().unwrap_or(0));
-            let Some(lines) = used.get(&key).filter(|l| !l.is_empty()) else {
+            let Some(found) = used.get(&key).filter(|u| !u.tokens.is_empty()) else {
                 continue;
             };
+            let lines = &found.lines;
             // The imported text is in the first part's output, or its error for a failed call.
             let field = match entry.response_parts.first() {
                 Some(p) if p.field(Field::Output).is_some() => Field::Output,
@@ -77,7 +83,17 @@ impl UsedSink {
             };
             tally.results_used += 1;
             tally.lines += lines.len() as u64;
-            spans.extend(lines.iter().map(|l| UsedSpan {
+            tally.tokens += found.tokens.len() as u64;
+            spans
+                .tokens
+                .extend(found.tokens.iter().map(|t| UsedTokenSpan {
+                    entry: e,
+                    part: 0,
+                    field,
+                    offsets: t.offsets.clone(),
+                    len: t.len,
+                }));
+            spans.lines.extend(lines.iter().map(|l| UsedSpan {
                 entry: e,
                 part: 0,
                 field,
@@ -122,13 +138,13 @@ pub(super) fn summary(
         .filter(|(_, t)| t.sessions > 0)
         .map(|(format, t)| {
             format!(
-                "{format}: {} used lines in {} of {} results",
-                t.lines, t.results_used, t.results
+                "{format}: {} used tokens on {} lines in {} of {} results",
+                t.tokens, t.lines, t.results_used, t.results
             )
         })
         .collect();
     lines.push(format!(
-        "used lines (next {} turns, tokens of {}+ characters) to {destination}: {}",
+        "used tokens and lines (next {} turns, tokens of {}+ characters) to {destination}: {}",
         rules.turns,
         rules.min_token_len,
         if parts.is_empty() {

@@ -89,13 +89,75 @@ pub struct UsedNeedleSummary {
 impl UsedNeedleSummary {
     /// The used-line figures of a row's summary; `None` when it has no used line (nothing to measure).
     pub fn of(s: &RowSummary) -> Option<UsedNeedleSummary> {
-        (s.used_needles > 0).then(|| UsedNeedleSummary {
-            needles: s.used_needles,
-            survived: s.used_survived,
-            upper_bound: s.used_upper_bound,
-            survival: s.used_survived as f64 / s.used_needles as f64,
-            upper_bound_share: s.used_upper_bound as f64 / s.used_needles as f64,
-            of_possible: measured(s.used_survived, s.used_upper_bound).map(|r| r.min(1.0)),
+        UsedNeedleSummary::counts(s.used_needles, s.used_survived, s.used_upper_bound)
+    }
+
+    /// The used-token figures of a row's summary; `None` when it has no used token.
+    pub fn tokens_of(s: &RowSummary) -> Option<UsedNeedleSummary> {
+        UsedNeedleSummary::counts(
+            s.used_tokens,
+            s.used_tokens_survived,
+            s.used_tokens_upper_bound,
+        )
+    }
+
+    /// The figures of `needles` of which `survived` were kept and at most `upper_bound` could be; `None` without
+    /// any (nothing to measure).
+    pub fn counts(needles: u64, survived: u64, upper_bound: u64) -> Option<UsedNeedleSummary> {
+        (needles > 0).then(|| UsedNeedleSummary {
+            needles,
+            survived,
+            upper_bound,
+            survival: survived as f64 / needles as f64,
+            upper_bound_share: upper_bound as f64 / needles as f64,
+            of_possible: measured(survived, upper_bound).map(|r| r.min(1.0)),
+        })
+    }
+}
+
+/// The figures over the turns whose producers' output was longer than the budget, the only turns where one
+/// policy can keep something another does not (the pooled figures count the rest too, where every strategy keeps
+/// everything). Each with its n: the results of those turns and the used tokens in them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverBudgetSummary {
+    /// Turns longer than the budget.
+    pub turns: u64,
+    /// Results in those turns.
+    pub results: u64,
+    /// The detector's needles in those turns: planted, kept and the share kept (`None` without any).
+    pub needles: u64,
+    /// Of those, needles still visible.
+    pub needles_survived: u64,
+    /// `needles_survived / needles`; `None` without needles.
+    pub needle_survival: Option<f64>,
+    /// The used lines in those turns; `None` without any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_lines: Option<UsedNeedleSummary>,
+    /// The used tokens in those turns; `None` without any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_tokens: Option<UsedNeedleSummary>,
+}
+
+impl OverBudgetSummary {
+    /// The over-budget figures of a row's summary; `None` when no turn was longer than the budget.
+    pub fn of(s: &RowSummary) -> Option<OverBudgetSummary> {
+        (s.over_budget_results > 0).then(|| OverBudgetSummary {
+            turns: s.budget_used_turns,
+            results: s.over_budget_results,
+            needles: s.over_budget_needles,
+            needles_survived: s.over_budget_needles_survived,
+            needle_survival: measured(s.over_budget_needles_survived, s.over_budget_needles),
+            used_lines: UsedNeedleSummary::counts(
+                s.over_budget_used_needles,
+                s.over_budget_used_survived,
+                s.over_budget_used_upper_bound,
+            ),
+            used_tokens: UsedNeedleSummary::counts(
+                s.over_budget_used_tokens,
+                s.over_budget_used_tokens_survived,
+                s.over_budget_used_tokens_upper_bound,
+            ),
         })
     }
 }
@@ -273,6 +335,13 @@ pub struct Aggregate {
     /// without a used-lines file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub used_needles: Option<UsedNeedleSummary>,
+    /// Survival of the tokens the agent used, a token kept while any place of it is visible (absent when the row
+    /// has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_tokens: Option<UsedNeedleSummary>,
+    /// The needle and used figures over the turns longer than the budget (absent when no turn was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<OverBudgetSummary>,
     /// Persistence I/O.
     pub persistence: PersistenceSummary,
     /// Integrity counts.
@@ -406,6 +475,8 @@ impl Aggregate {
                     .collect(),
             },
             used_needles: UsedNeedleSummary::of(&s),
+            used_tokens: UsedNeedleSummary::tokens_of(&s),
+            over_budget: OverBudgetSummary::of(&s),
             persistence: PersistenceSummary::of(&s),
             integrity: IntegritySummary::of(&s),
             cost: CostSummary::from_tally(cost),

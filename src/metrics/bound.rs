@@ -56,18 +56,74 @@ pub fn needle_upper_bound(
             .or_default()
             .push((start, end.min(slot.len)));
     }
-    // min_cost[c]: the fewest units that keep c needles visible.
-    let total: usize = by_field.values().map(Vec::len).sum();
-    let mut min_cost = vec![u64::MAX; total + 1];
-    min_cost[0] = 0;
-    let mut reach = 0;
+    let mut options = Vec::with_capacity(by_field.len());
     for ((entry, part, field), mut spans) in by_field {
         let len = slots
             .iter()
             .find(|s| (s.entry, s.part, s.field) == (entry, part, field))
             .map_or(0, |s| s.len);
         spans.sort_unstable();
-        let options = field_options(&spans, len);
+        options.push(field_options(&spans, len));
+    }
+    free + best_count(&options, limit)
+}
+
+/// The most used tokens any head-and-tail allocation of `limit` units over `input` keeps visible. Each token is
+/// the list of its places (needles of one field, holding the same text): a head keeps it when it reaches the end
+/// of its first place, a tail when it reaches the start of its last. Same model as [`needle_upper_bound`].
+pub fn token_upper_bound(
+    input: &[Entry],
+    tokens: &[Vec<&Needle>],
+    reminders: &PlanReminders,
+    limit: Option<u64>,
+) -> u64 {
+    let all = tokens.len() as u64;
+    let Some(limit) = limit else { return all };
+    let slots = collect_slots(input, reminders, SlotScope::ALL);
+    if slots.iter().map(|s| s.len).sum::<u64>() <= limit {
+        return all;
+    }
+    // Tokens by field, as (head needed, tail needed) in units of the budgeted text.
+    let mut by_field: BTreeMap<(usize, usize, Field), (u64, Vec<(u64, u64)>)> = BTreeMap::new();
+    let mut free = 0u64;
+    for places in tokens {
+        let (Some(first), Some(last)) = (places.first(), places.last()) else {
+            continue;
+        };
+        let key = (first.entry, first.part, first.field);
+        let Some(slot) = slots.iter().find(|s| (s.entry, s.part, s.field) == key) else {
+            free += 1;
+            continue;
+        };
+        let full = input[slot.entry].response_parts[slot.part]
+            .field(slot.field)
+            .unwrap_or("");
+        let protected = utf16_len(&full[..slot.protected]) as u64;
+        let end = (first.offset as u64 + utf16_len(&first.text) as u64).saturating_sub(protected);
+        if end == 0 {
+            free += 1;
+            continue;
+        }
+        let start = (last.offset as u64).saturating_sub(protected).min(slot.len);
+        let field = by_field.entry(key).or_insert((slot.len, Vec::new()));
+        field.1.push((end.min(slot.len), slot.len - start));
+    }
+    let options: Vec<Vec<u64>> = by_field
+        .into_values()
+        .map(|(len, items)| item_options(&items, len))
+        .collect();
+    free + best_count(&options, limit)
+}
+
+/// The most items kept within `limit` units, given for each field the least cost of keeping `c` of its items
+/// for every `c` (a knapsack over counts, solved exactly).
+fn best_count(fields: &[Vec<u64>], limit: u64) -> u64 {
+    // min_cost[c]: the fewest units that keep c items visible.
+    let total: usize = fields.iter().map(|o| o.len().saturating_sub(1)).sum();
+    let mut min_cost = vec![u64::MAX; total + 1];
+    min_cost[0] = 0;
+    let mut reach = 0;
+    for options in fields {
         let mut next = min_cost.clone();
         for c in 0..=reach {
             if min_cost[c] == u64::MAX {
@@ -78,11 +134,37 @@ pub fn needle_upper_bound(
                 *slot = (*slot).min(min_cost[c].saturating_add(*cost));
             }
         }
-        reach += spans.len();
+        reach += options.len().saturating_sub(1);
         min_cost = next;
     }
-    let best = min_cost.iter().rposition(|&c| c <= limit).unwrap_or(0) as u64;
-    free + best
+    min_cost.iter().rposition(|&c| c <= limit).unwrap_or(0) as u64
+}
+
+/// For one field of `len` units with items given as (units of head that show it, units of tail that show it):
+/// the least cost of keeping `c` of them, for every `c` from 0 to all (a head of one item's need and the cheapest
+/// tails for the rest, or the field whole).
+fn item_options(items: &[(u64, u64)], len: u64) -> Vec<u64> {
+    let k = items.len();
+    let mut best = vec![u64::MAX; k + 1];
+    let mut heads: Vec<u64> = items.iter().map(|i| i.0).collect();
+    heads.push(0);
+    heads.sort_unstable();
+    heads.dedup();
+    for &head in &heads {
+        let covered = items.iter().filter(|i| i.0 <= head).count();
+        let mut tails: Vec<u64> = items.iter().filter(|i| i.0 > head).map(|i| i.1).collect();
+        tails.sort_unstable();
+        best[covered] = best[covered].min(head.min(len));
+        for (j, tail) in tails.iter().enumerate() {
+            let cost = (head + tail).min(len);
+            best[covered + j + 1] = best[covered + j + 1].min(cost);
+        }
+    }
+    best[k] = best[k].min(len);
+    for c in (0..k).rev() {
+        best[c] = best[c].min(best[c + 1]);
+    }
+    best
 }
 
 /// For one field of `len` units with needle spans sorted by start: the least cost of keeping `c` of them, for

@@ -82,6 +82,48 @@ wasted I/O.",
                 /// (`metrics::needle_upper_bound` of the used lines alone).
                 used_upper_bound => used_upper_bound: "usedUpperBound" at 2, "used needles possible",
                     Column::None, AtMost::Figure("used_needles"), None;
+                /// Tokens of recorded results the agent went on to use (`budgetlab import`'s used tokens; 0 for
+                /// generated batches and recorded ones without a used-lines file).
+                used_tokens => used_tokens: "usedTokens" at 3, "used tokens", Column::None, AtMost::Any, None;
+                /// Of those, tokens still visible somewhere in their field of the model request.
+                used_tokens_survived => used_tokens_survived: "usedTokensSurvived" at 4, "used tokens kept",
+                    Column::None, AtMost::Figure("used_tokens"), None;
+                /// The most used tokens any head-and-tail allocation of the same budget could keep visible
+                /// (`metrics::token_upper_bound`).
+                used_tokens_upper_bound => used_tokens_upper_bound: "usedTokensUpperBound" at 5,
+                    "used tokens possible", Column::None, AtMost::Figure("used_tokens"), None;
+                /// Results of the turn when its producers' output was longer than the budget (where a policy can
+                /// differ), else 0.
+                over_budget_results => over_budget_results: "overBudgetResults" at 6, "results over budget",
+                    Column::None, AtMost::Any, None;
+                /// The detector's needles of a turn longer than the budget (else 0).
+                over_budget_needles => over_budget_needles: "overBudgetNeedles" at 7,
+                    "needles over budget", Column::None, AtMost::Any, None;
+                /// Of those, needles still visible.
+                over_budget_needles_survived => over_budget_needles_survived: "overBudgetNeedlesSurvived" at 8,
+                    "needles over budget kept", Column::None, AtMost::Figure("over_budget_needles"), None;
+                /// Used lines of a turn longer than the budget (else 0).
+                over_budget_used_needles => over_budget_used_needles: "overBudgetUsedNeedles" at 9,
+                    "used needles over budget", Column::None, AtMost::Figure("used_needles"), None;
+                /// Of those, lines still visible.
+                over_budget_used_survived => over_budget_used_survived: "overBudgetUsedSurvived" at 10,
+                    "used needles over budget kept", Column::None, AtMost::Figure("over_budget_used_needles"),
+                    None;
+                /// The most of those any allocation could keep visible.
+                over_budget_used_upper_bound => over_budget_used_upper_bound: "overBudgetUsedUpperBound" at 11,
+                    "used needles over budget possible", Column::None,
+                    AtMost::Figure("over_budget_used_needles"), None;
+                /// Used tokens of a turn longer than the budget (else 0).
+                over_budget_used_tokens => over_budget_used_tokens: "overBudgetUsedTokens" at 12,
+                    "used tokens over budget", Column::None, AtMost::Figure("used_tokens"), None;
+                /// Of those, tokens still visible.
+                over_budget_used_tokens_survived => over_budget_used_tokens_survived:
+                    "overBudgetUsedTokensSurvived" at 13, "used tokens over budget kept", Column::None,
+                    AtMost::Figure("over_budget_used_tokens"), None;
+                /// The most of those any allocation could keep visible.
+                over_budget_used_tokens_upper_bound => over_budget_used_tokens_upper_bound:
+                    "overBudgetUsedTokensUpperBound" at 14, "used tokens over budget possible", Column::None,
+                    AtMost::Figure("over_budget_used_tokens"), None;
             ]
         }
     };

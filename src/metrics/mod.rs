@@ -18,9 +18,9 @@ pub mod used_ranking;
 
 pub use aggregate::{
     percentile, Aggregate, ComplianceSummary, CostSummary, IntegritySummary, KindSurvival,
-    NeedleSummary, PersistenceSummary, RetentionSummary, UsedNeedleSummary,
+    NeedleSummary, OverBudgetSummary, PersistenceSummary, RetentionSummary, UsedNeedleSummary,
 };
-pub use bound::needle_upper_bound;
+pub use bound::{needle_upper_bound, token_upper_bound};
 pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, Tracked, FIGURES};
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
@@ -217,8 +217,11 @@ pub fn measure(
         shown(needle.entry, needle.part, needle.field, 0)
             .is_some_and(|t| t.contains(needle.text.as_str()))
     };
-    let (used, detected): (Vec<Needle>, Vec<Needle>) = needles
+    let (used_places, needles): (Vec<&Needle>, Vec<&Needle>) = needles
         .iter()
+        .partition(|n| n.kind == NeedleKind::UsedToken);
+    let (used, detected): (Vec<Needle>, Vec<Needle>) = needles
+        .into_iter()
         .cloned()
         .partition(|n| n.kind == NeedleKind::Used);
     let mut by_kind: BTreeMap<NeedleKind, NeedleCount> = BTreeMap::new();
@@ -234,6 +237,26 @@ pub fn measure(
     } else {
         bound::needle_upper_bound(input, &used, reminders, limit)
     };
+    // Used tokens: the places of one token share its field and text; it survives when its text is visible
+    // anywhere in its field.
+    let mut tokens: BTreeMap<(usize, usize, Field, &str), Vec<&Needle>> = BTreeMap::new();
+    for n in used_places {
+        tokens
+            .entry((n.entry, n.part, n.field, n.text.as_str()))
+            .or_default()
+            .push(n);
+    }
+    let tokens: Vec<Vec<&Needle>> = tokens.into_values().collect();
+    let used_tokens_survived = tokens.iter().filter(|places| visible(places[0])).count() as u64;
+    let used_tokens_upper_bound = if tokens.is_empty() {
+        0
+    } else {
+        bound::token_upper_bound(input, &tokens, reminders, limit)
+    };
+    // Where a policy can differ: the turns whose producers' output is longer than the budget.
+    let over = limit.is_some_and(|l| input_total > l);
+    let when_over = |n: u64| if over { n } else { 0 };
+    let detected_survived: u64 = by_kind.values().map(|c| c.survived).sum();
 
     // Persistence I/O.
     let mut seen = BTreeSet::new();
@@ -290,6 +313,18 @@ pub fn measure(
         used_needles: used.len() as u64,
         used_survived,
         used_upper_bound,
+        used_tokens: tokens.len() as u64,
+        used_tokens_survived,
+        used_tokens_upper_bound,
+        over_budget_results: when_over(input.len() as u64),
+        over_budget_needles: when_over(detected.len() as u64),
+        over_budget_needles_survived: when_over(detected_survived),
+        over_budget_used_needles: when_over(used.len() as u64),
+        over_budget_used_survived: when_over(used_survived),
+        over_budget_used_upper_bound: when_over(used_upper_bound),
+        over_budget_used_tokens: when_over(tokens.len() as u64),
+        over_budget_used_tokens_survived: when_over(used_tokens_survived),
+        over_budget_used_tokens_upper_bound: when_over(used_tokens_upper_bound),
         records_differ: !record.records_identical,
         tokens: None,
     }

@@ -1,6 +1,8 @@
-//! The ranking by the lines the agent used: for each workload and budget where any row measured them (recorded
-//! batches with `budgetlab import`'s used lines), the strategies that kept the budget in every turn ordered by
-//! the share of used lines still visible, never pooled with the detector's needles. Pure: rows in, rankings out.
+//! The ranking by what the agent used: for each workload and budget where any row measured it (recorded batches
+//! with `budgetlab import`'s used-lines file), the strategies that kept the budget in every turn ordered by the
+//! share of used tokens still visible over the turns longer than the budget (where a policy can differ), then by
+//! that share over every turn, then by the share of used lines; never pooled with the detector's needles. Pure:
+//! rows in, rankings out.
 //!
 //! Strategies with the same share share a rank (used lines carry no resamples, so there is no interval: only an
 //! equal share is a tie). A strategy that kept the budget but measured no used line follows, unranked; those
@@ -12,7 +14,7 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::{Aggregate, UsedNeedleSummary};
+use super::aggregate::{Aggregate, OverBudgetSummary, UsedNeedleSummary};
 use super::key::StrategyKey;
 use super::ranking::{by_budget, kept_budget};
 use crate::scenario::BudgetLabel;
@@ -46,6 +48,13 @@ pub struct UsedPlace {
     /// Its used lines: how many, how many it kept, the most any allocation of the budget could keep and the
     /// shares of those; `None` when its row has none.
     pub used: Option<UsedNeedleSummary>,
+    /// Its used tokens over every turn, the same figures; `None` when its row has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<UsedNeedleSummary>,
+    /// Its figures over the turns longer than the budget (the results there and their used tokens and lines);
+    /// `None` when no turn was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<OverBudgetSummary>,
 }
 
 /// The rankings by used lines of `rows`, one per (workload, budget) that has any, in the order the rows first
@@ -53,7 +62,11 @@ pub struct UsedPlace {
 pub fn rank_used(rows: &[Aggregate]) -> Vec<UsedRanking> {
     by_budget(rows)
         .into_iter()
-        .filter(|(_, _, members)| members.iter().any(|r| r.used_needles.is_some()))
+        .filter(|(_, _, members)| {
+            members
+                .iter()
+                .any(|r| r.used_needles.is_some() || r.used_tokens.is_some())
+        })
         .map(|(scenario, budget, members)| UsedRanking {
             scenario: scenario.to_string(),
             budget,
@@ -63,21 +76,60 @@ pub fn rank_used(rows: &[Aggregate]) -> Vec<UsedRanking> {
         .collect()
 }
 
-/// `a`'s share of used lines kept against `b`'s, exactly (cross-multiplied counts).
+/// `a`'s share kept against `b`'s, exactly (cross-multiplied counts).
 fn share_order(a: &UsedNeedleSummary, b: &UsedNeedleSummary) -> Ordering {
     (u128::from(a.survived) * u128::from(b.needles))
         .cmp(&(u128::from(b.survived) * u128::from(a.needles)))
 }
 
-/// Best first: a larger share of used lines kept, a row with none last, then by name.
+/// The figures a place is ranked by, in order: used tokens over budget, used tokens, used lines.
+fn keys(
+    over: Option<&OverBudgetSummary>,
+    tokens: Option<&UsedNeedleSummary>,
+    lines: Option<&UsedNeedleSummary>,
+) -> [Option<UsedNeedleSummary>; 3] {
+    [
+        over.and_then(|o| o.used_tokens.clone()),
+        tokens.cloned(),
+        lines.cloned(),
+    ]
+}
+
+fn row_keys(r: &Aggregate) -> [Option<UsedNeedleSummary>; 3] {
+    keys(
+        r.over_budget.as_ref(),
+        r.used_tokens.as_ref(),
+        r.used_needles.as_ref(),
+    )
+}
+
+fn place_keys(p: &UsedPlace) -> [Option<UsedNeedleSummary>; 3] {
+    keys(p.over_budget.as_ref(), p.tokens.as_ref(), p.used.as_ref())
+}
+
+/// Best first, key by key: a larger share kept, a figure with nothing to measure after one with something.
+fn keys_order(a: &[Option<UsedNeedleSummary>; 3], b: &[Option<UsedNeedleSummary>; 3]) -> Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => share_order(y, x),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        })
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// Whether a row measured anything the agent used.
+fn measured(r: &Aggregate) -> bool {
+    r.used_needles.is_some() || r.used_tokens.is_some()
+}
+
+/// Best first: the ranking's figures, then by name.
 fn better_first(a: &Aggregate, b: &Aggregate) -> Ordering {
-    match (&a.used_needles, &b.used_needles) {
-        (Some(x), Some(y)) => share_order(y, x),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => Ordering::Equal,
-    }
-    .then_with(|| a.strategy.as_str().cmp(b.strategy.as_str()))
+    keys_order(&row_keys(a), &row_keys(b))
+        .then_with(|| a.strategy.as_str().cmp(b.strategy.as_str()))
 }
 
 fn places(members: &[&Aggregate]) -> Vec<UsedPlace> {
@@ -92,12 +144,12 @@ fn places(members: &[&Aggregate]) -> Vec<UsedPlace> {
     });
     let mut out: Vec<UsedPlace> = Vec::with_capacity(members.len());
     for (i, row) in kept.iter().enumerate() {
-        let rank = row.used_needles.as_ref().map(|used| match out.last() {
-            Some(UsedPlace {
-                rank: Some(rank),
-                used: Some(prev),
-                ..
-            }) if share_order(prev, used) == Ordering::Equal => *rank,
+        let rank = measured(row).then(|| match out.last() {
+            Some(
+                prev @ UsedPlace {
+                    rank: Some(rank), ..
+                },
+            ) if keys_order(&place_keys(prev), &row_keys(row)) == Ordering::Equal => *rank,
             _ => i + 1,
         });
         out.push(UsedPlace {
@@ -105,6 +157,8 @@ fn places(members: &[&Aggregate]) -> Vec<UsedPlace> {
             strategy: row.strategy.clone(),
             violation_rate: 0.0,
             used: row.used_needles.clone(),
+            tokens: row.used_tokens.clone(),
+            over_budget: row.over_budget.clone(),
         });
     }
     out.extend(broke.iter().map(|r| UsedPlace {
@@ -112,6 +166,8 @@ fn places(members: &[&Aggregate]) -> Vec<UsedPlace> {
         strategy: r.strategy.clone(),
         violation_rate: r.compliance.violations as f64 / r.batches as f64,
         used: r.used_needles.clone(),
+        tokens: r.used_tokens.clone(),
+        over_budget: r.over_budget.clone(),
     }));
     out
 }

@@ -1,7 +1,11 @@
-//! How well the detector's needles match what agents used: over recorded batches with their used lines, the share
-//! of used lines the detector also flags, and the share of detector needles the agent went on to use, overall, per
-//! tool and per kind. A used line and a detector needle agree when they lie in the same field and their spans
-//! overlap. Only batches whose used lines were measured count (a session without agent text says nothing).
+//! How well the detector's needles match what agents used: over recorded batches with their used content, the
+//! share of used tokens and used lines the detector also flags, and the share of detector needles the agent went
+//! on to use, first over the results longer than a budget (where a finalizer has to choose, and so where a needle
+//! matters), then over every result, per tool and per kind. A used line (or a place of a used token) and a
+//! detector needle agree when they lie in the same field and their spans overlap; a token is flagged when any of
+//! its places is. Only batches whose used content was measured count (a session without agent text says nothing).
+//! Tool names that are not names of a tool (a malformed action: `DISCUSSION`, `I'll`, `#`) fold into one group,
+//! [`MALFORMED_TOOL`].
 
 use std::collections::BTreeMap;
 
@@ -9,13 +13,43 @@ use serde::Serialize;
 
 use super::{detect_batch, UsedNeedles};
 use crate::generate::{Needle, NeedleKind};
-use crate::model::Batch;
+use crate::model::{Batch, Entry, Field};
 use crate::text::utf16_len;
+
+/// The group of the tool names that are no tool's name (malformed actions).
+pub const MALFORMED_TOOL: &str = "(malformed)";
+
+/// The group `name` counts in: itself, or [`MALFORMED_TOOL`] when it cannot be a tool's name: empty, not starting
+/// with a letter, `_`, `.` or `/`, holding anything but letters, digits and `_ . : / @ + -`, or a word of four or
+/// more capitals (`DISCUSSION`, `THOUGHT`: a heading the model wrote where the action should be).
+pub fn tool_group(name: &str) -> &str {
+    let starts = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '.' | '/'));
+    let chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '/' | '@' | '+' | '-'));
+    let shouted = name.len() >= 4 && name.chars().all(|c| c.is_ascii_uppercase());
+    if starts && chars && !shouted {
+        name
+    } else {
+        MALFORMED_TOOL
+    }
+}
 
 /// Counts of one group (all results, one tool or one kind).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgreementCounts {
+    /// Results.
+    pub results: u64,
+    /// Used tokens.
+    pub tokens: u64,
+    /// Of those, tokens a detector needle overlaps at one of their places at least.
+    pub tokens_flagged: u64,
+    /// `tokens_flagged / tokens`; `None` without used tokens.
+    pub tokens_flagged_share: Option<f64>,
     /// Used lines.
     pub used: u64,
     /// Of those, lines a detector needle overlaps.
@@ -34,6 +68,7 @@ impl AgreementCounts {
     fn shares(mut self) -> AgreementCounts {
         let share = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
         self.used_flagged_share = share(self.used_flagged, self.used);
+        self.tokens_flagged_share = share(self.tokens_flagged, self.tokens);
         self.detected_used_share = share(self.detected_used, self.detected);
         self
     }
@@ -47,6 +82,10 @@ pub struct Agreement {
     pub batches: u64,
     /// Batches left out: their session recorded nothing the agent wrote.
     pub unmeasured: u64,
+    /// The budget (UTF-16 units) that [`Agreement::over_budget`] is over.
+    pub budget: u64,
+    /// The results whose text is longer than the budget, together.
+    pub over_budget: AgreementCounts,
     /// Every result together.
     pub all: AgreementCounts,
     /// By tool name.
@@ -61,9 +100,24 @@ fn overlap(a: &Needle, b: &Needle) -> bool {
         && b.offset < a.offset + utf16_len(&a.text)
 }
 
-/// The agreement of `batches` and their used needles (`used[i]` for batch `i`).
-pub fn agreement(batches: &[Batch], used: &UsedNeedles) -> Agreement {
-    let mut out = Agreement::default();
+/// The UTF-16 length of an entry's text (its outputs and errors).
+fn entry_units(entry: &Entry) -> u64 {
+    entry
+        .response_parts
+        .iter()
+        .flat_map(|p| [p.field(Field::Output), p.field(Field::Error)])
+        .flatten()
+        .map(|t| utf16_len(t) as u64)
+        .sum()
+}
+
+/// The agreement of `batches` and their used needles (`used[i]` for batch `i`), over every result and over the
+/// results longer than `budget` units.
+pub fn agreement(batches: &[Batch], used: &UsedNeedles, budget: u64) -> Agreement {
+    let mut out = Agreement {
+        budget,
+        ..Agreement::default()
+    };
     for (batch, used) in batches.iter().zip(used) {
         let Some(used) = used else {
             out.unmeasured += 1;
@@ -71,27 +125,59 @@ pub fn agreement(batches: &[Batch], used: &UsedNeedles) -> Agreement {
         };
         out.batches += 1;
         let detected = detect_batch(batch);
-        let tool = |n: &Needle| batch[n.entry].tool_name.clone();
-        for u in used {
+        let over: Vec<bool> = batch.iter().map(|e| entry_units(e) > budget).collect();
+        let tool = |e: usize| tool_group(&batch[e].tool_name).to_string();
+        // The groups an entry counts in: every result, its tool, and the results over budget when it is one.
+        macro_rules! groups {
+            ($out:expr, $e:expr) => {{
+                let mut groups: Vec<&mut AgreementCounts> = Vec::with_capacity(3);
+                groups.push(&mut $out.all);
+                if over[$e] {
+                    groups.push(&mut $out.over_budget);
+                }
+                groups.push($out.by_tool.entry(tool($e)).or_default());
+                groups
+            }};
+        }
+        for e in 0..batch.len() {
+            for c in groups!(out, e) {
+                c.results += 1;
+            }
+        }
+        let (lines, places): (Vec<&Needle>, Vec<&Needle>) =
+            used.iter().partition(|n| n.kind == NeedleKind::Used);
+        for u in &lines {
             let flagged = detected.iter().any(|d| overlap(u, d));
-            for c in [&mut out.all, out.by_tool.entry(tool(u)).or_default()] {
+            for c in groups!(out, u.entry) {
                 c.used += 1;
                 c.used_flagged += u64::from(flagged);
             }
         }
+        let mut tokens: BTreeMap<(usize, usize, Field, &str), bool> = BTreeMap::new();
+        for p in &places {
+            let flagged = detected.iter().any(|d| overlap(p, d));
+            *tokens
+                .entry((p.entry, p.part, p.field, p.text.as_str()))
+                .or_default() |= flagged;
+        }
+        for ((entry, ..), flagged) in tokens {
+            for c in groups!(out, entry) {
+                c.tokens += 1;
+                c.tokens_flagged += u64::from(flagged);
+            }
+        }
         for d in &detected {
             let taken = used.iter().any(|u| overlap(u, d));
-            for c in [
-                &mut out.all,
-                out.by_tool.entry(tool(d)).or_default(),
-                out.by_kind.entry(d.kind).or_default(),
-            ] {
+            let mut groups = groups!(out, d.entry);
+            groups.push(out.by_kind.entry(d.kind).or_default());
+            for c in groups {
                 c.detected += 1;
                 c.detected_used += u64::from(taken);
             }
         }
     }
-    out.all = out.all.shares();
+    out.all = std::mem::take(&mut out.all).shares();
+    out.over_budget = std::mem::take(&mut out.over_budget).shares();
     for c in out.by_tool.values_mut().chain(out.by_kind.values_mut()) {
         *c = std::mem::take(c).shares();
     }
@@ -99,18 +185,24 @@ pub fn agreement(batches: &[Batch], used: &UsedNeedles) -> Agreement {
 }
 
 impl Agreement {
-    /// The agreement as Markdown: one table, every result first, then each tool, then each kind.
+    /// The agreement as Markdown: one table, the results longer than the budget first, then every result, each
+    /// tool and each kind.
     pub fn markdown(&self) -> String {
         let pct = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s));
         let mut out = format!(
-            "Used lines against the detector's needles ({} batches measured, {} without agent text)\n\n\
-| group | used lines | flagged by the detector | detector needles | used by the agent |\n\
-|---|---:|---:|---:|---:|\n",
-            self.batches, self.unmeasured
+            "Used tokens and lines against the detector's needles ({} batches measured, {} without agent text); \
+first over the results longer than {} units, where a finalizer has to choose\n\n\
+| group | results | used tokens | flagged by the detector | used lines | flagged by the detector | detector needles | used by the agent |\n\
+|---|---:|---:|---:|---:|---:|---:|---:|\n",
+            self.batches, self.unmeasured, self.budget
         );
         let mut row = |name: String, c: &AgreementCounts| {
             out.push_str(&format!(
-                "| {name} | {} | {} ({}) | {} | {} ({}) |\n",
+                "| {name} | {} | {} | {} ({}) | {} | {} ({}) | {} | {} ({}) |\n",
+                c.results,
+                c.tokens,
+                c.tokens_flagged,
+                pct(c.tokens_flagged_share),
                 c.used,
                 c.used_flagged,
                 pct(c.used_flagged_share),
@@ -119,6 +211,7 @@ impl Agreement {
                 pct(c.detected_used_share)
             ));
         };
+        row(format!("over {} units", self.budget), &self.over_budget);
         row("all".into(), &self.all);
         for (tool, c) in &self.by_tool {
             row(format!("tool {tool}"), c);
@@ -181,7 +274,7 @@ mod tests {
             ]),
             None,
         ];
-        let g = agreement(&batches, &used);
+        let g = agreement(&batches, &used, 20);
         assert_eq!((g.batches, g.unmeasured), (1, 1));
         let all = &g.all;
         assert_eq!(
@@ -195,14 +288,42 @@ mod tests {
             (glob.used, glob.detected, glob.detected_used_share),
             (1, 0, None)
         );
+        // Only the Bash result (44 units) is longer than 20.
+        let over = &g.over_budget;
+        assert_eq!(
+            (over.results, over.used, over.used_flagged, over.detected),
+            (1, 2, 1, 2)
+        );
         let exit = &g.by_kind[&NeedleKind::ExitInfo];
         assert_eq!((exit.detected, exit.detected_used), (1, 0));
         assert_eq!(g.by_kind[&NeedleKind::FirstError].detected_used, 1);
         assert!(
             g.markdown()
-                .contains("| all | 3 | 1 (33.3%) | 2 | 1 (50.0%) |"),
+                .contains("| all | 2 | 0 | 0 (-) | 3 | 1 (33.3%) | 2 | 1 (50.0%) |"),
             "{}",
             g.markdown()
         );
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::*;
+
+    #[test]
+    fn malformed_actions_fold_into_one_tool_name() {
+        for name in [
+            "edit",
+            "find_file",
+            "./gradlew",
+            "Bash",
+            "mcp__fs__read",
+            "apt-get",
+        ] {
+            assert_eq!(tool_group(name), name);
+        }
+        for name in ["DISCUSSION", "I'll", "#", "", "**Step", "THOUGHT", "Let's"] {
+            assert_eq!(tool_group(name), MALFORMED_TOOL, "{name}");
+        }
     }
 }

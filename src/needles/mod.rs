@@ -49,13 +49,15 @@ use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Field};
 use crate::text::utf16_len;
 
-pub use agreement::{agreement, Agreement, AgreementCounts};
+pub use agreement::{agreement, tool_group, Agreement, AgreementCounts, MALFORMED_TOOL};
 pub use used::{
-    used_lines, UsedLine, UsedRules, Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS,
-    MAX_QUOTED_BYTES, MAX_USED_TURNS, MIN_TOKEN_LEN_RANGE, STOP_WORDS,
+    position_numbers, used_content, RuleParts, UsedLine, UsedResult, UsedRules, UsedToken,
+    Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS, LANGUAGE_KEYWORDS, MAX_QUOTED_BYTES,
+    MAX_USED_TURNS, MIN_POSITION_DIGITS, MIN_TOKEN_LEN_RANGE, SHELL_WORDS, STOP_WORDS,
 };
 pub use used_file::{
-    read_used_file, used_path_for, UsedHeader, UsedNeedles, UsedRead, UsedSpan, USED_FILE_VERSION,
+    read_used_file, used_path_for, UsedBatch, UsedHeader, UsedNeedles, UsedRead, UsedSpan,
+    UsedTokenSpan, USED_FILE_VERSION,
 };
 
 /// Lines longer than this (in bytes, ANSI sequences included) are never needles: needles are short lines, and

@@ -3,11 +3,13 @@
 //! external protocol and `run --batches-file` read.
 //!
 //! JSON Lines: a [`UsedHeader`] first (the format's version, the sha256 of the batches file's bytes, its number of
-//! batches, the rules the lines were found with, whether the results were anonymized), then one line a batch, in
+//! batches, the rules the content was found with, whether the results were anonymized), then one line a batch, in
 //! batch order: `null` when the session the batch came from recorded nothing the agent wrote (nothing can be said
-//! of what it used), else the batch's [`UsedSpan`]s (`[]` when the agent used nothing). [`read_used_file`] reads
-//! it back against the batches, checking every span lies inside its field, and gives each span as a
-//! [`Needle`] of kind `used`.
+//! of what it used), else a [`UsedBatch`]: its used lines ([`UsedSpan`]s) and its used tokens ([`UsedTokenSpan`]s,
+//! each with every place it appears), both empty when the agent used nothing. [`read_used_file`] reads it back
+//! against the batches, checking every span lies inside its field, and gives each line as a [`Needle`] of kind
+//! `used` and each place of a token as one of kind `usedToken` (the token's text read from the batch). Version 1
+//! (lines only, the first line of each token) is refused in one line: import again.
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +22,8 @@ use crate::model::{Batch, Field};
 use crate::text::utf16_len;
 
 /// The version of the used-lines file this build writes and reads.
-pub const USED_FILE_VERSION: u64 = 1;
+/// 2: every line holding a used token, and the used tokens (version 1 had only the first line of each).
+pub const USED_FILE_VERSION: u64 = 2;
 
 /// The first line of a used-lines file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +62,32 @@ pub struct UsedSpan {
     pub tokens: Vec<String>,
 }
 
+/// One used token of a batch: every place it appears in its field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UsedTokenSpan {
+    /// Index of the entry in the batch.
+    pub entry: usize,
+    /// Index of the part in the entry's `responseParts`.
+    pub part: usize,
+    /// The field of the part that holds it.
+    pub field: Field,
+    /// UTF-16 offset of each place it appears in the field, ascending (at least one).
+    pub offsets: Vec<usize>,
+    /// Its length in UTF-16 units.
+    pub len: usize,
+}
+
+/// The used content of one batch in the used-lines file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UsedBatch {
+    /// Every line holding a used token.
+    pub lines: Vec<UsedSpan>,
+    /// The used tokens.
+    pub tokens: Vec<UsedTokenSpan>,
+}
+
 /// Where the used lines of the batches file `batches` go: `X.jsonl` -> `X.used.jsonl`, any other name gets
 /// `.used.jsonl` appended.
 pub fn used_path_for(batches: &Path) -> PathBuf {
@@ -70,7 +99,8 @@ pub fn used_path_for(batches: &Path) -> PathBuf {
     batches.with_file_name(format!("{stem}.used.jsonl"))
 }
 
-/// The used needles of each batch (`None` for a batch whose session recorded nothing the agent wrote).
+/// The used needles of each batch (`None` for a batch whose session recorded nothing the agent wrote): a needle
+/// of kind `used` a used line, and one of kind `usedToken` for each place a used token appears.
 pub type UsedNeedles = Vec<Option<Vec<Needle>>>;
 
 /// What reading a used-lines file gave.
@@ -126,14 +156,43 @@ pub fn read_used_file(
                 format!("more lines than the {} batches", batches.len()),
             ));
         };
-        let spans: Option<Vec<UsedSpan>> = serde_json::from_str(line)
-            .map_err(|e| bad(n, format!("not a batch's used lines: {e}")))?;
-        let needles = spans
-            .map(|spans| {
-                spans
-                    .into_iter()
-                    .map(|s| needle_of(batch, s).map_err(|m| bad(n, m)))
-                    .collect::<Result<Vec<_>>>()
+        let used: Option<UsedBatch> = serde_json::from_str(line)
+            .map_err(|e| bad(n, format!("not a batch's used content: {e}")))?;
+        let needles = used
+            .map(|used| {
+                let mut needles = Vec::with_capacity(used.lines.len() + used.tokens.len());
+                for s in used.lines {
+                    let at = (s.entry, s.part, s.field, s.offset, s.len);
+                    needles.push(needle_of(batch, at, NeedleKind::Used).map_err(|m| bad(n, m))?);
+                }
+                for t in used.tokens {
+                    if t.offsets.is_empty() || t.offsets.windows(2).any(|w| w[0] >= w[1]) {
+                        return Err(bad(
+                            n,
+                            format!(
+                                "entry {}: a used token's offsets are empty or not ascending",
+                                t.entry
+                            ),
+                        ));
+                    }
+                    let mut text: Option<String> = None;
+                    for &offset in &t.offsets {
+                        let at = (t.entry, t.part, t.field, offset, t.len);
+                        let needle =
+                            needle_of(batch, at, NeedleKind::UsedToken).map_err(|m| bad(n, m))?;
+                        if text.get_or_insert_with(|| needle.text.clone()) != &needle.text {
+                            return Err(bad(
+                                n,
+                                format!(
+                                    "entry {}: a used token's places hold different texts",
+                                    t.entry
+                                ),
+                            ));
+                        }
+                        needles.push(needle);
+                    }
+                }
+                Ok(needles)
             })
             .transpose()?;
         out.push(needles);
@@ -152,8 +211,19 @@ pub fn read_used_file(
     Ok(UsedRead::Found(header, out))
 }
 
-/// The needle a span stands for in `batch`, or why it lies outside it.
-fn needle_of(batch: &Batch, s: UsedSpan) -> std::result::Result<Needle, String> {
+/// The needle of `kind` at (entry, part, field, offset, len) in `batch`, or why it lies outside it.
+fn needle_of(
+    batch: &Batch,
+    (entry, part, field, offset, len): (usize, usize, Field, usize, usize),
+    kind: NeedleKind,
+) -> std::result::Result<Needle, String> {
+    let s = Span {
+        entry,
+        part,
+        field,
+        offset,
+        len,
+    };
     let text = batch
         .get(s.entry)
         .and_then(|e| e.response_parts.get(s.part))
@@ -177,11 +247,20 @@ fn needle_of(batch: &Batch, s: UsedSpan) -> std::result::Result<Needle, String> 
         ));
     }
     Ok(Needle {
-        kind: NeedleKind::Used,
+        kind,
         text: needle.to_string(),
         entry: s.entry,
         part: s.part,
         field: s.field,
         offset: s.offset,
     })
+}
+
+/// Where a needle lies.
+struct Span {
+    entry: usize,
+    part: usize,
+    field: Field,
+    offset: usize,
+    len: usize,
 }

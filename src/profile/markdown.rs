@@ -330,6 +330,7 @@ fn kind_name(kind: NeedleKind) -> &'static str {
         NeedleKind::SummaryLine => "summary lines",
         NeedleKind::JsonKey => "JSON keys",
         NeedleKind::Used => "used lines",
+        NeedleKind::UsedToken => "used tokens",
         NeedleKind::Relevant => "relevant lines",
     }
 }

@@ -527,8 +527,9 @@ fn used_table(out: &mut String, lines: &[super::used::UsedLine], charts: &[Rende
     out.push_str("<h2 id=\"used\">Needles the agent used</h2>\n");
     out.push_str(
         "<div class=\"scroll\"><table class=\"answer used\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
-<th>rank</th><th class=\"text\">strategies</th><th>used lines kept</th><th>share kept</th>\
-<th>upper bound (any allocation)</th><th>share of the bound</th></tr>\n",
+<th>rank</th><th class=\"text\">strategies</th><th>used tokens kept, turns over budget (n)</th>\
+<th>share kept over budget</th><th>share kept, all turns</th><th>upper bound over budget (any allocation)</th>\
+<th>share of the bound</th><th>used lines kept (over budget / all)</th></tr>\n",
     );
     let mut last_scenario = None;
     let mut last_budget: Option<(&str, &str)> = None;
@@ -543,14 +544,16 @@ fn used_table(out: &mut String, lines: &[super::used::UsedLine], charts: &[Rende
         let _ = writeln!(
             out,
             "<tr><td>{scenario}</td><td class=\"text\">{budget}</td><td{}>{}</td><td class=\"text\">{}</td>\
-<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             if l.rank == "1" { " class=\"best\"" } else { "" },
             escape(&l.rank),
             escape(&l.names),
-            escape(&l.kept),
+            escape(&l.over),
+            escape(&l.over_share),
             escape(&l.share),
             escape(&l.bound),
             escape(&l.of_bound),
+            escape(&l.lines),
         );
     }
     let chart = match charts.iter().find(|c| c.stem == super::chart::used::STEM) {
@@ -1232,15 +1235,16 @@ mod tests {
         assert!(
             table.contains(
                 "<tr><td>surrogate-storm</td><td class=\"text\">1,000</td><td class=\"best\">1</td>\
-<td class=\"text\">reference</td><td>14 of 20</td><td>70%</td><td>16 (80%)</td><td>87.5%</td></tr>\n\
-<tr><td></td><td class=\"text\"></td><td>2</td><td class=\"text\">greedy, head-tail-0</td><td>9 of 20</td>\
-<td>45%</td><td>16 (80%)</td><td>56.2%</td></tr>\n"
+<td class=\"text\">reference</td><td>6 of 10 (3 results)</td><td>60%</td><td>70%</td><td>8 (80%)</td><td>75%</td>\
+<td>– / 14 of 20</td></tr>\n\
+<tr><td></td><td class=\"text\"></td><td>2</td><td class=\"text\">greedy, head-tail-0</td><td>–</td><td>–</td>\
+<td>–</td><td>–</td><td>–</td><td>– / 9 of 20</td></tr>\n"
             ),
             "{table}"
         );
         assert!(
             table.contains(
-                "<td>over budget</td><td class=\"text\">codex (50% over)</td><td>20 of 20</td><td>100%</td>"
+                "<td>over budget</td><td class=\"text\">codex (50% over)</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>– / 20 of 20</td>"
             ),
             "{table}"
         );

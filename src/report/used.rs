@@ -1,8 +1,10 @@
-//! The table of the lines the agent used, which `summary.md` and `index.html` show after the trade-offs when a
-//! run measured any (recorded batches with `budgetlab import`'s used lines): for each workload and budget, the
-//! strategies ranked by the share of used lines they kept ([`crate::metrics::used_ranking`]), each place with its
-//! used lines kept, its share, the most any allocation of the budget could keep and its share of that bound.
-//! Never pooled with the detector's needles. Pure: results in, strings out.
+//! The table of what the agent used, which `summary.md` and `index.html` show after the trade-offs when a run
+//! measured any (recorded batches with `budgetlab import`'s used-lines file): for each workload and budget, the
+//! strategies ranked by the share of used tokens they kept over the turns longer than the budget
+//! ([`crate::metrics::used_ranking`]), each place leading with that figure and its n (results, tokens), then the
+//! share over every turn beside it, the most any allocation of the budget could keep over budget and its share of
+//! that bound, and the used lines kept (over budget / every turn). Never pooled with the detector's needles. Pure:
+//! results in, strings out.
 
 use crate::metrics::used_ranking::{UsedPlace, UsedRanking};
 use crate::metrics::StrategyKey;
@@ -24,14 +26,20 @@ pub(crate) struct UsedLine {
     pub strategies: Vec<StrategyKey>,
     /// Their names; over budget, each with its share of turns over it: `greedy (13% over)`.
     pub names: String,
-    /// Used lines kept of those there were: `14 of 20`, or `–`.
-    pub kept: String,
-    /// Their share: `70%`, or `–`.
+    /// Used tokens kept over the turns longer than the budget, of those there were, with the results there:
+    /// `41 of 60 (12 results)`, or `–`.
+    pub over: String,
+    /// Their share: `68%`, or `–`.
+    pub over_share: String,
+    /// The share of used tokens kept over every turn (pooled): `82%`, or `–`.
     pub share: String,
-    /// The most any allocation of the budget could keep, and its share of the used lines: `16 (80%)`, or `–`.
+    /// The most any allocation of the budget could keep over budget, and its share of the used tokens there:
+    /// `50 (83%)`, or `–`.
     pub bound: String,
-    /// Used lines kept over that bound: `87.5%`, or `–` (no used line, or none could be kept).
+    /// Used tokens kept over budget over that bound: `82%`, or `–`.
     pub of_bound: String,
+    /// Used lines kept over budget and over every turn: `12 of 15 / 14 of 20`, or `–`.
+    pub lines: String,
 }
 
 /// The table of `results`: a line per place of each workload and budget with used lines, in the rows' order;
@@ -48,10 +56,16 @@ pub(crate) fn lines(results: &RunResults) -> Vec<UsedLine> {
 /// used figures.
 fn same_place(a: &UsedPlace, b: &UsedPlace) -> bool {
     let over = |p: &UsedPlace| p.violation_rate > 0.0;
+    let counts = |u: Option<&crate::metrics::UsedNeedleSummary>| {
+        u.map(|u| (u.needles, u.survived, u.upper_bound))
+    };
     let figures = |p: &UsedPlace| {
-        p.used
-            .as_ref()
-            .map(|u| (u.needles, u.survived, u.upper_bound))
+        (
+            counts(p.used.as_ref()),
+            counts(p.tokens.as_ref()),
+            counts(p.over_budget.as_ref().and_then(|o| o.used_tokens.as_ref())),
+            counts(p.over_budget.as_ref().and_then(|o| o.used_lines.as_ref())),
+        )
     };
     a.rank == b.rank && over(a) == over(b) && figures(a) == figures(b)
 }
@@ -81,7 +95,10 @@ fn ranking_lines(results: &RunResults, r: &UsedRanking) -> Vec<UsedLine> {
                 })
                 .collect();
             let dash = || "–".to_string();
-            let used = p.used.as_ref();
+            let over_tokens = p.over_budget.as_ref().and_then(|o| o.used_tokens.as_ref());
+            let kept =
+                |u: &crate::metrics::UsedNeedleSummary| format!("{} of {}", u.survived, u.needles);
+            let over_lines = p.over_budget.as_ref().and_then(|o| o.used_lines.as_ref());
             UsedLine {
                 scenario: r.scenario.clone(),
                 budget: budget.clone(),
@@ -92,26 +109,45 @@ fn ranking_lines(results: &RunResults, r: &UsedRanking) -> Vec<UsedLine> {
                 },
                 strategies: group.iter().map(|q| q.strategy.clone()).collect(),
                 names: names.join(", "),
-                kept: used.map_or_else(dash, |u| format!("{} of {}", u.survived, u.needles)),
-                share: used.map_or_else(dash, |u| share(Some(u.survival))),
-                bound: used.map_or_else(dash, |u| {
+                over: match (over_tokens, &p.over_budget) {
+                    (Some(u), Some(o)) => format!("{} ({} results)", kept(u), o.results),
+                    _ => dash(),
+                },
+                over_share: over_tokens.map_or_else(dash, |u| share(Some(u.survival))),
+                share: p
+                    .tokens
+                    .as_ref()
+                    .map_or_else(dash, |u| share(Some(u.survival))),
+                bound: over_tokens.map_or_else(dash, |u| {
                     format!("{} ({})", u.upper_bound, share(Some(u.upper_bound_share)))
                 }),
-                of_bound: share(used.and_then(|u| u.of_possible)),
+                of_bound: share(over_tokens.and_then(|u| u.of_possible)),
+                lines: match (over_lines, p.used.as_ref()) {
+                    (None, None) => dash(),
+                    (o, all) => format!(
+                        "{} / {}",
+                        o.map_or_else(dash, kept),
+                        all.map_or_else(dash, kept)
+                    ),
+                },
             }
         })
         .collect()
 }
 
 /// What the table's columns mean, for the note under it.
-pub(crate) const NOTE: &str = "Lines the agent used: in recorded batches imported with `budgetlab import`, the \
-result lines holding a token the agent went on to write in its next turns (the used-lines file beside the \
-batches). They are counted apart from the detector's needles and never pooled with them. Only strategies that kept \
-the budget in every turn are ranked, by the share of used lines still visible to the model; strategies with the \
-same share share a rank (used lines have no resamples, so there is no interval). Upper bound: the most any \
-allocation of the same budget could keep visible, with its share of the used lines; share of the bound: the lines \
-kept over that bound (100% there: no allocation of this budget keeps more). Strategies over budget are never \
-ranked; the share of turns each let over the budget follows its name. –: no used line in that row.";
+pub(crate) const NOTE: &str = "What the agent used: in recorded batches imported with `budgetlab import`, the \
+used tokens are the distinctive tokens first seen in a result that the agent wrote in its next turns, and the \
+used lines every line holding one (the used-lines file beside the batches; the book's Sessions chapter states the \
+rule). A token is kept while any place of it is still visible to the model. The table leads with the turns longer \
+than the budget, the only ones where one strategy can keep what another cuts (n: the results there and the used \
+tokens in them); the share over every turn, which the turns within the budget flatter, is beside it. They are \
+counted apart from the detector's needles and never pooled with them. Only strategies that kept the budget in every \
+turn are ranked, by the share of used tokens kept over budget, then over every turn, then by used lines; \
+strategies with the same shares share a rank (no resamples, so no interval). Upper bound: the most any head-and-tail \
+allocation of the same budget could keep visible over budget, with its share of the used tokens there; share of \
+the bound: the tokens kept over that bound. Used lines: kept over budget / over every turn. Strategies over budget \
+are never ranked; the share of turns each let over the budget follows its name. –: nothing to measure in that row.";
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -153,6 +189,20 @@ pub(crate) mod tests {
             } else {
                 None
             };
+            // Reference alone carries used tokens at the first budget: 14 of 20 kept, 6 of the 10 in its 3
+            // results over budget (any allocation: 8).
+            if r.budget_label == labels[0] && r.strategy.is_reference() {
+                r.used_tokens = used(20, 14, 16);
+                r.over_budget = Some(crate::metrics::OverBudgetSummary {
+                    turns: 3,
+                    results: 3,
+                    needles: 0,
+                    needles_survived: 0,
+                    needle_survival: None,
+                    used_lines: None,
+                    used_tokens: used(10, 6, 8),
+                });
+            }
         }
         results.used_ranking = crate::metrics::used_ranking::rank_used(&results.rows);
         results
@@ -161,15 +211,24 @@ pub(crate) mod tests {
     #[test]
     fn places_are_ranked_best_first_with_their_figures_and_alike_places_share_a_line() {
         let results = used_run();
-        let table: Vec<[String; 7]> = lines(&results)
+        let table: Vec<[String; 9]> = lines(&results)
             .into_iter()
             .map(|l| {
                 [
-                    l.budget, l.rank, l.names, l.kept, l.share, l.bound, l.of_bound,
+                    l.budget,
+                    l.rank,
+                    l.names,
+                    l.over,
+                    l.over_share,
+                    l.share,
+                    l.bound,
+                    l.of_bound,
+                    l.lines,
                 ]
             })
             .collect();
-        let row = |cells: [&str; 7]| cells.map(String::from);
+        let row = |cells: [&str; 9]| cells.map(String::from);
+        let d = "–";
         assert_eq!(
             table,
             [
@@ -177,58 +236,40 @@ pub(crate) mod tests {
                     "1,000",
                     "1",
                     "reference",
-                    "14 of 20",
+                    "6 of 10 (3 results)",
+                    "60%",
                     "70%",
-                    "16 (80%)",
-                    "87.5%"
+                    "8 (80%)",
+                    "75%",
+                    "– / 14 of 20"
                 ]),
                 row([
                     "1,000",
                     "2",
                     "greedy, head-tail-0",
-                    "9 of 20",
-                    "45%",
-                    "16 (80%)",
-                    "56.2%"
+                    d,
+                    d,
+                    d,
+                    d,
+                    d,
+                    "– / 9 of 20"
                 ]),
-                row(["1,000", "4", "uniform", "0 of 20", "0%", "16 (80%)", "0%"]),
+                row(["1,000", "4", "uniform", d, d, d, d, d, "– / 0 of 20"]),
                 row([
                     "1,000",
                     "over budget",
                     "codex (50% over)",
-                    "20 of 20",
-                    "100%",
-                    "16 (80%)",
-                    "100%"
+                    d,
+                    d,
+                    d,
+                    d,
+                    d,
+                    "– / 20 of 20"
                 ]),
-                row([
-                    "7,001",
-                    "1",
-                    "reference",
-                    "20 of 20",
-                    "100%",
-                    "20 (100%)",
-                    "100%"
-                ]),
-                row([
-                    "7,001",
-                    "–",
-                    "greedy, head-tail-0, uniform",
-                    "–",
-                    "–",
-                    "–",
-                    "–"
-                ]),
+                row(["7,001", "1", "reference", d, d, d, d, d, "– / 20 of 20"]),
+                row(["7,001", d, "greedy, head-tail-0, uniform", d, d, d, d, d, d]),
                 // codex breaks this budget in the run itself.
-                row([
-                    "7,001",
-                    "over budget",
-                    "codex (25% over)",
-                    "–",
-                    "–",
-                    "–",
-                    "–"
-                ]),
+                row(["7,001", "over budget", "codex (25% over)", d, d, d, d, d, d]),
             ]
         );
         assert!(lines(&results)

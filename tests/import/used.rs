@@ -55,7 +55,14 @@ fn needles(out: &[u8], used: &[u8]) -> Vec<Option<Vec<String>>> {
     match read_used_file(used, "used", &batches, &sha).unwrap() {
         UsedRead::Found(_, needles) => needles
             .into_iter()
-            .map(|b| b.map(|n| n.into_iter().map(|n| n.text).collect()))
+            .map(|b| {
+                b.map(|n| {
+                    n.into_iter()
+                        .filter(|n| n.kind == budgetlab::generate::NeedleKind::Used)
+                        .map(|n| n.text)
+                        .collect()
+                })
+            })
             .collect(),
         UsedRead::Stale => panic!("the file names other batches"),
     }
@@ -75,10 +82,14 @@ fn every_format_gives_the_path_find_file_printed_and_the_next_call_opens_as_a_us
             "{format}: {}",
             String::from_utf8_lossy(&used)
         );
-        // The second: `rows`, first seen there and written into the edit of the next turn.
+        // The second: `rows`, first seen there and written into the edit of the next turn, on both lines that
+        // hold it.
         assert_eq!(
             got[1],
-            Some(vec!["def export_rows(rows):".to_string()]),
+            Some(vec![
+                "def export_rows(rows):".to_string(),
+                "    return rows[:-1]".to_string()
+            ]),
             "{format}"
         );
         assert!(got[2..].iter().all(|b| b == &Some(vec![])), "{format}");
@@ -91,7 +102,7 @@ fn every_format_gives_the_path_find_file_printed_and_the_next_call_opens_as_a_us
                 tally.results_used,
                 tally.lines
             ),
-            (1, 0, 6, 2, 2),
+            (1, 0, 6, 2, 3),
             "{format}"
         );
         // The used line sits in the middle: 14 lines before it (16 with mini-swe-agent's wrapper).
@@ -108,12 +119,17 @@ fn every_format_gives_the_path_find_file_printed_and_the_next_call_opens_as_a_us
             serde_json::from_str(std::str::from_utf8(&used).unwrap().lines().nth(1).unwrap())
                 .unwrap();
         assert_eq!(
-            span[0]["offset"],
+            span["lines"][0]["offset"],
             json!(utf16_len(&output[..before])),
             "{format}"
         );
         assert_eq!(
-            span[0]["tokens"][0],
+            span["tokens"][0]["offsets"],
+            json!([utf16_len(&output[..before]) + "\x1b[32m/".len()]),
+            "{format}"
+        );
+        assert_eq!(
+            span["lines"][0]["tokens"][0],
             json!("srv/app/ledger/export_v2.py"),
             "{format}"
         );
@@ -158,8 +174,8 @@ fn the_cli_writes_the_used_lines_beside_the_batches_and_says_what_it_found() {
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("used lines (next 3 turns, tokens of 4+ characters) to ")
-            && err.contains("swe-agent: 2 used lines in 2 of 6 results"),
+        err.contains("used tokens and lines (next 3 turns, tokens of 4+ characters) to ")
+            && err.contains("swe-agent: 2 used tokens on 3 lines in 2 of 6 results"),
         "{err}"
     );
     let used = std::fs::read(dir.path().join("swe.used.jsonl")).unwrap();
@@ -315,7 +331,7 @@ fn run_on_imported_sessions_measures_used_needles_apart_from_the_detectors() {
     let err = String::from_utf8(run.stderr).unwrap();
     assert_eq!(run.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("budgetlab: used needles reference at abs-20000: 14 of 14 kept (100.0%; any allocation: at most 14)"),
+        err.contains("budgetlab: used needles reference at abs-20000: 21 of 21 kept (100.0%; any allocation: at most 21)"),
         "{err}"
     );
     let results: Value =
@@ -324,13 +340,18 @@ fn run_on_imported_sessions_measures_used_needles_apart_from_the_detectors() {
     let rows = results["rows"].as_array().unwrap();
     let at = |units: u64| rows.iter().find(|r| r["budget"] == json!(units)).unwrap();
     let tight = &at(300)["usedNeedles"];
-    assert_eq!(tight["needles"], json!(14));
+    assert_eq!(tight["needles"], json!(21));
     let (kept, bound) = (
         tight["survived"].as_u64().unwrap(),
         tight["upperBound"].as_u64().unwrap(),
     );
-    assert!(kept < 14 && kept <= bound && bound <= 14, "{tight}");
-    assert_eq!(at(300)["summary"]["usedNeedles"], json!(14));
+    assert!(kept < 21 && kept <= bound && bound <= 21, "{tight}");
+    assert_eq!(at(300)["summary"]["usedNeedles"], json!(21));
+    // The used tokens, led by the turns longer than the budget: all 7 of the 7 results there, none kept.
+    assert!(
+        err.contains("budgetlab: used tokens reference at abs-300: over budget 0 of 7 kept (0.0%, 7 results; any allocation: at most 0); all turns 7 of 14 kept (50.0%)"),
+        "{err}"
+    );
     // The detector's needles are not pooled with them.
     let planted: u64 = at(20000)["summary"]["needles"]
         .as_object()
@@ -403,12 +424,15 @@ fn needles_agreement_compares_used_lines_with_the_detector() {
         String::from_utf8_lossy(&out.stderr)
     );
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // 7 sessions of 6 results: 2 used lines each, none of them an exit, error, summary or JSON-key line.
+    // 7 sessions of 6 results: 2 used tokens on 3 used lines each, none of them an exit, error, summary or
+    // JSON-key line; no result is longer than the default budget.
     assert_eq!(
         (got["batches"].clone(), got["unmeasured"].clone()),
         (json!(42), json!(0))
     );
-    assert_eq!(got["all"]["used"], json!(14));
+    assert_eq!(got["all"]["used"], json!(21));
+    assert_eq!(got["all"]["tokens"], json!(14));
+    assert_eq!(got["overBudget"]["results"], json!(0));
     assert_eq!(got["all"]["usedFlagged"], json!(0));
     assert_eq!(got["all"]["usedFlaggedShare"], json!(0.0));
     assert_eq!(got["byTool"]["find_file"]["used"], json!(4));
@@ -418,7 +442,8 @@ fn needles_agreement_compares_used_lines_with_the_detector() {
         .arg(&batches)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&markdown.stdout).contains("| all | 14 | 0 (0.0%) |"));
+    assert!(String::from_utf8_lossy(&markdown.stdout)
+        .contains("| all | 42 | 14 | 0 (0.0%) | 21 | 0 (0.0%) | 18 | 0 (0.0%) |"));
     // Without the used lines: exit 2, one line naming the file.
     std::fs::remove_file(dir.path().join("fx.used.jsonl")).unwrap();
     let missing = Command::cargo_bin("budgetlab")
@@ -480,11 +505,11 @@ fn the_report_of_imported_sessions_ranks_strategies_by_the_lines_the_agent_used(
     assert!(
         summary.contains(
             "## Needles the agent used\n\n\
-| workload | budget (units) | rank | strategies | used lines kept | share kept | upper bound (any allocation) | share of the bound |\n\
-|---|---|---:|---|---:|---:|---:|---:|\n\
-| all | 40 | 1 | reference, uniform | 3 of 21 | 14.3% | 9 (42.9%) | 33.3% |\n\
-|  |  | 3 | greedy, proportional | 2 of 21 | 9.5% | 9 (42.9%) | 22.2% |\n\
-|  | 20,000 | 1 | greedy, proportional, reference, uniform | 21 of 21 | 100% | 21 (100%) | 100% |\n\n"
+| workload | budget (units) | rank | strategies | used tokens kept, turns over budget (n) | share kept over budget | share kept, all turns | upper bound over budget (any allocation) | share of the bound | used lines kept (over budget / all) |\n\
+|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n\
+| all | 40 | 1 | reference, uniform | 1 of 19 (72 results) | 5.3% | 14.3% | 9 (47.4%) | 11.1% | 1 of 26 / 3 of 28 |\n\
+|  |  | 3 | greedy, proportional | 0 of 19 (72 results) | 0% | 9.5% | 9 (47.4%) | 0% | 0 of 26 / 2 of 28 |\n\
+|  | 20,000 | 1 | greedy, proportional, reference, uniform | – | – | 100% | – | – | – / 28 of 28 |\n\n"
         ),
         "{summary}"
     );
@@ -505,18 +530,18 @@ fn the_report_of_imported_sessions_ranks_strategies_by_the_lines_the_agent_used(
             (
                 p["rank"].clone(),
                 p["strategy"].as_str().unwrap(),
-                p["used"]["survived"].as_u64().unwrap(),
-                p["used"]["upperBound"].as_u64().unwrap(),
+                p["tokens"]["survived"].as_u64().unwrap(),
+                p["tokens"]["upperBound"].as_u64().unwrap(),
             )
         })
         .collect();
     assert_eq!(
         places,
         [
-            (json!(1), "reference", 3, 9),
-            (json!(1), "uniform", 3, 9),
-            (json!(3), "greedy", 2, 9),
-            (json!(3), "proportional", 2, 9),
+            (json!(1), "reference", 3, 11),
+            (json!(1), "uniform", 3, 11),
+            (json!(3), "greedy", 2, 11),
+            (json!(3), "proportional", 2, 11),
         ]
     );
 
@@ -530,7 +555,8 @@ fn the_report_of_imported_sessions_ranks_strategies_by_the_lines_the_agent_used(
     );
     assert!(pareto < used && used < inputs);
     assert!(page[used..inputs].contains(
-        "<td class=\"text\">reference, uniform</td><td>3 of 21</td><td>14.3%</td><td>9 (42.9%)</td><td>33.3%</td>"
+        "<td class=\"text\">reference, uniform</td><td>1 of 19 (72 results)</td><td>5.3%</td><td>14.3%</td><td>9 (47.4%)</td>\
+<td>11.1%</td><td>1 of 26 / 3 of 28</td>"
     ));
     assert!(page.contains("<figure id=\"chart-used-needles\">"));
     assert!(page[used..inputs].contains("<a href=\"#chart-used-needles\">"));
@@ -538,7 +564,7 @@ fn the_report_of_imported_sessions_ranks_strategies_by_the_lines_the_agent_used(
     for name in ["reference", "greedy", "proportional", "uniform"] {
         assert!(svg.contains(&format!(">\n{name}\n</text>")), "{name}");
     }
-    assert!(svg.contains("21 used lines · any allocation: at most 42.9%"));
+    assert!(svg.contains("28 used lines · any allocation: at most 35.7%"));
     assert!(report.join("charts/used-needles.png").is_file());
 
     // A results.json without the ranking (an earlier version 7 file) redraws the same page: it is made again

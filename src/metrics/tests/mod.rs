@@ -614,3 +614,86 @@ fn an_entry_repeated_in_place_is_no_reordering() {
 }
 
 pub(super) mod aggregate;
+
+/// The places of `token` in `output` (entry 0), one used-token needle a place.
+fn token_places(token: &str, output: &str) -> Vec<Needle> {
+    output
+        .match_indices(token)
+        .map(|(at, _)| Needle {
+            kind: NeedleKind::UsedToken,
+            text: token.into(),
+            entry: 0,
+            part: 0,
+            field: Field::Output,
+            offset: utf16_len(&output[..at]),
+        })
+        .collect()
+}
+
+/// A used token survives when any kept part of its field still holds it, wherever its first place was: on a
+/// long output that the reference cuts to its head and tail, a token at the head and one placed in the middle and
+/// again at the tail survive, one only in the middle is lost, and no head-and-tail allocation could have kept it.
+#[test]
+fn a_used_token_survives_when_any_kept_part_of_its_field_holds_it() {
+    let mut out = String::from("opened GammaHead.java\n");
+    for i in 0..400 {
+        if i == 200 {
+            out.push_str("middle: BetaMiddle calls AlphaTwice here\n");
+        }
+        out.push_str(&format!(
+            "progress line {i:05} of the build, compiling module number {i}\n"
+        ));
+    }
+    out.push_str("done: AlphaTwice\nExit Code: 1");
+    let turn = vec![entry("a", &out)];
+    let mut needles = Vec::new();
+    for token in ["GammaHead", "BetaMiddle", "AlphaTwice"] {
+        needles.extend(token_places(token, &out));
+    }
+    assert_eq!(needles.len(), 4);
+    let m = run(
+        &turn,
+        &needles,
+        &Reference::default(),
+        2000,
+        SimConfig::default(),
+    );
+    assert!(m.within_budget);
+    assert_eq!(
+        (
+            m.used_tokens,
+            m.used_tokens_survived,
+            m.used_tokens_upper_bound
+        ),
+        (3, 2, 2)
+    );
+    // Longer than the budget: the same figures over budget, with the result counted.
+    assert_eq!(m.over_budget_results, 1);
+    assert_eq!(
+        (
+            m.over_budget_used_tokens,
+            m.over_budget_used_tokens_survived,
+            m.over_budget_used_tokens_upper_bound
+        ),
+        (3, 2, 2)
+    );
+    // No used lines were given: the token figures are counted apart from them.
+    assert_eq!((m.used_needles, m.used_survived), (0, 0));
+    // Within the budget: every token kept, and nothing counted over budget.
+    let m = run(
+        &turn,
+        &needles,
+        &Reference::default(),
+        100_000,
+        SimConfig::default(),
+    );
+    assert_eq!(
+        (
+            m.used_tokens,
+            m.used_tokens_survived,
+            m.used_tokens_upper_bound
+        ),
+        (3, 3, 3)
+    );
+    assert_eq!((m.over_budget_results, m.over_budget_used_tokens), (0, 0));
+}

@@ -1,4 +1,5 @@
-//! The rules of used lines: what a token is, first appearance, the window of turns, line ends and ANSI text.
+//! The rules of used content: what a token is, first appearance, the window of turns, every line holding a used
+//! token, positions, stop lists, path tails, line ends and ANSI text.
 
 use super::*;
 use crate::needles::slice_units;
@@ -14,11 +15,11 @@ fn found(session: &[Utterance<'_>], rules: UsedRules) -> Vec<Vec<(usize, String,
             _ => None,
         })
         .collect();
-    used_lines(session, &rules)
+    used_content(session, &rules)
         .into_iter()
         .zip(texts)
-        .map(|(lines, text)| {
-            lines
+        .map(|(used, text)| {
+            used.lines
                 .into_iter()
                 .map(|l| {
                     (
@@ -62,11 +63,7 @@ fn the_path_find_printed_and_the_next_call_opens_is_used() {
         vec![vec![(
             1,
             "/repo/src/dates.py".to_string(),
-            vec![
-                "repo/src/dates.py".to_string(),
-                "src/dates.py".to_string(),
-                "dates.py".to_string()
-            ]
+            vec!["repo/src/dates.py".to_string()]
         )]]
     );
 }
@@ -96,17 +93,25 @@ fn a_used_line_in_the_middle_of_a_long_output_is_found_there() {
         },
     ];
     let got = found(&session, UsedRules::default());
-    // `tests/test_money.py` first appears on line 0, and the agent wrote it: line 0 is used for that token;
-    // the failing test's name first appears on line 217.
-    assert_eq!(got[0].len(), 2);
+    // `tests/test_money.py` is on every line, and the agent wrote it: every line is used; the failing test's name
+    // is on line 217 alone.
+    assert_eq!(got[0].len(), 400);
     assert_eq!(got[0][0].0, 0);
-    assert_eq!(got[0][0].2, vec!["tests/test_money.py", "test_money.py"]);
-    assert_eq!(got[0][1].0, 217);
+    assert_eq!(got[0][0].2, vec!["tests/test_money.py"]);
+    assert_eq!(got[0][217].0, 217);
     assert_eq!(
-        got[0][1].1,
+        got[0][217].1,
         "FAILED tests/test_money.py::test_round_half_even - AssertionError"
     );
-    assert_eq!(got[0][1].2, vec!["test_round_half_even"]);
+    assert_eq!(
+        got[0][217].2,
+        vec!["tests/test_money.py", "test_round_half_even"]
+    );
+    let tokens = &used_content(&session, &UsedRules::default())[0].tokens;
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[1].text, "test_round_half_even");
+    assert_eq!(tokens[1].lines, vec![217]);
+    assert_eq!(tokens[0].lines.len(), 400);
 }
 
 #[test]
@@ -296,12 +301,11 @@ fn crlf_line_ends_are_not_part_of_the_needle() {
             text: "type ledger_main.c",
         },
     ];
-    let got = used_lines(&session, &UsedRules::default());
-    assert_eq!(got[0].len(), 1);
-    assert_eq!(
-        (got[0][0].line, got[0][0].offset, got[0][0].len),
-        (1, 9, 13)
-    );
+    let got = used_content(&session, &UsedRules::default());
+    assert_eq!(got[0].lines.len(), 1);
+    let line = &got[0].lines[0];
+    assert_eq!((line.line, line.offset, line.len), (1, 9, 13));
+    assert_eq!(got[0].tokens[0].offsets, vec![9]);
 }
 
 #[test]
@@ -327,7 +331,7 @@ fn ansi_sequences_are_looked_through_and_the_needle_is_the_raw_line() {
     );
     assert_eq!(got[0][0].2, vec!["test_rate_rounding"]);
     // No token is glued to an escape sequence's parameters.
-    let tokens: Vec<&str> = line_tokens("\x1b[31mFAILED\x1b[0m", 2)
+    let tokens: Vec<&str> = line_tokens("\x1b[31mFAILED\x1b[0m", 2, RuleParts::default())
         .iter()
         .map(|t| t.text)
         .collect();
@@ -381,7 +385,7 @@ fn a_quoted_phrase_counts_when_it_holds_a_new_word() {
             text: "grep -rn 'amounts must be positive' . ; grep -rn \"quorum lost on shard\" .",
         },
     ];
-    // The first phrase's words all came before (`Amounts` in another case is another token, `amounts` is new
+    // A line's tokens in their order on it (a phrase where it starts). The first phrase's words all came before (`Amounts` in another case is another token, `amounts` is new
     // though: the phrase counts); the second is new.
     let got = found(&session, UsedRules::default());
     let tokens: Vec<Vec<String>> = got[0].iter().map(|x| x.2.clone()).collect();
@@ -394,9 +398,9 @@ fn a_quoted_phrase_counts_when_it_holds_a_new_word() {
             ],
             vec![
                 "quorum".to_string(),
+                "quorum lost on shard".to_string(),
                 "lost".to_string(),
-                "shard".to_string(),
-                "quorum lost on shard".to_string()
+                "shard".to_string()
             ]
         ]
     );
@@ -486,11 +490,22 @@ proptest! {
             .iter()
             .filter_map(|u| match u { Res { text, .. } => Some(*text), _ => None })
             .collect();
-        let got = used_lines(&session, &rules);
+        let got = used_content(&session, &rules);
         prop_assert_eq!(got.len(), results.len());
-        for (lines, text) in got.iter().zip(&results) {
+        for (used, text) in got.iter().zip(&results) {
+            // Every place of a token holds its text, and every line holding it is a used line.
+            let used_lines: Vec<usize> = used.lines.iter().map(|l| l.line).collect();
+            for t in &used.tokens {
+                prop_assert!(!t.offsets.is_empty());
+                for &o in &t.offsets {
+                    prop_assert_eq!(slice_units(text, o, t.len), t.text.as_str());
+                }
+                for l in &t.lines {
+                    prop_assert!(used_lines.contains(l));
+                }
+            }
             let mut last = None;
-            for l in lines {
+            for l in &used.lines {
                 prop_assert!(l.offset + l.len <= utf16_len(text));
                 prop_assert!(l.len > 0);
                 let needle = slice_units(text, l.offset, l.len);
@@ -505,4 +520,231 @@ proptest! {
             }
         }
     }
+}
+
+/// The used tokens of the first result of `session` under `rules`, with the lines holding each.
+fn tokens_of(session: &[Utterance<'_>], rules: UsedRules) -> Vec<(String, Vec<usize>)> {
+    used_content(session, &rules)[0]
+        .tokens
+        .iter()
+        .map(|t| (t.text.clone(), t.lines.clone()))
+        .collect()
+}
+
+/// The rules with some parts off (today's rule before issue 47, part by part).
+fn without(parts: &[&str]) -> UsedRules {
+    UsedRules {
+        parts: RuleParts::without(parts).unwrap(),
+        ..UsedRules::default()
+    }
+}
+
+#[test]
+fn every_line_holding_a_used_token_is_used_not_only_the_first() {
+    let session = [
+        Said {
+            turn: 0,
+            text: "search_file parseLenient",
+        },
+        Res {
+            turn: 0,
+            text: "Found 2 matches:\nLine 88: JsonReaderLenient r = new JsonReaderLenient(in);\nLine 412: return JsonReaderLenient.wrap(x);\n",
+        },
+        Said {
+            turn: 1,
+            text: "search_dir JsonReaderLenient src",
+        },
+    ];
+    assert_eq!(
+        tokens_of(&session, UsedRules::default()),
+        vec![("JsonReaderLenient".to_string(), vec![1, 2])]
+    );
+    assert_eq!(lines_of(&session), vec![vec![1, 2]]);
+    // Before: only the first line holding it.
+    let first: Vec<usize> = found(&session, without(&["every-line"]))[0]
+        .iter()
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(first, vec![1]);
+}
+
+#[test]
+fn numbers_of_three_digits_count_when_a_later_call_uses_them_as_a_position() {
+    let view = "[File: /repo/src/Parser.java (900 lines total)]\n(119 more lines above)\n120:    int depth = 0;\n121:    while (depth < limit) {\n880:    }\n";
+    for call in [
+        "edit 120:121",
+        "goto 880",
+        "open /repo/src/Parser.java 880",
+        "sed -n 120,121p /repo/src/Parser.java",
+        "str_replace_editor view /repo/src/Parser.java --view_range 120 121",
+    ] {
+        let session = [
+            Said {
+                turn: 0,
+                text: "open /repo/src/Parser.java",
+            },
+            Res {
+                turn: 0,
+                text: view,
+            },
+            Said {
+                turn: 1,
+                text: call,
+            },
+        ];
+        let used: Vec<String> = tokens_of(&session, UsedRules::default())
+            .into_iter()
+            .map(|(t, _)| t)
+            .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
+            .collect();
+        let expected: Vec<&str> = if call.contains("880") {
+            vec!["880"]
+        } else {
+            vec!["120", "121"]
+        };
+        assert_eq!(used, expected, "{call}");
+        // Before: numbers under 4 characters were never distinctive.
+        assert!(
+            tokens_of(&session, without(&["positions"]))
+                .iter()
+                .all(|(t, _)| !t.starts_with(['1', '8'])),
+            "{call}"
+        );
+    }
+    // A number written as a count, not a position, does not make it used.
+    let session = [
+        Said {
+            turn: 0,
+            text: "ls",
+        },
+        Res {
+            turn: 0,
+            text: "total 120\nnotes.txt\n",
+        },
+        Said {
+            turn: 1,
+            text: "head -n 120 notes.txt",
+        },
+    ];
+    assert_eq!(
+        tokens_of(&session, UsedRules::default()),
+        vec![("notes.txt".to_string(), vec![1])]
+    );
+}
+
+#[test]
+fn a_position_is_read_from_the_call_forms_agents_write() {
+    assert_eq!(position_numbers("goto 1474"), vec!["1474"]);
+    assert_eq!(position_numbers("edit 120:130"), vec!["120", "130"]);
+    assert_eq!(position_numbers("open file.py 880"), vec!["880"]);
+    assert_eq!(
+        position_numbers("sed -n '120,130p' a.txt"),
+        vec!["120", "130"]
+    );
+    assert_eq!(position_numbers("sed -n 455p a.txt"), vec!["455"]);
+    assert_eq!(
+        position_numbers("look at lines 300-310"),
+        vec!["300", "310"]
+    );
+    assert_eq!(
+        position_numbers("{\"view_range\": [120, 130]}"),
+        vec!["120", "130"]
+    );
+    assert_eq!(
+        position_numbers("head -n 120 a.txt; echo 4040"),
+        Vec::<&str>::new()
+    );
+    assert_eq!(position_numbers("goto 88"), Vec::<&str>::new());
+}
+
+#[test]
+fn language_keywords_and_shell_words_are_not_distinctive() {
+    let session = [
+        Said {
+            turn: 0,
+            text: "open Limits.java",
+        },
+        Res {
+            turn: 0,
+            text: "public static final int MAX_DEPTH_GUARD = 64;\nfunc visit() { defer close() }\n",
+        },
+        Said {
+            turn: 1,
+            text: "edit: private static final int MAX_DEPTH_GUARD = 128; also public, func, defer, export, done",
+        },
+    ];
+    assert_eq!(
+        tokens_of(&session, UsedRules::default()),
+        vec![("MAX_DEPTH_GUARD".to_string(), vec![0])]
+    );
+    // Before: `public`, `static`, `final`, `func` and `defer` counted as distinctive.
+    let before: Vec<String> = tokens_of(&session, without(&["keywords"]))
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(
+        before,
+        vec![
+            "public",
+            "static",
+            "final",
+            "MAX_DEPTH_GUARD",
+            "func",
+            "defer"
+        ]
+    );
+    for word in [
+        "public",
+        "Static",
+        "FINAL",
+        "impl",
+        "nullptr",
+        "esac",
+        "xargs",
+        "instanceof",
+    ] {
+        assert!(!distinctive(word, 4, RuleParts::default()), "{word}");
+    }
+}
+
+#[test]
+fn a_later_relative_path_that_is_a_tail_of_a_new_absolute_path_makes_it_used() {
+    let session = [
+        Context("fields.Nested ignores only= in src/marshmallow/fields.py"),
+        Said {
+            turn: 0,
+            text: "find_file fields.py",
+        },
+        Res {
+            turn: 0,
+            text: "Found 1 matches for \"fields.py\" in /testbed:\n/testbed/src/marshmallow/fields.py\n",
+        },
+        Said {
+            turn: 1,
+            text: "open \"src/marshmallow/fields.py\"",
+        },
+    ];
+    assert_eq!(
+        tokens_of(&session, UsedRules::default()),
+        vec![("testbed/src/marshmallow/fields.py".to_string(), vec![1])]
+    );
+    // Before: every tail the agent wrote had been seen in the task, so nothing was used.
+    assert_eq!(tokens_of(&session, without(&["path-suffix"])), vec![]);
+    // A tail without a `/` is not a path: a bare name seen before does not make the path used.
+    let session = [
+        Context("fields.py is wrong"),
+        Said {
+            turn: 0,
+            text: "find_file fields.py",
+        },
+        Res {
+            turn: 0,
+            text: "/testbed/src/marshmallow/fields.py\n",
+        },
+        Said {
+            turn: 1,
+            text: "open fields.py",
+        },
+    ];
+    assert_eq!(tokens_of(&session, UsedRules::default()), vec![]);
 }

@@ -358,7 +358,7 @@ mod tests {
     fn the_header_names_every_cell_of_a_record_in_order() {
         let run = one_batch();
         let inputs = &run.results.inputs;
-        // The columns of schema 7, the row figures' columns in the order of the turn's fields.
+        // The columns of schema 8, the row figures' columns in the order of the turn's fields.
         assert_eq!(
             header().join(","),
             "crate_version,seed,scenario_digest,scenario,strategy,budget_label,budget,batch,input_total,\
@@ -366,6 +366,9 @@ final_total,within_budget,overshoot,violation_boundary,fields,shortened_fields,o
 mean_kept_share,min_kept_share,fairness,needles_planted,needles_survived,needle_upper_bound,writes,\
 bytes_written,duplicate_writes,failed_writes,reused_paths,recoverable_fields,broken_surrogates,reordered,\
 dropped,media_changed,reminders_changed,non_budgeted_changed,used_needles,used_survived,used_upper_bound,\
+used_tokens,used_tokens_survived,used_tokens_upper_bound,over_budget_results,over_budget_needles,\
+over_budget_needles_survived,over_budget_used_needles,over_budget_used_survived,over_budget_used_upper_bound,\
+over_budget_used_tokens,over_budget_used_tokens_survived,over_budget_used_tokens_upper_bound,\
 records_differ,cost_ns,strategy_ns,floor_ns"
         );
         let mut bytes = BatchCsv.header(inputs).unwrap();

@@ -232,8 +232,8 @@ fn used_table(out: &mut String, results: &RunResults) {
     }
     out.push_str("## Needles the agent used\n\n");
     out.push_str(
-        "| workload | budget (units) | rank | strategies | used lines kept | share kept | upper bound (any allocation) | share of the bound |\n\
-|---|---|---:|---|---:|---:|---:|---:|\n",
+        "| workload | budget (units) | rank | strategies | used tokens kept, turns over budget (n) | share kept over budget | share kept, all turns | upper bound over budget (any allocation) | share of the bound | used lines kept (over budget / all) |\n\
+|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut last: Option<(&str, &str)> = None;
     for l in &lines {
@@ -247,8 +247,8 @@ fn used_table(out: &mut String, results: &RunResults) {
         last = Some(here);
         let _ = writeln!(
             out,
-            "| {scenario} | {budget} | {} | {} | {} | {} | {} | {} |",
-            l.rank, l.names, l.kept, l.share, l.bound, l.of_bound
+            "| {scenario} | {budget} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.rank, l.names, l.over, l.over_share, l.share, l.bound, l.of_bound, l.lines
         );
     }
     let _ = writeln!(
@@ -491,13 +491,13 @@ mod tests {
         let table = &text[used..first_scenario];
         assert!(
             table.contains(
-                "| surrogate-storm | 1,000 | 1 | reference | 14 of 20 | 70% | 16 (80%) | 87.5% |\n\
-|  |  | 2 | greedy, head-tail-0 | 9 of 20 | 45% | 16 (80%) | 56.2% |\n\
-|  |  | 4 | uniform | 0 of 20 | 0% | 16 (80%) | 0% |\n\
-|  |  | over budget | codex (50% over) | 20 of 20 | 100% | 16 (80%) | 100% |\n\
-|  | 7,001 | 1 | reference | 20 of 20 | 100% | 20 (100%) | 100% |\n\
-|  |  | – | greedy, head-tail-0, uniform | – | – | – | – |\n\
-|  |  | over budget | codex (25% over) | – | – | – | – |\n\n"
+                "| surrogate-storm | 1,000 | 1 | reference | 6 of 10 (3 results) | 60% | 70% | 8 (80%) | 75% | – / 14 of 20 |\n\
+|  |  | 2 | greedy, head-tail-0 | – | – | – | – | – | – / 9 of 20 |\n\
+|  |  | 4 | uniform | – | – | – | – | – | – / 0 of 20 |\n\
+|  |  | over budget | codex (50% over) | – | – | – | – | – | – / 20 of 20 |\n\
+|  | 7,001 | 1 | reference | – | – | – | – | – | – / 20 of 20 |\n\
+|  |  | – | greedy, head-tail-0, uniform | – | – | – | – | – | – |\n\
+|  |  | over budget | codex (25% over) | – | – | – | – | – | – |\n\n"
             ),
             "{table}"
         );

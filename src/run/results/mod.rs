@@ -34,8 +34,12 @@ pub(crate) mod validate;
 /// from the rows when a file is read, so a file without them reads the same. Version 7 adds the lines the agent
 /// used (recorded batches with `budgetlab import`'s used lines): `usedNeedles`, `usedSurvived` and
 /// `usedUpperBound` in every record, CSV line and row summary, and a row's `usedNeedles` shares when it has any;
-/// it later gained `usedRanking` (absent without used lines), made again from the rows like the ranking.
-pub const SCHEMA_VERSION: u32 = 7;
+/// it later gained `usedRanking` (absent without used lines), made again from the rows like the ranking. Version 8
+/// adds the used tokens (`usedTokens`, `usedTokensSurvived`, `usedTokensUpperBound`) and the figures over the
+/// turns longer than the budget (`overBudgetResults`, `overBudgetNeedles`, `overBudgetNeedlesSurvived` and the
+/// used lines' and tokens' `overBudget...`) in every record, CSV line and row summary, and a row's `usedTokens`
+/// and `overBudget` objects when it has any.
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// The name of the per-batch records file of a report folder.
 pub const BATCHES_JSONL: &str = "batches.jsonl";

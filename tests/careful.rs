@@ -49,7 +49,7 @@ fn budgets_given_with_scenarios_are_the_budgets_run() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["budget_label"].as_str().unwrap().to_string())
+        .map(|r| r["budgetLabel"].as_str().unwrap().to_string())
         .collect();
     budgets.sort();
     assert_eq!(budgets, ["abs-5000", "abs-900"]);
@@ -193,6 +193,11 @@ fn a_truncated_trajectory_is_malformed_walked_or_named() {
                 "{format}: {err}"
             );
         }
+        // The next format's failures are judged on a fresh path: a failed import leaves an earlier output as
+        // it was, so it would still be there.
+        std::fs::remove_file(out).unwrap();
+        let used = out.replace(".jsonl", ".used.jsonl");
+        let _ = std::fs::remove_file(used);
     }
 }
 

@@ -147,6 +147,7 @@ pub fn trend(table: &Table, figure: TrackedFigure) -> Option<Trend> {
             points,
             baseline: StrategyKey::from(series.key.strategy.as_str()).is_reference(),
             kind: LineKind::Strategy,
+            over_budget: Vec::new(),
         });
     }
     (!panels.is_empty()).then_some(Trend {

@@ -3,7 +3,7 @@
 //! "tied" where the interval holds zero), and which strategies broke the budget; and the rows of each scenario
 //! and budget in ranking order. Pure: results in, strings out.
 
-use crate::metrics::ranking::{self, BudgetRanking, Lead, LeadFigure, Ranked, SMALLEST_LEAD};
+use crate::metrics::ranking::{self, BudgetRanking, Lead, LeadFigure, Ranked};
 use crate::metrics::Aggregate;
 use crate::run::RunResults;
 
@@ -350,7 +350,10 @@ mod tests {
             needles_words(Some(0.9), Some(0.9)),
             "90% (all any allocation keeps)"
         );
-        assert_eq!(needles_words(Some(0.912), Some(0.95)), "91.2% (95% possible)");
+        assert_eq!(
+            needles_words(Some(0.912), Some(0.95)),
+            "91.2% (95% possible)"
+        );
         assert_eq!(needles_words(None, Some(1.0)), "–");
         let strategy = StrategyKey::from("s");
         let key = crate::metrics::RowKey {
@@ -368,11 +371,14 @@ mod tests {
             None,
         );
         row.cost.floor_ratio = Some(0.85);
-        assert_eq!(cost_words(&row), "0.85x: faster than an exact fit, it does less");
+        assert_eq!(
+            cost_words(&row),
+            "0.85x: faster than an exact fit, it does less"
+        );
         row.cost.floor_ratio = Some(1.8);
         assert_eq!(cost_words(&row), "1.80x");
         assert!(NOTE.contains("smaller than 0.1 pp"));
-        assert_eq!(SMALLEST_LEAD, 0.001);
+        assert_eq!(crate::metrics::ranking::SMALLEST_LEAD, 0.001);
     }
 
     #[test]

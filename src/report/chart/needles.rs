@@ -252,7 +252,11 @@ impl Figure for Bars<'_> {
                 v.map_or("–".to_string(), |v| format!("{:.0}", (v * 100.0).floor()))
             };
             let py = chart.backend_coord(&(0.0, i as f64)).1 - base.1;
-            let ink = if r.over_budget { style::MUTED } else { style::INK };
+            let ink = if r.over_budget {
+                style::MUTED
+            } else {
+                style::INK
+            };
             plot.draw_text(
                 &format!("{} / {}", whole(r.all), whole(r.upper_bound)),
                 &style::anchored(SMALL, HPos::Left, VPos::Center, ink),

@@ -80,7 +80,8 @@ pub(in crate::report::chart) fn row_legend(panels: &[LinePanel]) -> Vec<Entry> {
 }
 
 /// The legend's words for a point over budget.
-pub(in crate::report::chart) const OVER_BUDGET_LABEL: &str = "hollow grey: over budget there, not ranked";
+pub(in crate::report::chart) const OVER_BUDGET_LABEL: &str =
+    "hollow grey: over budget there, not ranked";
 
 fn rows(panels: &[LinePanel], columns: usize) -> impl Iterator<Item = &[LinePanel]> {
     panels.chunks(columns.max(1))
@@ -206,15 +207,14 @@ where
         .iter()
         .enumerate()
         .flat_map(|(j, (s, style))| {
-            marked(s.points.len(), j, styled.len(), look.markers)
-                .map(move |i| {
-                    let point = s.points[i];
-                    if s.over_budget.contains(&point) {
-                        (point, style::OVER_BUDGET)
-                    } else {
-                        (point, *style)
-                    }
-                })
+            marked(s.points.len(), j, styled.len(), look.markers).map(move |i| {
+                let point = s.points[i];
+                if s.over_budget.contains(&point) {
+                    (point, style::OVER_BUDGET)
+                } else {
+                    (point, *style)
+                }
+            })
         })
         .collect();
     for (point, style) in &markers {

@@ -47,7 +47,7 @@ pub enum Scale {
     Log,
     /// Percentages, linear from 0 to 100.
     Percent,
-    /// Whole numbers (nights), linear from 0, a tick at whole numbers only.
+    /// Whole numbers (nights), linear from the first value (no empty night 0), a tick at whole numbers only.
     Whole,
 }
 

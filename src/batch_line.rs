@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::context::TurnContext;
 use crate::error::{Error, Result};
-use crate::model::{batch_from_value, check_parse_memory, without_bom, Batch};
+use crate::model::{batch_from_value, batches_text, check_parse_memory, without_bom, Batch};
 
 /// The longest session or task id a group may have, in bytes.
 pub const MAX_GROUP_ID_BYTES: usize = 1024;
@@ -116,6 +116,32 @@ pub fn parse_batch_line(bytes: &[u8], source_name: &str) -> Result<BatchLine> {
     batch_line_from_value(value, source_name)
 }
 
+/// The batches of a JSON Lines text (one batch a line in either form of this module, blank lines
+/// skipped, a leading byte order mark skipped) and the text itself. Errors name `name:line`: text that is not
+/// UTF-8, a line that is not a batch.
+pub(crate) fn parse_jsonl_lines<'a>(
+    bytes: &'a [u8],
+    name: &str,
+) -> Result<(Vec<BatchLine>, &'a str)> {
+    let text = batches_text(bytes, name)?;
+    let batches = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| parse_batch_line(l.as_bytes(), &format!("{name}:{}", i + 1)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((batches, text))
+}
+
+/// [`parse_jsonl_lines`] for the entries alone.
+pub(crate) fn parse_jsonl_batches<'a>(
+    bytes: &'a [u8],
+    name: &str,
+) -> Result<(Vec<Batch>, &'a str)> {
+    let (lines, text) = parse_jsonl_lines(bytes, name)?;
+    Ok((lines.into_iter().map(|l| l.entries).collect(), text))
+}
+
 /// Where in `key`'s value an error is: `key.path`, or `key` for the value itself.
 fn at(key: &str, path: &serde_path_to_error::Path) -> String {
     match path.to_string().as_str() {
@@ -137,20 +163,32 @@ pub(crate) fn batch_line_from_value(value: Value, source_name: &str) -> Result<B
         Value::Object(map) => map,
         other => return batch_from_value(other, source_name).map(BatchLine::plain),
     };
+    // An object without "entries" is most likely one entry given alone, or something else entirely: say what a
+    // batch is rather than which key is foreign.
+    let Some(entries) = map.shift_remove("entries") else {
+        let keys: Vec<String> = map.keys().take(3).map(|k| format!("{k:?}")).collect();
+        return Err(bad(format!(
+            "a batch must be a JSON array of entries (or an object holding \"entries\"), found an object {}",
+            if keys.is_empty() {
+                "with no key".to_string()
+            } else {
+                format!("with {}", keys.join(", "))
+            }
+        )));
+    };
     if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(bad(format!(
             "unknown key {key:?} in a batch object (it holds \"entries\" and optionally \"context\" and \"group\")"
         )));
     }
-    let entries = match map.shift_remove("entries") {
-        Some(entries @ Value::Array(_)) => batch_from_value(entries, source_name)?,
-        Some(other) => {
+    let entries = match entries {
+        entries @ Value::Array(_) => batch_from_value(entries, source_name)?,
+        other => {
             return Err(bad(format!(
                 "\"entries\" must be a JSON array of entries, found {}",
                 crate::model::kind(&other)
             )))
         }
-        None => return Err(bad("a batch object must hold \"entries\"".into())),
     };
     let context = match map.shift_remove("context") {
         None | Some(Value::Null) => None,
@@ -242,7 +280,7 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"context":{}}"#),
-            "b.jsonl:3: a batch object must hold \"entries\""
+            "b.jsonl:3: a batch must be a JSON array of entries (or an object holding \"entries\"), found an object with \"context\""
         );
         assert_eq!(
             err(r#"{"entries":{}}"#),

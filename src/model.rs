@@ -356,34 +356,6 @@ pub(crate) fn batches_text<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str> {
     })
 }
 
-/// The batches of a JSON Lines text (one batch a line in either form of [`crate::batch_line`], blank lines
-/// skipped, a leading byte order mark skipped) and the text itself. Errors name `name:line`: text that is not
-/// UTF-8, a line that is not a batch.
-pub(crate) fn parse_jsonl_lines<'a>(
-    bytes: &'a [u8],
-    name: &str,
-) -> Result<(Vec<crate::batch_line::BatchLine>, &'a str)> {
-    let text = batches_text(bytes, name)?;
-    let batches = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            crate::batch_line::parse_batch_line(l.as_bytes(), &format!("{name}:{}", i + 1))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((batches, text))
-}
-
-/// [`parse_jsonl_lines`] for the entries alone.
-pub(crate) fn parse_jsonl_batches<'a>(
-    bytes: &'a [u8],
-    name: &str,
-) -> Result<(Vec<Batch>, &'a str)> {
-    let (lines, text) = parse_jsonl_lines(bytes, name)?;
-    Ok((lines.into_iter().map(|l| l.entries).collect(), text))
-}
-
 /// Converts a parsed JSON value into a batch, moving (not copying) its strings.
 pub(crate) fn batch_from_value(value: Value, source_name: &str) -> Result<Batch> {
     let bad = |message: String| Error::Batch {

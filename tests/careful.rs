@@ -215,7 +215,9 @@ fn import_says_what_it_left_out_in_one_line() {
     ]);
     assert_eq!(code, Some(0), "{err}");
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 3, "{err}");
+    // The summary, what was left out, the used lines; and the one warning that a format's sessions could not
+    // be measured (the gemini-cli fixture's conversation without agent text).
+    assert_eq!(lines.len(), 4, "{err}");
     assert!(lines[0].starts_with("budgetlab: read 15 files ("), "{err}");
     assert!(
         lines[1].starts_with("budgetlab: ignored 1 files that are not session logs, skipped "),
@@ -223,6 +225,10 @@ fn import_says_what_it_left_out_in_one_line() {
     );
     assert!(lines[1].ends_with("; --verbose lists them"), "{err}");
     assert!(lines[2].starts_with("budgetlab: used lines "), "{err}");
+    assert!(
+        lines[3].starts_with("budgetlab: gemini-cli: 1 sessions record no assistant message"),
+        "{err}"
+    );
 }
 
 /// A batch file of `entries` entries whose outputs are lines of `line_len` bytes, `lines` of them each, the line

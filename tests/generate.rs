@@ -582,6 +582,7 @@ fn scenarios_lists_one_line_each() {
         names,
         [
             "cjk-heavy",
+            "context-focus",
             "large-window",
             "many-small",
             "mcp-heavy",

@@ -48,14 +48,22 @@ fn the_detector_finds_every_planted_needle_in_every_shipped_scenario() {
         for i in 0..BATCHES {
             let b = g.batch(i);
             let detected = detect_batch(&b.batch);
-            let (missed, extra) = missed_and_beyond(&b.needles, &detected);
+            // A relevant needle is relevant by the turn's context, not by its shape: the detector reads no
+            // context, and only a content-aware strategy is asked to keep it.
+            let shaped: Vec<Needle> = b
+                .needles
+                .iter()
+                .filter(|n| n.kind != NeedleKind::Relevant)
+                .cloned()
+                .collect();
+            let (missed, extra) = missed_and_beyond(&shaped, &detected);
             assert!(
                 missed.is_empty(),
                 "{} batch {i}: missed {:?}",
                 s.name,
                 missed.iter().take(3).collect::<Vec<_>>()
             );
-            planted += b.needles.len();
+            planted += shaped.len();
             for (k, n) in extra {
                 *beyond.entry(k).or_default() += n;
             }
@@ -211,7 +219,11 @@ fn an_imported_corpus_reports_needle_survival_for_what_the_detector_finds() {
     let batches: Vec<budgetlab::Batch> = std::str::from_utf8(&bytes)
         .unwrap()
         .lines()
-        .map(|l| budgetlab::parse_batch(l.as_bytes(), "corpus").unwrap())
+        .map(|l| {
+            budgetlab::parse_batch_line(l.as_bytes(), "corpus")
+                .unwrap()
+                .entries
+        })
         .collect();
     let mut expected: BTreeMap<String, u64> = BTreeMap::new();
     for b in &batches {

@@ -127,6 +127,7 @@ fn the_embedded_vocabularies_are_openais_published_files() {
 /// (scenario, text fields, UTF-16 units, o200k_base tokens, cl100k_base tokens) of batches 0..8, by tiktoken.
 const SCENARIO_COUNTS: &[(&str, u64, u64, u64, u64)] = &[
     ("cjk-heavy", 34, 148_601, 67_129, 77_490),
+    ("context-focus", 23, 917_185, 250_939, 251_146),
     ("large-window", 51, 156_073, 38_785, 38_778),
     ("many-small", 383, 140_543, 36_708, 36_664),
     ("mcp-heavy", 54, 755_197, 222_056, 227_219),

@@ -28,8 +28,9 @@ use std::fmt::Write as _;
 
 use std::path::Path;
 
+use crate::batch_line::parse_jsonl_batches;
 use crate::error::{Error, Result};
-use crate::model::{parse_jsonl_batches, Batch};
+use crate::model::Batch;
 use crate::profile::{
     profile_batches, profile_scenario, BatchFacts, Profile, SourceInfo, SourceKind,
 };

@@ -227,12 +227,10 @@ impl ImportReport {
         if !left_out.is_empty() {
             lines.push(format!("{}; --verbose lists them", left_out.join(", ")));
         }
+        // The used lines' summary, and the formats whose sessions could not be measured (a warning, one line a
+        // format, never left to --verbose).
         if let Some(destination) = &self.used_destination {
-            lines.extend(
-                used::summary(&self.used, &self.used_rules, destination)
-                    .into_iter()
-                    .take(1),
-            );
+            lines.extend(used::summary(&self.used, &self.used_rules, destination));
         }
         lines
     }

@@ -38,6 +38,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::batch_line::parse_jsonl_lines;
 use crate::batch_line::BatchGroup;
 use crate::budget::{Budget, BudgetContext};
 use crate::context::TurnContext;
@@ -49,7 +50,7 @@ use crate::metrics::{
     measure, Aggregate, CostTally, RowKey, RowSummary, StrategyKey, TokenSettings, TokenTally,
     TurnTokens,
 };
-use crate::model::{parse_jsonl_lines, Batch};
+use crate::model::Batch;
 use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};

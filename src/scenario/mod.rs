@@ -197,7 +197,7 @@ impl Scenario {
 
     /// The scenario run at `budgets` (absolute, in UTF-16 units) in place of its own, its window budgets dropped,
     /// when any are given (`run --scenarios ... --budgets`): the one place a command's budgets override a
-    /// scenario's. The budgets are checked by the caller ([`crate::run`]'s plan).
+    /// scenario's. The budgets are checked by the caller (the run's plan).
     pub fn with_budgets(mut self, budgets: &[u64]) -> Scenario {
         if !budgets.is_empty() {
             self.budgets.absolute = budgets.to_vec();

@@ -511,7 +511,7 @@ mod tests {
             read_batches(bad.as_bytes(), "f.jsonl")
                 .unwrap_err()
                 .to_string(),
-            "f.jsonl:2: unknown key \"needles\" in a batch object (it holds \"entries\" and optionally \"context\" and \"group\")"
+            "f.jsonl:2: a batch must be a JSON array of entries (or an object holding \"entries\"), found an object with \"needles\""
         );
         let e = read_batches(format!("{line}\n[{{]\n").as_bytes(), "f.jsonl")
             .unwrap_err()

@@ -62,6 +62,10 @@ pub const STABILITY_WINS: usize = 4;
 /// The normal quantile of a two-sided 95% interval.
 const Z95: f64 = 1.96;
 
+/// How many times cheaper (by measured cost over the floor) a finalist tied with the leader must be to be
+/// recommended instead: timings of one run vary by tens of percent on a shared machine.
+pub const CLEARLY_CHEAPER: f64 = 2.0;
+
 /// The settings each rung plans to run, a third fewer each time down to [`FINALISTS`].
 fn planned_counts(settings: usize) -> Vec<usize> {
     let mut counts = vec![settings];
@@ -688,7 +692,7 @@ fn setting_report(
 }
 
 /// The recommendation of one budget: the finalist best on the tuning set that meets the contract and the
-/// constraints on the validation set (among finalists tied with it on both sets' objective, the cheapest), when
+/// constraints on the validation set (among finalists tied with it on both sets' objective, one clearly cheaper), when
 /// its gain over the reference holds there (the interval's low end above 0) and it wins in enough resamples of
 /// the tuning set; otherwise the reference, saying why.
 fn recommend(validated: &[Validated], stability: Option<&Stability>) -> Recommendation {
@@ -714,7 +718,10 @@ fn recommend(validated: &[Validated], stability: Option<&Stability>) -> Recommen
     if first.reference {
         return keep("the reference ranked first on the tuning set: keep it".into());
     }
-    // Among the finalists tied with it on both sets, the cheapest.
+    // Among the finalists tied with it on both sets, a clearly cheaper one (its measured cost at most
+    // 1/CLEARLY_CHEAPER of the leader's; a smaller difference is timing noise, and the tuning rank decides, so
+    // that the answer does not change from one run to the next).
+    let cost = |v: &Validated| v.cost_ratio.unwrap_or(f64::INFINITY);
     let top = ranked
         .iter()
         .filter(|v| {
@@ -722,12 +729,9 @@ fn recommend(validated: &[Validated], stability: Option<&Stability>) -> Recommen
                 && !v.reference
                 && v.tuning.objective == first.tuning.objective
                 && v.validation.objective == first.validation.objective
+                && cost(v) * CLEARLY_CHEAPER <= cost(first)
         })
-        .min_by(|a, b| {
-            a.cost_ratio
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&b.cost_ratio.unwrap_or(f64::INFINITY))
-        })
+        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
         .copied()
         .unwrap_or(first);
     match top.gain_interval {
@@ -860,6 +864,9 @@ mod tests {
             validated("b", Some(1), Some([0.1, 0.2]), 1.5),
         ];
         assert_eq!(recommend(&v, Some(&stable(5))).strategy, "b");
+        // Cheaper by less than CLEARLY_CHEAPER is timing noise: the tuning rank decides.
+        v[2].cost_ratio = Some(2.0);
+        assert_eq!(recommend(&v, Some(&stable(5))).strategy, "a");
         v[1].meets_constraints = false;
         v[2].meets_constraints = false;
         let r = recommend(&v, Some(&stable(5)));

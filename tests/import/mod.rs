@@ -202,7 +202,12 @@ fn the_output_is_what_finalize_and_run_read() {
     job.write(&mut out, "memory", None).unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "[{\"callId\":\"step-0\",\"toolName\":\"bash\",\"responseParts\":[{\"functionResponse\":{\"id\":\"step-0\",\"name\":\"bash\",\"response\":{\"output\":\"<returncode>0</returncode>\\n<output>\\n7\\n</output>\"}}}]}]\n"
+        concat!(
+            "{\"entries\":[{\"callId\":\"step-0\",\"toolName\":\"bash\",\"responseParts\":[{\"functionResponse\":",
+            "{\"id\":\"step-0\",\"name\":\"bash\",\"response\":{\"output\":\"<returncode>0</returncode>\\n<output>\\n7\\n",
+            "</output>\"}}}]}],\"context\":{\"task\":\"Count the files.\",\"calls\":[{\"callId\":\"step-0\",\"name\":\"bash\",",
+            "\"arguments\":\"ls | wc -l\"}],\"assistant\":\"```bash\\nls | wc -l\\n```\"},\"group\":{\"session\":\"messages.json\"}}\n"
+        )
     );
 }
 

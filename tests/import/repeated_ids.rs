@@ -242,7 +242,11 @@ fn a_reused_ids_used_line_belongs_to_the_result_of_its_own_turn() {
     let batches: Vec<budgetlab::Batch> = std::str::from_utf8(&out)
         .unwrap()
         .lines()
-        .map(|l| budgetlab::parse_batch(l.as_bytes(), "b").unwrap())
+        .map(|l| {
+            budgetlab::parse_batch_line(l.as_bytes(), "b")
+                .unwrap()
+                .entries
+        })
         .collect();
     assert_eq!(batches.len(), 11);
     let sha = budgetlab::digest::sha256_hex(&out);

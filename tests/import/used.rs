@@ -45,7 +45,11 @@ fn needles(out: &[u8], used: &[u8]) -> Vec<Option<Vec<String>>> {
     let batches: Vec<budgetlab::Batch> = std::str::from_utf8(out)
         .unwrap()
         .lines()
-        .map(|l| budgetlab::parse_batch(l.as_bytes(), "b").unwrap())
+        .map(|l| {
+            budgetlab::parse_batch_line(l.as_bytes(), "b")
+                .unwrap()
+                .entries
+        })
         .collect();
     let sha = budgetlab::digest::sha256_hex(out);
     match read_used_file(used, "used", &batches, &sha).unwrap() {
@@ -94,7 +98,8 @@ fn every_format_gives_the_path_find_file_printed_and_the_next_call_opens_as_a_us
         let text: Value =
             serde_json::from_str(std::str::from_utf8(&out).unwrap().lines().next().unwrap())
                 .unwrap();
-        let output = text[0]["responseParts"][0]["functionResponse"]["response"]["output"]
+        let output = text["entries"][0]["responseParts"][0]["functionResponse"]["response"]
+            ["output"]
             .as_str()
             .unwrap();
         let before = output.find(USED_LINE).unwrap();
@@ -248,7 +253,11 @@ fn a_used_lines_file_of_other_batches_is_stale_and_a_span_outside_its_text_is_re
     let batches: Vec<budgetlab::Batch> = std::str::from_utf8(&out)
         .unwrap()
         .lines()
-        .map(|l| budgetlab::parse_batch(l.as_bytes(), "b").unwrap())
+        .map(|l| {
+            budgetlab::parse_batch_line(l.as_bytes(), "b")
+                .unwrap()
+                .entries
+        })
         .collect();
     assert_eq!(
         read_used_file(&used, "u", &batches, &"0".repeat(64)).unwrap(),

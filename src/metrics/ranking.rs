@@ -376,7 +376,7 @@ mod tests {
     fn ties_never_chain_and_a_lead_below_the_smallest_that_counts_is_a_tie() {
         // Every batch keeps the same needles; a and b, b and c differ by ±5 points from batch to batch around
         // 1 point (intervals holding zero: tied), while a keeps 2 points more than c in every batch (real).
-        let s = |i: usize| if i % 2 == 0 { 0.025 } else { -0.025 };
+        let s = |i: usize| if i.is_multiple_of(2) { 0.025 } else { -0.025 };
         let rows = [
             row("c", |_| 3, move |i| 0.68 + s(i), |_| false),
             row("a", |_| 3, move |i| 0.70 + s(i), |_| false),

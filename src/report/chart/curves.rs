@@ -83,6 +83,9 @@ pub enum Lines<'a> {
     Budgets(&'a [BudgetLabel]),
 }
 
+/// The points of a line, in x order.
+type Points = Vec<(f64, f64)>;
+
 /// One line of a curve chart: a strategy, or a budget with its place among the chart's budgets.
 #[derive(Debug, Clone, Copy)]
 enum Line<'a> {
@@ -118,7 +121,7 @@ impl Line<'_> {
     }
 
     /// The line as a series of `points`, `over_budget` those of rows over budget.
-    fn series(&self, (points, over_budget): (Vec<(f64, f64)>, Vec<(f64, f64)>)) -> Series {
+    fn series(&self, (points, over_budget): (Points, Points)) -> Series {
         Series {
             name: self.name(),
             points,

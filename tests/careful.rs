@@ -49,7 +49,7 @@ fn budgets_given_with_scenarios_are_the_budgets_run() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["budget_label"].as_str().unwrap().to_string())
+        .map(|r| r["budgetLabel"].as_str().unwrap().to_string())
         .collect();
     budgets.sort();
     assert_eq!(budgets, ["abs-5000", "abs-900"]);
@@ -193,6 +193,11 @@ fn a_truncated_trajectory_is_malformed_walked_or_named() {
                 "{format}: {err}"
             );
         }
+        // The next format's failures are judged on a fresh path: a failed import leaves an earlier output as
+        // it was, so it would still be there.
+        std::fs::remove_file(out).unwrap();
+        let used = out.replace(".jsonl", ".used.jsonl");
+        let _ = std::fs::remove_file(used);
     }
 }
 
@@ -284,5 +289,60 @@ fn finalize_of_a_huge_batch_under_an_address_space_limit_is_refused_not_aborted(
             "{batch:?} under {limit} KB: {:?} {err}",
             out.status
         );
+    }
+}
+
+#[test]
+fn a_headless_claude_code_run_is_imported_like_a_transcript() {
+    // `claude -p --output-format stream-json`: an init line, the API messages without uuids, the session in
+    // session_id, a result line at the end; two results of one response arriving out of call order.
+    let run_log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code-headless/run.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("h.jsonl");
+    for format in ["auto", "claude-code"] {
+        let (code, err) = run(&[
+            "import",
+            "--verbose",
+            "--format",
+            format,
+            run_log.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            err.contains("read 1 files (1 claude-code); wrote 2 batches with 3 results"),
+            "{err}"
+        );
+        assert!(
+            err.contains("result line (a headless run's answer and cost)"),
+            "{err}"
+        );
+        assert!(!err.contains("line of another type"), "{err}");
+        let batches: Vec<Value> = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let ids: Vec<Vec<&str>> = batches
+            .iter()
+            .map(|b| {
+                b["entries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e["callId"].as_str().unwrap())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(ids, [vec!["toolu_01", "toolu_02"], vec!["toolu_03"]]);
+        for b in &batches {
+            assert_eq!(
+                b["group"]["session"],
+                "5d0c7c52-0000-4000-8000-000000000001"
+            );
+        }
+        std::fs::remove_file(&out).unwrap();
     }
 }

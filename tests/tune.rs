@@ -562,7 +562,7 @@ fn a_setting_whose_true_gain_is_zero_is_recommended_at_most_once_in_20() {
     let needles: Vec<(usize, usize)> = (0..60)
         .map(|b: usize| {
             // A fixed, balanced interleaving that no split follows.
-            if (b * 7 / 3) % 2 == 0 {
+            if (b * 7 / 3).is_multiple_of(2) {
                 PLANTED
             } else {
                 REFERENCE_ONLY

@@ -147,6 +147,13 @@ pub(crate) struct ShowArgs {
     /// Print the series as JSON instead of Markdown.
     #[arg(long)]
     pub(crate) json: bool,
+    /// List every series chosen in the summary, not only those that moved.
+    #[arg(long, conflicts_with = "nights")]
+    pub(crate) all: bool,
+    /// Print the chosen series night by night (a column a series), however wide. By default this table is
+    /// printed when it fits 120 columns, else a summary of what moved.
+    #[arg(long)]
+    pub(crate) nights: bool,
 }
 
 /// Flags of `history check`.
@@ -256,8 +263,12 @@ fn show(args: ShowArgs) -> anyhow::Result<Status> {
     let table = history.series(&filter)?;
     if args.json {
         emit(format!("{:#}\n", history::show::json(&table)).as_bytes())?;
-    } else {
+    } else if args.nights {
         emit(history::show::markdown(&table).as_bytes())?;
+    } else if args.all {
+        emit(history::show::summary(&table, true).as_bytes())?;
+    } else {
+        emit(history::show::default_markdown(&table).as_bytes())?;
     }
     Ok(Status::Done)
 }

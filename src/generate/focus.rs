@@ -306,7 +306,7 @@ mod tests {
                     }
                     "run_shell_command" => {
                         let ident = n.text.split("tests::").nth(1).unwrap();
-                        let ident = ident.split(|c: char| c == ' ' || c == '\'').next().unwrap();
+                        let ident = ident.split([' ', '\'']).next().unwrap();
                         assert!(task.contains(ident), "{task} does not name {ident}");
                         tasks += 1;
                     }

@@ -467,3 +467,65 @@ fn the_check_flags_each_move_on_its_first_night_and_the_cost_regression() {
     assert_eq!(json["moves"][2]["inputsChanged"], true);
     assert_eq!(json["moves"][2]["commit"], "c021");
 }
+
+#[test]
+fn show_fits_120_columns_by_default_and_says_what_moved() {
+    use super::series::{NightInfo, Series, SeriesKey, Table};
+    let night = |n: u64| NightInfo {
+        night: n,
+        date: format!("2026-12-{n:02}"),
+        commit: Some(format!("{n:0>40}")),
+        label: None,
+        results_sha256: "0".repeat(64),
+        inputs_sha256: "0".repeat(64),
+        crate_version: "0.1.0".into(),
+    };
+    // 40 strategies (long names) of compliance and cost over 3 nights: one compliance series moved on night 3,
+    // every cost series moved (wall-clock, listed only with --all).
+    let mut series = Vec::new();
+    for figure in [COMPLIANCE, COST] {
+        for i in 0..40 {
+            let moved = figure == COST || i == 7;
+            series.push(Series {
+                key: SeriesKey {
+                    figure,
+                    scenario: "mixed-realistic".into(),
+                    budget: "window-16000".into(),
+                    strategy: format!("head-tail(head=0.{i},tail-first=true,x=1)"),
+                },
+                values: vec![
+                    Some(Some(1.0)),
+                    Some(Some(1.0)),
+                    Some(Some(if moved { 0.5 } else { 1.0 })),
+                ],
+            });
+        }
+    }
+    let table = Table {
+        nights: (1..=3).map(night).collect(),
+        series,
+    };
+    // The night-by-night table is 40 columns wide: the summary is printed instead.
+    assert!(show::markdown(&table).lines().any(|l| l.len() > 1000));
+    let text = show::default_markdown(&table);
+    assert!(
+        text.lines().all(|l| l.chars().count() <= show::COLUMNS),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("3 nights (2026-12-01 to 2026-12-03), 80 series, 1 moved"),
+        "{text}"
+    );
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| compliance"))
+        .collect();
+    assert_eq!(
+        rows,
+        ["| compliance | mixed-realistic | window-16000 | head-tail(head=0.7,tail-f… | 100.00% | 50.00% | 3 (0000000) |"]
+    );
+    // --all lists all 80, each line still within 120 columns.
+    let all = show::summary(&table, true);
+    assert_eq!(all.lines().filter(|l| l.starts_with("| c")).count(), 80);
+    assert!(all.lines().all(|l| l.chars().count() <= show::COLUMNS));
+}

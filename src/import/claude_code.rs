@@ -7,6 +7,12 @@
 //! whatever order or line they come in; `is_error: true` makes an error. The top-level `toolUseResult` is the
 //! UI's copy and is ignored; so are compaction summaries, `isMeta` lines, hook `progress` and `system` lines,
 //! snapshots and queue operations. Lines repeated by a resumed session are recognised by their ids.
+//!
+//! Headless runs (`claude -p --output-format stream-json`, as CI jobs record them) are read the same way: their
+//! `assistant` and `user` lines carry the same API messages, without the transcript's `uuid` and with the session
+//! in `session_id`; the `system` line of subtype `init` opens them, a `result` line closes them (the final answer
+//! and the run's cost), and `stream_event` lines (partial messages) may come between. None of those holds a call
+//! or a result.
 
 use serde_json::{Map, Value};
 
@@ -42,6 +48,17 @@ impl SessionFormat for ClaudeCode {
         if OWN_TYPES.contains(&ty) {
             return true;
         }
+        // A headless run's own lines: its opening, its closing and its partial messages.
+        let headless = line.contains_key("session_id")
+            && match ty {
+                "system" => line.get("subtype").and_then(Value::as_str) == Some("init"),
+                "result" => line.contains_key("subtype") && line.contains_key("num_turns"),
+                "stream_event" => line.contains_key("event"),
+                _ => false,
+            };
+        if headless {
+            return true;
+        }
         matches!(ty, "user" | "assistant" | "system")
             && (line.contains_key("isSidechain")
                 || line.contains_key("userType")
@@ -65,7 +82,8 @@ fn read_line(
     line: &Map<String, Value>,
     tally: &mut Tally,
 ) -> std::result::Result<(), String> {
-    if let Some(Value::String(session)) = line.get("sessionId") {
+    // A transcript names its session `sessionId`, a headless run `session_id`.
+    if let Some(Value::String(session)) = line.get("sessionId").or_else(|| line.get("session_id")) {
         turns.session(session);
     }
     let ty = line.get("type").and_then(Value::as_str);
@@ -170,6 +188,8 @@ fn read_line(
         Some("system") => tally.skip("system line"),
         Some("file-history-snapshot") => tally.skip("file-history-snapshot line"),
         Some("queue-operation") => tally.skip("queue-operation line"),
+        Some("result") => tally.skip("result line (a headless run's answer and cost)"),
+        Some("stream_event") => tally.skip("stream event (a headless run's partial message)"),
         Some(_) => tally.skip("line of another type"),
         None => tally.skip("line without a type"),
     }

@@ -162,7 +162,12 @@ mod tests {
         }
         let wants = |n: &str| n.ends_with(".jsonl") || n.ends_with(".json");
         let exclude = root.join("out.jsonl").canonicalize().unwrap();
-        let found = collect(&[root.to_path_buf()], &wants, &[exclude.clone()]).unwrap();
+        let found = collect(
+            &[root.to_path_buf()],
+            &wants,
+            std::slice::from_ref(&exclude),
+        )
+        .unwrap();
         let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
         let names: Vec<String> = found
             .iter()

@@ -4,7 +4,9 @@
 //! Strategies that kept the budget are ranked by needle survival, then by retention (by retention alone where no
 //! needle was planted). Each ranked strategy's lead over the next is the difference of the figure that orders
 //! them, with its paired 95% bootstrap interval ([`resample::paired_interval`]: the same batches, weighed alike
-//! in each resample); a lead whose interval holds zero is no lead, and the two share a rank (a tie). Strategies
+//! in each resample); a lead whose interval holds zero, or smaller than [`SMALLEST_LEAD`], is no lead (a tie).
+//! Ties never chain: a strategy shares the rank of those above it only when it is tied with every one of them, so
+//! two strategies one of which leads the other for real never share a rank through a third tied with both. Strategies
 //! that broke the budget in any turn are never ranked: they follow, fewest violations first, with their rate.
 //! Nothing here depends on time: the cost figures are shown beside the ranking by whoever draws it, from the
 //! rows.
@@ -130,6 +132,11 @@ pub(super) fn by_budget(rows: &[Aggregate]) -> Vec<(&str, BudgetLabel, Vec<&Aggr
     groups
 }
 
+/// The smallest difference that counts as a lead: 0.1 percentage points of needles kept or of the share of each
+/// field kept. A difference below it is a tie however narrow its interval, so that a lead of +0.0004 pp never
+/// reads as a win.
+pub const SMALLEST_LEAD: f64 = 0.001;
+
 /// Whether a row kept the budget in every turn (and ran any): only such a strategy is ranked.
 pub(super) fn kept_budget(row: &Aggregate) -> bool {
     row.batches > 0 && row.compliance.violations == 0
@@ -165,9 +172,13 @@ fn rank_group(scenario: &str, budget: BudgetLabel, members: &[&Aggregate]) -> Bu
     };
     let mut ranked: Vec<Ranked> = Vec::with_capacity(kept.len());
     let mut rank = 1;
+    // The first of the strategies sharing the current rank.
+    let mut group = 0;
     for (i, row) in kept.iter().enumerate() {
-        if i > 0 && ranked[i - 1].lead.as_ref().is_some_and(|l| l.real) {
+        // Tied with every strategy of the rank above it, it shares the rank; led for real by any, it starts its own.
+        if i > 0 && kept[group..i].iter().any(|above| lead(above, row).real) {
             rank = i + 1;
+            group = i;
         }
         ranked.push(Ranked {
             rank,
@@ -197,8 +208,9 @@ fn rank_group(scenario: &str, budget: BudgetLabel, members: &[&Aggregate]) -> Bu
     }
 }
 
-/// The lead of `a` over `b`, ranked just below it: in needle survival when theirs differ, else in retention.
-fn lead(a: &Aggregate, b: &Aggregate) -> Lead {
+/// The lead of `a` over `b`, ranked below it: in needle survival when theirs differ, else in retention. Real when
+/// its interval lies above zero and it is at least [`SMALLEST_LEAD`].
+pub(crate) fn lead(a: &Aggregate, b: &Aggregate) -> Lead {
     let (figure, x, y) = match (a.needles.survival, b.needles.survival) {
         (Some(x), Some(y)) if x != y => (LeadFigure::Needles, x, y),
         _ => (
@@ -220,7 +232,7 @@ fn lead(a: &Aggregate, b: &Aggregate) -> Lead {
         figure,
         difference: x - y,
         interval: interval.map(|(lo, hi)| [lo, hi]),
-        real: interval.is_some_and(|(lo, _)| lo > 0.0),
+        real: interval.is_some_and(|(lo, _)| lo > 0.0) && x - y >= SMALLEST_LEAD,
     }
 }
 
@@ -358,5 +370,38 @@ mod tests {
         let lead = r.kept[0].lead.as_ref().unwrap();
         assert_eq!((lead.difference, lead.interval), (0.0, Some([0.0, 0.0])));
         assert!(!lead.real);
+    }
+
+    #[test]
+    fn ties_never_chain_and_a_lead_below_the_smallest_that_counts_is_a_tie() {
+        // Every batch keeps the same needles; a and b, b and c differ by ±5 points from batch to batch around
+        // 1 point (intervals holding zero: tied), while a keeps 2 points more than c in every batch (real).
+        let s = |i: usize| if i.is_multiple_of(2) { 0.025 } else { -0.025 };
+        let rows = [
+            row("c", |_| 3, move |i| 0.68 + s(i), |_| false),
+            row("a", |_| 3, move |i| 0.70 + s(i), |_| false),
+            row("b", |_| 3, move |i| 0.69 - s(i), |_| false),
+        ];
+        let r = &rank(&rows)[0];
+        let order: Vec<(&str, usize)> = r
+            .kept
+            .iter()
+            .map(|k| (k.strategy.as_str(), k.rank))
+            .collect();
+        // b is tied with a, c with b but not with a: c does not share a's rank through b.
+        assert_eq!(order, [("a", 1), ("b", 1), ("c", 3)]);
+        assert!(!r.kept[0].lead.as_ref().unwrap().real);
+        assert!(!r.kept[1].lead.as_ref().unwrap().real);
+        assert!(lead(&rows[1], &rows[0]).real);
+        // A lead of a thousandth of a point in every batch has an interval above zero, and is still a tie.
+        let rows = [
+            row("x", |_| 3, |_| 0.7, |_| false),
+            row("y", |_| 3, |_| 0.699_99, |_| false),
+        ];
+        let r = &rank(&rows)[0];
+        let lead = r.kept[0].lead.as_ref().unwrap();
+        assert!(lead.interval.unwrap()[0] > 0.0);
+        assert!(!lead.real);
+        assert_eq!((r.kept[0].rank, r.kept[1].rank), (1, 1));
     }
 }

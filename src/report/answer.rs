@@ -3,7 +3,7 @@
 //! "tied" where the interval holds zero), and which strategies broke the budget; and the rows of each scenario
 //! and budget in ranking order. Pure: results in, strings out.
 
-use crate::metrics::ranking::{BudgetRanking, Lead, LeadFigure, Ranked};
+use crate::metrics::ranking::{self, BudgetRanking, Lead, LeadFigure, Ranked};
 use crate::metrics::Aggregate;
 use crate::run::RunResults;
 
@@ -119,11 +119,27 @@ fn line(results: &RunResults, r: &BudgetRanking) -> AnswerLine {
         2 => format!("{} = {} (tied)", names[0], names[1]),
         n => format!("{} = {} (+{} more tied)", names[0], names[1], n - 2),
     };
-    let last_first = first[first.len() - 1];
-    let lead = match (&last_first.lead, r.kept.get(first.len())) {
-        (Some(lead), Some(_)) => lead_text(lead),
-        _ if r.kept.len() == 1 => "– (the only one in budget)".into(),
-        _ => "– (all in budget tied)".into(),
+    // The lead that sets the first apart from the next: of the first of them that leads it for real (ties never
+    // chain, so one does), named when it is not the first.
+    let lead = match r.kept.get(first.len()) {
+        Some(next) => {
+            let next_row = row_of(results, r, next.strategy.as_str());
+            let leads = first.iter().filter_map(|k| {
+                let lead = ranking::lead(row_of(results, r, k.strategy.as_str())?, next_row?);
+                Some((k, lead))
+            });
+            let chosen: Vec<(&&Ranked, Lead)> = leads.collect();
+            match chosen.iter().find(|(_, l)| l.real).or(chosen.last()) {
+                Some((k, l)) if k.strategy == top.strategy => lead_text(l),
+                Some((k, l)) => format!("{}: {}", k.strategy, lead_text(l)),
+                None => first[first.len() - 1]
+                    .lead
+                    .as_ref()
+                    .map_or_else(|| "–".into(), lead_text),
+            }
+        }
+        None if r.kept.len() == 1 => "– (the only one in budget)".into(),
+        None => "– (all in budget tied)".into(),
     };
     AnswerLine {
         scenario: r.scenario.clone(),
@@ -131,17 +147,36 @@ fn line(results: &RunResults, r: &BudgetRanking) -> AnswerLine {
         best,
         lead,
         needles: match row {
-            Some(row) if row.needles.survival.is_some() => format!(
-                "{} of {}",
-                share(row.needles.survival),
-                share(row.needles.upper_bound)
-            ),
+            Some(row) => needles_words(row.needles.survival, row.needles.upper_bound),
             _ => "–".into(),
         },
         retention: share(top.retention),
-        cost: row.map_or_else(|| "–".into(), floor_ratio),
+        cost: row.map_or_else(|| "–".into(), cost_words),
         broke,
         nobody: false,
+    }
+}
+
+/// Needles kept against the most any allocation could keep, in plain words: `all kept` (not `100% of 100%`),
+/// `90% (all any allocation keeps)`, `91.2% (95% possible)`; `–` where none was planted.
+fn needles_words(survival: Option<f64>, bound: Option<f64>) -> String {
+    match (survival, bound) {
+        (None, _) => "–".into(),
+        (Some(s), _) if s >= 1.0 => "all kept".into(),
+        (Some(s), Some(b)) if s >= b => format!("{} (all any allocation keeps)", share(Some(s))),
+        (Some(s), Some(b)) => format!("{} ({} possible)", share(Some(s)), share(Some(b))),
+        (Some(s), None) => share(Some(s)),
+    }
+}
+
+/// The time over the floor's in plain words: `1.80x`; under 1, what that means rather than a bare ratio. The
+/// floor is the least work an exact fit must do, timed beside the strategy: a little under it is the noise of
+/// timing (`0.97x, about the floor's`), well under it a strategy that skips work an exact fit does.
+fn cost_words(row: &Aggregate) -> String {
+    match row.cost.floor_ratio {
+        Some(x) if x < 0.9 => format!("{x:.2}x, under the floor: skips work"),
+        Some(x) if x < 1.0 => format!("{x:.2}x, about the floor's"),
+        _ => floor_ratio(row),
     }
 }
 
@@ -258,8 +293,9 @@ pub(crate) const NOTE: &str = "Only strategies that kept the budget in every tur
 (planted exit lines, first errors, summary lines and JSON keys still visible; the most any allocation of the same \
 budget could keep beside it), then by the mean share of each field kept. The lead is the best strategy's figure \
 minus the next one's, in percentage points, with its 95% interval from a paired bootstrap over the batches (200 \
-resamples, the same batches weighed alike for every strategy): where the interval holds zero the two are tied and \
-share a rank. Cost / floor: the strategy's own time over the least work any exact finalizer does on the same \
+resamples, the same batches weighed alike for every strategy). A difference smaller than 0.1 pp counts as no \
+difference, and so does one whose interval holds zero: the two are tied and share a rank. Ties do not chain: a \
+strategy shares the first rank only when it is tied with every strategy ranked first. Cost / floor: the strategy's own time over the least work any exact finalizer does on the same \
 input, timed beside it (the only figure that differs between runs). Strategies over budget are never ranked; the \
 share of turns each let over the budget follows its name.";
 
@@ -307,6 +343,43 @@ mod tests {
         );
         assert_eq!(points(-1e-13), "+0.0");
         assert_eq!(points(-0.0000001), "-0.00001");
+    }
+
+    #[test]
+    fn needles_and_a_cost_under_the_floor_read_in_plain_words() {
+        assert_eq!(needles_words(Some(1.0), Some(1.0)), "all kept");
+        assert_eq!(
+            needles_words(Some(0.9), Some(0.9)),
+            "90% (all any allocation keeps)"
+        );
+        assert_eq!(
+            needles_words(Some(0.912), Some(0.95)),
+            "91.2% (95% possible)"
+        );
+        assert_eq!(needles_words(None, Some(1.0)), "–");
+        let strategy = StrategyKey::from("s");
+        let key = crate::metrics::RowKey {
+            scenario: "s",
+            budget: crate::scenario::BudgetLabel::Absolute(1000),
+            strategy: &strategy,
+        };
+        let mut row = Aggregate::from_summary(
+            key,
+            crate::workload::Mode::Interactive,
+            false,
+            1000,
+            crate::metrics::RowSummary::default(),
+            crate::metrics::CostTally::default(),
+            None,
+        );
+        row.cost.floor_ratio = Some(0.85);
+        assert_eq!(cost_words(&row), "0.85x, under the floor: skips work");
+        row.cost.floor_ratio = Some(0.97);
+        assert_eq!(cost_words(&row), "0.97x, about the floor's");
+        row.cost.floor_ratio = Some(1.8);
+        assert_eq!(cost_words(&row), "1.80x");
+        assert!(NOTE.contains("smaller than 0.1 pp"));
+        assert_eq!(crate::metrics::ranking::SMALLEST_LEAD, 0.001);
     }
 
     #[test]

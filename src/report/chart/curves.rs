@@ -83,6 +83,9 @@ pub enum Lines<'a> {
     Budgets(&'a [BudgetLabel]),
 }
 
+/// The points of a line, in x order.
+type Points = Vec<(f64, f64)>;
+
 /// One line of a curve chart: a strategy, or a budget with its place among the chart's budgets.
 #[derive(Debug, Clone, Copy)]
 enum Line<'a> {
@@ -117,13 +120,14 @@ impl Line<'_> {
         }
     }
 
-    /// The line as a series of `points`.
-    fn series(&self, points: Vec<(f64, f64)>) -> Series {
+    /// The line as a series of `points`, `over_budget` those of rows over budget.
+    fn series(&self, (points, over_budget): (Points, Points)) -> Series {
         Series {
             name: self.name(),
             points,
             baseline: self.baseline(),
             kind: self.kind(),
+            over_budget,
         }
     }
 }
@@ -174,14 +178,16 @@ pub fn curve_panels(
     metrics: &[Metric],
     bound: bool,
 ) -> Curves {
-    let line = |of: &Line<'_>, value: &dyn Fn(&Aggregate) -> Option<f64>| -> Vec<(f64, f64)> {
-        let mut pts: Vec<(f64, f64)> = points
+    // A line's points in x order, and those of its rows over budget.
+    let line = |of: &Line<'_>, value: &dyn Fn(&Aggregate) -> Option<f64>| {
+        let mut pts: Vec<(f64, f64, bool)> = points
             .iter()
             .filter(|p| of.holds(p.row))
-            .filter_map(|p| Some((p.x, value(p.row)?)))
+            .filter_map(|p| Some((p.x, value(p.row)?, p.row.compliance.violations > 0)))
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        pts
+        let over = pts.iter().filter(|p| p.2).map(|p| (p.0, p.1)).collect();
+        (pts.into_iter().map(|p| (p.0, p.1)).collect(), over)
     };
     let first = lines.all().first().copied();
     let mut panels = Vec::new();
@@ -198,9 +204,10 @@ pub fn curve_panels(
                 .flatten()
                 .map(|first| Series {
                     name: "upper bound (best possible allocation)".into(),
-                    points: line(&first, &|r| r.needles.upper_bound.map(|u| u * 100.0)),
+                    points: line(&first, &|r| r.needles.upper_bound.map(|u| u * 100.0)).0,
                     baseline: false,
                     kind: LineKind::Other(0),
+                    over_budget: Vec::new(),
                 })
                 .filter(|b| !b.points.is_empty());
             panels.push(LinePanel {
@@ -397,7 +404,7 @@ pub(crate) fn token_compliance_curves(
                     .filter_map(|p| Some((p.x, value(p.row)? * 100.0)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                l.series(pts)
+                l.series((pts, Vec::new()))
             })
             .filter(|s| !s.points.is_empty())
             .collect();
@@ -464,7 +471,8 @@ pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
             "Mean kept share per field (left) and needle survival (right) of {scenario} {} (log scale), one \
 line per strategy, each strategy in its own colour, marker and dash as on every chart; the dashed grey line over \
 them is the needle upper bound (the most any allocation of the budget could keep).{windows} Lines that rise \
-earlier do more with less budget. Lines drawn on the same pixels show as one, and the panel names them at its \
+earlier do more with less budget. A hollow grey circle in place of a line's marker: the strategy broke the budget \
+in some turn there, so what it kept there is not a win. Lines drawn on the same pixels show as one, and the panel names them at its \
 bottom right (\"one line: ...\"). For a finer curve run `budgetlab sweep --scenario {scenario}`.",
             budgets_drawn(&curves)
         ),

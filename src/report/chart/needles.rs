@@ -2,6 +2,8 @@
 //!
 //! Needle survival: per strategy a group of horizontal bars, one per needle kind and a dark one for every kind
 //! together, with the upper bound (the most any allocation could keep) marked by a black tick across the group.
+//! A strategy that broke the budget in some turn is never drawn as a winner: its bars are hollow and grey, its
+//! name says "over budget", and it comes after every strategy that kept the budget, however much it kept.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +31,8 @@ pub struct NeedleRow {
     pub all: Option<f64>,
     /// The most any allocation of the same budgets could keep (0..1); `None` when no needle was planted.
     pub upper_bound: Option<f64>,
+    /// Broke the budget in some turn of some row: what it kept was bought with room it did not have.
+    pub over_budget: bool,
 }
 
 /// The needle chart's data, pooled over every scenario and budget.
@@ -40,6 +44,16 @@ pub struct NeedleSurvival {
     pub rows: Vec<NeedleRow>,
     /// Needles planted per strategy.
     pub planted: u64,
+}
+
+impl NeedleSurvival {
+    /// The rows in the order the chart draws them: those that kept the budget in run order, then those over
+    /// budget in run order, so that a strategy over budget is never first.
+    pub fn drawn(&self) -> Vec<&NeedleRow> {
+        let (kept, over): (Vec<&NeedleRow>, Vec<&NeedleRow>) =
+            self.rows.iter().partition(|r| !r.over_budget);
+        kept.into_iter().chain(over).collect()
+    }
 }
 
 /// Needle survival by kind and strategy, pooled over every row.
@@ -59,7 +73,9 @@ pub fn needle_survival(results: &RunResults) -> NeedleSurvival {
         .map(|strategy| {
             let mut by_kind: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
             let (mut planted, mut bound) = (0u64, 0.0f64);
+            let mut over_budget = false;
             for r in rows_of(results, strategy) {
+                over_budget |= r.compliance.violations > 0;
                 let row_planted: u64 = r.needles.by_kind.values().map(|k| k.planted).sum();
                 planted += row_planted;
                 bound += r.needles.upper_bound.unwrap_or(0.0) * row_planted as f64;
@@ -83,6 +99,7 @@ pub fn needle_survival(results: &RunResults) -> NeedleSurvival {
                     .collect(),
                 all: ratio(survived as f64, planted as f64),
                 upper_bound: ratio(bound, planted as f64),
+                over_budget,
             }
         })
         .collect();
@@ -100,6 +117,17 @@ const BAR: u32 = 9;
 const GAP: u32 = 16;
 const NUMBERS: i32 = 130;
 const ALL: RGBColor = RGBColor(60, 60, 60);
+/// Grey of the bars of a strategy over budget (drawn hollow).
+const OVER: RGBColor = RGBColor(150, 150, 150);
+
+/// A strategy's name on the chart: marked when it broke the budget.
+fn row_name(r: &NeedleRow) -> String {
+    if r.over_budget {
+        format!("{} (over budget)", r.strategy)
+    } else {
+        r.strategy.to_string()
+    }
+}
 
 impl Bars<'_> {
     fn entries(&self) -> Vec<Entry> {
@@ -121,6 +149,12 @@ impl Bars<'_> {
             label: "upper bound (all kinds)".into(),
             swatch: Swatch::Tick(BLACK),
         });
+        if self.0.rows.iter().any(|r| r.over_budget) {
+            entries.push(Entry {
+                label: "hollow grey: over budget in some turn, not ranked".into(),
+                swatch: Swatch::Hollow(OVER),
+            });
+        }
         entries
     }
 
@@ -129,7 +163,8 @@ impl Bars<'_> {
     }
 
     fn label_width(&self) -> u32 {
-        style::label_width(self.0.rows.iter().map(|r| r.strategy.as_str()), TICK, 50)
+        let names: Vec<String> = self.0.rows.iter().map(row_name).collect();
+        style::label_width(names.iter().map(String::as_str), TICK, 50)
     }
 }
 
@@ -152,7 +187,8 @@ impl Figure for Bars<'_> {
         let entries = self.entries();
         let (plot, side) =
             area.split_horizontally(area.dim_in_pixel().0 - legend::width(&entries) - 30);
-        let names: Vec<String> = data.rows.iter().map(|r| r.strategy.to_string()).collect();
+        let drawn = data.drawn();
+        let names: Vec<String> = drawn.iter().map(|r| row_name(r)).collect();
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .margin_right(NUMBERS)
@@ -184,7 +220,7 @@ impl Figure for Bars<'_> {
             &style::anchored(SMALL, HPos::Left, VPos::Bottom, style::MUTED),
             (right, chart.backend_coord(&(0.0, -0.5)).1 - base.1 - 4),
         )?;
-        for (i, r) in data.rows.iter().enumerate() {
+        for (i, r) in drawn.iter().enumerate() {
             let top = i as f64 - band / 2.0;
             let values = r
                 .by_kind
@@ -195,9 +231,14 @@ impl Figure for Bars<'_> {
             for (k, (colour, value)) in values.enumerate() {
                 let Some(value) = value else { continue };
                 let y0 = top + k as f64 * bar;
+                let look = if r.over_budget {
+                    ShapeStyle::from(&OVER).stroke_width(1)
+                } else {
+                    colour.filled()
+                };
                 chart.draw_series(std::iter::once(Rectangle::new(
                     [(0.0, y0 + bar * 0.1), (value * 100.0, y0 + bar * 0.9)],
-                    colour.filled(),
+                    look,
                 )))?;
             }
             if let Some(bound) = r.upper_bound {
@@ -211,9 +252,14 @@ impl Figure for Bars<'_> {
                 v.map_or("–".to_string(), |v| format!("{:.0}", (v * 100.0).floor()))
             };
             let py = chart.backend_coord(&(0.0, i as f64)).1 - base.1;
+            let ink = if r.over_budget {
+                style::MUTED
+            } else {
+                style::INK
+            };
             plot.draw_text(
                 &format!("{} / {}", whole(r.all), whole(r.upper_bound)),
-                &style::anchored(SMALL, HPos::Left, VPos::Center, style::INK),
+                &style::anchored(SMALL, HPos::Left, VPos::Center, ink),
                 (right, py),
             )?;
         }
@@ -228,7 +274,9 @@ pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
         "Needle survival by kind",
         "Share of planted needles (exit lines, first errors, summary lines, JSON keys) the model can \
 still see, over every scenario and budget. The black tick is the most any allocation of the same budgets could \
-keep: compare it with the dark 'all kinds' bar. Bars at the tick cannot be improved by allocation alone.",
+keep: compare it with the dark 'all kinds' bar. Bars at the tick cannot be improved by allocation alone. \
+Strategies that broke the budget in some turn come last, in hollow grey bars marked 'over budget': what they kept \
+was bought with room the budget did not give, so they are not ranked.",
         needle_survival(run.results),
         |data, title, format| draw::render(title, format, &Bars(data)),
     ))

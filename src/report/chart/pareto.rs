@@ -531,6 +531,8 @@ where
 pub(super) const LINE: i32 = SMALL as i32 + 3;
 /// Room kept between two labels.
 const PAD: i32 = 3;
+/// How many label heights above or below its point a label that must be drawn may go.
+const FAR: i32 = 4;
 
 /// A point's label to place, in pixels.
 pub(super) struct Label {
@@ -548,8 +550,11 @@ pub(super) struct Label {
 
 /// Where each of `labels` goes, in order (a box, and how its lines align in it): beside, above or below its
 /// point, inside `bounds`, where it covers none of the `marks` (points, lines) and no label placed before it
-/// (nor comes within [`PAD`] of one). A label that must be
-/// drawn and finds no such place goes where it covers fewest, other labels counting most; another is left out.
+/// (nor comes within [`PAD`] of one). A label that must be drawn and would cover another label beside its point
+/// tries a few places further up and down ([`FAR`] label heights at most) on either side, so that names of points
+/// close together never print over each other; if still none is free it goes where it covers fewest, other
+/// labels counting most, and where no place beside it is inside `bounds`, the one right of it moved back inside.
+/// A label that need not be drawn and finds no free place is left out.
 pub(super) fn place(
     labels: &[Label],
     marks: &[[i32; 4]],
@@ -597,14 +602,49 @@ pub(super) fn place(
                 1000 * placed.iter().filter(|t| overlap(&roomy, t)).count()
                     + marks.iter().filter(|t| overlap(b, t)).count()
             };
-            let best = candidates
+            let mut best = candidates
                 .iter()
                 .filter(|c| inside(&c.0))
                 .min_by_key(|c| covers(&c.0))
                 .copied();
+            if l.must && best.is_some_and(|c| covers(&c.0) >= 1000) {
+                // Beside the point it would cover another label: step up and down, right then left of it.
+                let far = (1..=FAR).flat_map(|k| {
+                    let d = k * (h + PAD);
+                    [
+                        (
+                            [px + g, py - h / 2 - d, px + g + w, py + h - h / 2 - d],
+                            HPos::Left,
+                        ),
+                        (
+                            [px + g, py - h / 2 + d, px + g + w, py + h - h / 2 + d],
+                            HPos::Left,
+                        ),
+                        (
+                            [px - g - w, py - h / 2 - d, px - g, py + h - h / 2 - d],
+                            HPos::Right,
+                        ),
+                        (
+                            [px - g - w, py - h / 2 + d, px - g, py + h - h / 2 + d],
+                            HPos::Right,
+                        ),
+                    ]
+                });
+                if let Some(c) = far.filter(|c| inside(&c.0)).min_by_key(|c| covers(&c.0)) {
+                    if best.is_none_or(|b| covers(&c.0) < covers(&b.0)) {
+                        best = Some(c);
+                    }
+                }
+            }
             let spot = match best {
                 Some(c) if covers(&c.0) == 0 || l.must => Some(c),
-                None if l.must => Some(candidates[0]),
+                // No place beside it inside the panel: right of it, moved back inside, never into the next panel.
+                None if l.must => {
+                    let b = candidates[0].0;
+                    let dx = (bounds[2] - b[2]).min(0).max(bounds[0] - b[0]);
+                    let dy = (bounds[3] - b[3]).min(0).max(bounds[1] - b[1]);
+                    Some(([b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy], HPos::Left))
+                }
                 _ => None,
             };
             if let Some((b, _)) = spot {
@@ -776,7 +816,28 @@ mod tests {
         let crowded = [label((10, 50), 190, false), label((10, 50), 190, true)];
         let marks = [mark((10, 50)), [0, 0, 200, 44], [0, 56, 200, 100]];
         let spots = place(&crowded, &marks, bounds);
-        assert_eq!(boxes(&spots), [None, Some([15, 45, 205, 55])]);
+        // Drawn inside the panel, moved back from its right edge, not into the next panel.
+        assert_eq!(boxes(&spots), [None, Some([10, 45, 200, 55])]);
+    }
+
+    #[test]
+    fn front_labels_of_points_close_together_never_print_over_each_other() {
+        // Three points of a front two pixels apart (three names at 50,000 units): right, left, then further up.
+        let bounds = [0, 0, 300, 200];
+        let at = [(100, 50), (102, 50), (104, 50)];
+        let labels = at.map(|p| label(p, 40, true));
+        let marks = at.map(|(x, y)| [x - 2, y - 2, x + 2, y + 2]);
+        let spots = place(&labels, &marks, bounds);
+        let boxes: Vec<[i32; 4]> = spots.iter().map(|s| s.unwrap().0).collect();
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                assert!(
+                    !(a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]),
+                    "{boxes:?}"
+                );
+            }
+        }
+        assert_eq!(boxes[2], [109, 32, 149, 42]);
     }
 
     #[test]

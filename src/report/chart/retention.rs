@@ -41,9 +41,9 @@ pub fn retention_cdf(results: &RunResults, turns: Option<&TurnTallies>) -> Reten
         }
     };
     let x_label = if per_turn {
-        "kept share per field, mean of a turn (%)"
+        "kept share per field, mean of a turn (%); better: a line further right and lower"
     } else {
-        "kept share per field, mean of a scenario and budget (%)"
+        "kept share per field, mean of a scenario and budget (%); better: a line further right and lower"
     };
     let y_label = if per_turn {
         "over-budget turns keeping at most x (%)"

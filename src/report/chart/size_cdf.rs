@@ -39,6 +39,7 @@ pub fn size_cdf(report: &ProfileReport) -> RetentionCdf {
                 points: size_cdf_points(p),
                 baseline: compared.is_some_and(|c| std::ptr::eq(c, *p)),
                 kind: LineKind::Other(i),
+                over_budget: Vec::new(),
             })
             .filter(|s| !s.points.is_empty())
             .collect(),

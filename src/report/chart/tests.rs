@@ -861,9 +861,11 @@ fn the_points_of_line_charts_are_hotspots_on_their_markers_and_bars_have_none() 
     assert!(h[0].x < h[1].x && h[2].x < h[3].x && h[1].x < h[4].x);
     assert_eq!((h[0].y, h[0].x), (h[1].y, h[2].x));
     assert!(h[0].y < h[2].y && h[4].y < h[6].y);
-    // Each sits on its marker, in the PNG as in the SVG (the same layout).
+    // Each sits on its marker, in the PNG as in the SVG (the same layout): codex, over budget in scenario a, on
+    // the ring of a hollow grey one.
     for spot in h {
-        let [r, g, b] = darkest_near(&curves.png, spot.x, spot.y, 3);
+        let reach = if spot.line == "codex" { 6 } else { 3 };
+        let [r, g, b] = darkest_near(&curves.png, spot.x, spot.y, reach);
         assert!(
             u32::from(r) + u32::from(g) + u32::from(b) < 450,
             "{spot:?}: no marker at it ({r}, {g}, {b})"
@@ -873,4 +875,31 @@ fn the_points_of_line_charts_are_hotspots_on_their_markers_and_bars_have_none() 
     assert_eq!(chart("cost").hotspots.len(), 4);
     assert!(chart("compliance").hotspots.is_empty());
     assert!(chart("needles").hotspots.is_empty());
+}
+
+#[test]
+fn a_strategy_over_budget_is_hollow_grey_and_never_first_on_the_needle_and_curve_charts() {
+    let (results, _) = run();
+    let n = needle_survival(&results);
+    let over: Vec<bool> = n.rows.iter().map(|r| r.over_budget).collect();
+    assert_eq!(over, [false, true]);
+    // Run first, codex (over budget in scenario a) is still drawn after the reference.
+    let mut swapped = results.clone();
+    swapped.inputs.strategies.reverse();
+    let n = needle_survival(&swapped);
+    assert_eq!(n.rows[0].strategy, "codex");
+    let drawn: Vec<&str> = n.drawn().iter().map(|r| r.strategy.as_str()).collect();
+    assert_eq!(drawn, ["reference", "codex"]);
+    // On the budget curves, every point of codex (over budget at both budgets of a) is marked, none of the
+    // reference's, and the legend says what the hollow grey marker is.
+    let curves = budget_curves(&results).unwrap().curves;
+    for panel in &curves.panels {
+        assert!(panel.series[0].over_budget.is_empty());
+        assert_eq!(panel.series[1].name, "codex");
+        assert_eq!(panel.series[1].over_budget, panel.series[1].points);
+    }
+    let legend = row_legend(&curves.panels);
+    assert!(legend
+        .iter()
+        .any(|e| matches!(e.swatch, Swatch::Marker(s) if s == style::OVER_BUDGET)));
 }

@@ -1,7 +1,9 @@
 //! Trend charts of a nightly history (`budgetlab history report`, and `budgetlab report DIR --history DB` on the
 //! page of the latest run): one chart a tracked figure, the nights on the x axis, a panel a scenario and budget,
 //! a line a strategy in its own look; every night on which a deterministic figure moved is marked by a dotted
-//! line labelled with its commit (the first 7 digits), the night `history check` flags.
+//! line labelled with its commit (the first 7 digits), the night `history check` flags. A chart draws what moved:
+//! the panels in which some line changed from a night to the next come first, and at most [`MAX_PANELS`] are
+//! drawn; the caption counts the rest and says how to choose them.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -21,6 +23,9 @@ const MARKED_NIGHTS: usize = 40;
 /// Panels a row, at most.
 const COLUMNS: usize = 2;
 
+/// Panels a chart draws, at most: those that moved first.
+pub const MAX_PANELS: usize = 6;
+
 /// The digits of a commit a mark shows.
 const SHORT_SHA: usize = 7;
 
@@ -31,6 +36,16 @@ pub struct Trend {
     pub panels: Vec<LinePanel>,
     /// The nights drawn.
     pub nights: usize,
+    /// The panels left out past [`MAX_PANELS`], and how many of them moved.
+    pub left_out: (usize, usize),
+}
+
+/// Whether some line of `panel` changed from one of its points to the next.
+fn moved(panel: &LinePanel) -> bool {
+    panel
+        .series
+        .iter()
+        .any(|s| s.points.windows(2).any(|w| w[0].1 != w[1].1))
 }
 
 /// What the chart draws of a value: shares in percent, times in µs, the rest as kept.
@@ -147,11 +162,18 @@ pub fn trend(table: &Table, figure: TrackedFigure) -> Option<Trend> {
             points,
             baseline: StrategyKey::from(series.key.strategy.as_str()).is_reference(),
             kind: LineKind::Strategy,
+            over_budget: Vec::new(),
         });
     }
+    // What moved first (in the order first recorded), then the rest; at most MAX_PANELS of them.
+    let (mut panels, still): (Vec<LinePanel>, Vec<LinePanel>) = panels.into_iter().partition(moved);
+    panels.extend(still);
+    let left: Vec<LinePanel> = panels.split_off(panels.len().min(MAX_PANELS));
+    let left_out = (left.len(), left.iter().filter(|p| moved(p)).count());
     (!panels.is_empty()).then_some(Trend {
         panels,
         nights: table.nights.len(),
+        left_out,
     })
 }
 
@@ -219,12 +241,19 @@ floor to a rank test of the last nights against those before."
         table.nights.first().map_or(0, |n| n.night),
         table.nights.last().map_or(0, |n| n.night),
     );
+    let left_out = match trend.left_out {
+        (0, _) => String::new(),
+        (n, m) => format!(
+            " {n} more panels ({m} of them moved) are not drawn: the panels whose lines moved come first, at most \
+{MAX_PANELS}; `budgetlab history report --scenario S --budget B` (or `history show`) gives the others."
+        ),
+    };
     Some(Plot::new(
         format!("{} over the nights", title_of(figure)),
         format!(
             "{} of every results row, nights {first} to {last} on the x axis, one panel a scenario and budget, one \
-line a strategy in its own colour, marker and dash as on every chart. {read} {marked} The page's table of nights \
-gives each night's date and commit.",
+line a strategy in its own colour, marker and dash as on every chart. {read} {marked}{left_out} The page's table \
+of nights gives each night's date and commit.",
             title_of(figure)
         ),
         trend,
@@ -351,5 +380,47 @@ mod tests {
             "{}",
             plot.caption
         );
+    }
+
+    #[test]
+    fn what_moved_is_drawn_first_and_at_most_six_panels() {
+        let needles = TrackedFigure::Metric(Metric::Needles);
+        // Nine budgets, one line each: only the eighth moved.
+        let series_of = |i: usize| {
+            let moved = i == 7;
+            series(
+                needles,
+                &format!("abs-{}", 1000 + i),
+                "reference",
+                &[Some(0.5), Some(if moved { 0.75 } else { 0.5 })],
+            )
+        };
+        let table = Table {
+            nights: vec![night(1, Some("aaaaaaaaaaaa"), "x"), night(2, None, "y")],
+            series: (0..9).map(series_of).collect(),
+        };
+        let drawn = trend(&table, needles).unwrap();
+        let titles: Vec<&str> = drawn.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "shell-heavy · abs-1007",
+                "shell-heavy · abs-1000",
+                "shell-heavy · abs-1001",
+                "shell-heavy · abs-1002",
+                "shell-heavy · abs-1003",
+                "shell-heavy · abs-1004",
+            ]
+        );
+        assert_eq!(drawn.left_out, (3, 0));
+        let caption = plot(&table, needles).unwrap().caption;
+        assert!(
+            caption.contains(" 3 more panels (0 of them moved) are not drawn"),
+            "{caption}"
+        );
+        // The nights axis starts at the first night, not at an empty night 0.
+        let x =
+            crate::report::chart::draw::axis::ScaleCoord::fit(Scale::Whole, [1.0, 2.0].into_iter());
+        assert_eq!(x.range().start, 1.0);
     }
 }

@@ -24,6 +24,9 @@ pub struct Series {
     pub baseline: bool,
     /// What the line stands for, which decides its look.
     pub kind: LineKind,
+    /// The points (among `points`) of rows that broke the budget in some turn: drawn as hollow grey markers
+    /// rather than the line's own, so that a point over budget never reads as a win.
+    pub over_budget: Vec<(f64, f64)>,
 }
 
 /// What a line stands for, which decides its colour, marker and dash.
@@ -44,7 +47,7 @@ pub enum Scale {
     Log,
     /// Percentages, linear from 0 to 100.
     Percent,
-    /// Whole numbers (nights), linear from 0, a tick at whole numbers only.
+    /// Whole numbers (nights), linear from the first value (no empty night 0), a tick at whole numbers only.
     Whole,
 }
 
@@ -107,6 +110,7 @@ pub(super) fn strategy_panels(
                     points: points(s),
                     baseline: s.is_reference(),
                     kind: LineKind::Strategy,
+                    over_budget: Vec::new(),
                 })
                 .filter(|s| !s.points.is_empty())
                 .collect(),

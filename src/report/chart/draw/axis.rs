@@ -49,10 +49,20 @@ impl ScaleCoord {
                 ScaleCoord::linear(0.0, top, step, step / 2.0)
             }
             Scale::Whole => {
-                let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
-                let step = nice_step(hi / 6.0).max(1.0);
-                let top = (hi / step).ceil() * step;
-                ScaleCoord::linear(0.0, top, step, if step > 1.0 { step / 2.0 } else { step })
+                // From the first value (night 1, not an empty night 0) to the last, one apart at least.
+                let lo = if lo.is_finite() {
+                    lo.floor().max(0.0)
+                } else {
+                    0.0
+                };
+                let hi = if hi.is_finite() && hi > lo {
+                    hi
+                } else {
+                    lo + 1.0
+                };
+                let step = nice_step((hi - lo) / 6.0).max(1.0);
+                let top = lo + ((hi - lo) / step).ceil() * step;
+                ScaleCoord::linear(lo, top, step, if step > 1.0 { step / 2.0 } else { step })
             }
             Scale::Log => {
                 let (lo, hi) = if lo.is_finite() {

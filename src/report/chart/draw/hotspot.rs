@@ -158,6 +158,7 @@ mod tests {
             points: vec![(20_000.0, 91.234), (50_000.0, 100.0)],
             baseline: true,
             kind: crate::report::chart::data::LineKind::Strategy,
+            over_budget: Vec::new(),
         };
         // Nothing is recorded outside a drawing.
         mark_series(&panel, &series, |_| (0, 0));

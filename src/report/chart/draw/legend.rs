@@ -27,6 +27,8 @@ pub(in crate::report::chart) enum Swatch {
     BoxPlot(RGBColor),
     /// An outlined box, empty (a hollow bar).
     Hollow(RGBColor),
+    /// A look's marker alone, with no line (a point drawn apart from its line's look).
+    Marker(StrategyStyle),
 }
 
 /// One legend entry.
@@ -117,6 +119,9 @@ where
                 [(x + 15, y - 10), (x + 19, y + 10)],
                 colour.filled(),
             ))?;
+        }
+        Swatch::Marker(style) => {
+            area.draw(&MarkerAt::new((x + 17, y), &style, 5))?;
         }
         Swatch::Hollow(colour) => {
             area.draw(&Rectangle::new(

@@ -2,7 +2,8 @@
 //! the sweeps and the cost chart are made of. Every strategy's line has its own look on every chart (colour,
 //! marker and dash, see [`style::strategy`]); the baseline (the reference) is black, wider, and drawn first so
 //! that lines equal to it stay visible; markers go over the lines and the bound over both, and lines drawn on the
-//! same pixels are named in their panel ([`overlap`]).
+//! same pixels are named in their panel ([`overlap`]). A point of a row over budget gets a hollow grey circle
+//! ([`style::OVER_BUDGET`]) instead of its line's marker, named in the legend, so that it never reads as a win.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -53,6 +54,16 @@ pub(in crate::report::chart) fn row_legend(panels: &[LinePanel]) -> Vec<Entry> {
             });
         }
     }
+    if panels
+        .iter()
+        .flat_map(|p| &p.series)
+        .any(|s| !s.over_budget.is_empty())
+    {
+        legend.push(Entry {
+            label: OVER_BUDGET_LABEL.into(),
+            swatch: Swatch::Marker(style::OVER_BUDGET),
+        });
+    }
     if let Some(bound) = panels
         .iter()
         .find_map(|p| p.bound.as_ref().filter(|b| !b.points.is_empty()))
@@ -67,6 +78,10 @@ pub(in crate::report::chart) fn row_legend(panels: &[LinePanel]) -> Vec<Entry> {
     }
     legend
 }
+
+/// The legend's words for a point over budget.
+pub(in crate::report::chart) const OVER_BUDGET_LABEL: &str =
+    "hollow grey: over budget there, not ranked";
 
 fn rows(panels: &[LinePanel], columns: usize) -> impl Iterator<Item = &[LinePanel]> {
     panels.chunks(columns.max(1))
@@ -192,8 +207,14 @@ where
         .iter()
         .enumerate()
         .flat_map(|(j, (s, style))| {
-            marked(s.points.len(), j, styled.len(), look.markers)
-                .map(move |i| (s.points[i], *style))
+            marked(s.points.len(), j, styled.len(), look.markers).map(move |i| {
+                let point = s.points[i];
+                if s.over_budget.contains(&point) {
+                    (point, style::OVER_BUDGET)
+                } else {
+                    (point, *style)
+                }
+            })
         })
         .collect();
     for (point, style) in &markers {

@@ -131,6 +131,17 @@ pub(in crate::report::chart) const BOUND: StrategyStyle = StrategyStyle {
     width: 2,
 };
 
+/// The look of a point over budget on a line chart: a hollow grey circle in place of the line's own marker.
+pub(in crate::report::chart) const OVER_BUDGET: StrategyStyle = StrategyStyle {
+    colour: RGBColor(140, 140, 140),
+    marker: Marker {
+        shape: Shape::Circle,
+        filled: false,
+    },
+    dash: Dash::Solid,
+    width: 2,
+};
+
 /// The markers, in the order looks take them: shapes and fills alternate.
 const MARKERS: [Marker; 8] = {
     const fn m(shape: Shape, filled: bool) -> Marker {

@@ -70,7 +70,7 @@ fn camel(name: &str) -> String {
     out
 }
 
-const CSV_COLUMNS: [&str; 42] = [
+const CSV_COLUMNS: [&str; 54] = [
     "crate_version",
     "seed",
     "scenario_digest",
@@ -109,6 +109,18 @@ const CSV_COLUMNS: [&str; 42] = [
     "used_needles",
     "used_survived",
     "used_upper_bound",
+    "used_tokens",
+    "used_tokens_survived",
+    "used_tokens_upper_bound",
+    "over_budget_results",
+    "over_budget_needles",
+    "over_budget_needles_survived",
+    "over_budget_used_needles",
+    "over_budget_used_survived",
+    "over_budget_used_upper_bound",
+    "over_budget_used_tokens",
+    "over_budget_used_tokens_survived",
+    "over_budget_used_tokens_upper_bound",
     "records_differ",
     "cost_ns",
     "strategy_ns",

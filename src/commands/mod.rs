@@ -206,11 +206,13 @@ mod tests {
         );
     }
 
-    /// Every command (nested ones too) by its words (`history add`), with its long flags, `--help` included.
+    /// Every command (nested ones too) by its words (`history add`), with its long flags, `--help` included
+    /// (hidden flags, which no page or script shows, left out).
     fn commands_and_flags() -> Vec<(String, Vec<String>)> {
         fn walk(command: &clap::Command, path: &str, out: &mut Vec<(String, Vec<String>)>) {
             let flags = command
                 .get_arguments()
+                .filter(|a| !a.is_hide_set())
                 .filter_map(|a| a.get_long().map(str::to_string))
                 .collect();
             out.push((path.to_string(), flags));

@@ -68,6 +68,9 @@ pub fn needle_upper_bound(
     free + best_count(&options, limit)
 }
 
+/// A budgeted field: (entry, part, field).
+type FieldKey = (usize, usize, Field);
+
 /// The most used tokens any head-and-tail allocation of `limit` units over `input` keeps visible. Each token is
 /// the list of its places (needles of one field, holding the same text): a head keeps it when it reaches the end
 /// of its first place, a tail when it reaches the start of its last. Same model as [`needle_upper_bound`].
@@ -84,7 +87,7 @@ pub fn token_upper_bound(
         return all;
     }
     // Tokens by field, as (head needed, tail needed) in units of the budgeted text.
-    let mut by_field: BTreeMap<(usize, usize, Field), (u64, Vec<(u64, u64)>)> = BTreeMap::new();
+    let mut by_field: BTreeMap<FieldKey, (u64, Vec<(u64, u64)>)> = BTreeMap::new();
     let mut free = 0u64;
     for places in tokens {
         let (Some(first), Some(last)) = (places.first(), places.last()) else {

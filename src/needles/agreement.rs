@@ -139,6 +139,8 @@ pub fn agreement(batches: &[Batch], used: &UsedNeedles, budget: u64) -> Agreemen
                 groups
             }};
         }
+        // The index is what the groups are chosen by (an entry's tool and whether it was over budget).
+        #[allow(clippy::needless_range_loop)]
         for e in 0..batch.len() {
             for c in groups!(out, e) {
                 c.results += 1;

@@ -171,15 +171,11 @@ const BOOK_COMPARE_FLOW: [&[&str]; 4] = [
     ],
 ];
 
-/// The tolerances a check against the committed baseline runs with: the defaults in an optimised build; in an
-/// unoptimised one (plain `cargo test`) cost is off, since the baseline's times over the floor are of a release
-/// build and an unoptimised strategy beside an optimised floor (its dependencies are built optimised) is slower.
+/// The tolerances a check against the committed baseline runs with: the defaults but cost, which is timing.
 fn baseline_tolerances() -> &'static [&'static str] {
-    if cfg!(debug_assertions) {
-        &["--tolerance", "cost=off"]
-    } else {
-        &[]
-    }
+    // Timings are not asserted in tests: a busy machine (or a debug build) moves the cost over the floor by
+    // several times. The cost check itself is tested on set figures (src/gate/check.rs).
+    &["--tolerance", "cost=off"]
 }
 
 /// The book's own flow, in a folder holding the committed baseline: a quick run, then `compare` and `check`

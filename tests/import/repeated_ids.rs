@@ -257,7 +257,13 @@ fn a_reused_ids_used_line_belongs_to_the_result_of_its_own_turn() {
     };
     let texts: Vec<Vec<String>> = per_batch
         .into_iter()
-        .map(|b| b.unwrap().into_iter().map(|n| n.text).collect())
+        .map(|b| {
+            b.unwrap()
+                .into_iter()
+                .filter(|n| n.kind == budgetlab::NeedleKind::Used)
+                .map(|n| n.text)
+                .collect()
+        })
         .collect();
     let mut expected = vec![Vec::<String>::new(); 11];
     expected[7] = vec![path.to_string()];

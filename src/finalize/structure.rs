@@ -231,7 +231,9 @@ fn boilerplate(map: &LineMap<'_>, numbered: &[(usize, u64)]) -> Vec<bool> {
                     break;
                 }
             }
-        } else if first.starts_with("//") || (first.starts_with('#') && !first.starts_with("#include")) {
+        } else if first.starts_with("//")
+            || (first.starts_with('#') && !first.starts_with("#include"))
+        {
             let prefix = if first.starts_with("//") { "//" } else { "#" };
             while k < numbered.len() && body(k).starts_with(prefix) {
                 out[k] = true;
@@ -253,14 +255,14 @@ fn boilerplate(map: &LineMap<'_>, numbered: &[(usize, u64)]) -> Vec<bool> {
 }
 
 /// The first line number of the paragraph that holds line `asked`: the numbered lines above it up to the blank
-/// line above them, at most `window` lines up (`asked` itself when it is not listed).
-fn paragraph_top(map: &LineMap<'_>, numbered: &[(usize, u64)], asked: u64, window: u64) -> u64 {
+/// line above them, at most `limit` lines up (`asked` itself when it is not listed).
+fn paragraph_top(map: &LineMap<'_>, numbered: &[(usize, u64)], asked: u64, limit: u64) -> u64 {
     let Some(p) = numbered.iter().position(|&(_, n)| n >= asked) else {
         return asked;
     };
     let mut top = asked;
     for &(i, n) in numbered[..p].iter().rev() {
-        if n >= top || asked - n > window || listed_body(map.body(i)).trim().is_empty() {
+        if n >= top || asked - n > limit || listed_body(map.body(i)).trim().is_empty() {
             break;
         }
         top = n;
@@ -426,20 +428,21 @@ fn shape(
     // Without a call to say where, a file viewer's window is read from its first line that is not boilerplate
     // (a licence, imports): `open` without a line starts at the top of the file, `scroll_down` at the next window.
     let focus;
-    let (asked, guessed) = match (asked, numbered.iter().zip(&boiler).find(|(_, b)| !**b)) {
+    let asked = match (asked, numbered.iter().zip(&boiler).find(|(_, b)| !**b)) {
         ([], Some((&(_, n), _))) if viewer => {
             focus = [(n, n)];
-            (&focus[..], true)
+            &focus[..]
         }
-        _ => (asked, false),
+        _ => asked,
     };
     // Nearest first, but read downward: a line `d` above the asked lines ranks with one `d * below / above`
     // below them, so about `above` of the window lies above; the lines of the asked line's paragraph (up to the
-    // blank line above it: the start of its method or block) rank by plain distance. Boilerplate ranks last.
+    // blank line above it: the start of its method or block; at most `above` of the window) rank by plain
+    // distance. Boilerplate ranks last.
     let (up, down) = (above.num, above.den - above.num);
     let tops: Vec<u64> = asked
         .iter()
-        .map(|&(a, _)| paragraph_top(map, &numbered, a, window))
+        .map(|&(a, _)| paragraph_top(map, &numbered, a, above.head_units(window)))
         .collect();
     let mut near: Vec<(bool, u128, usize)> = Vec::new();
     for (k, &(i, n)) in numbered.iter().enumerate() {
@@ -465,19 +468,11 @@ fn shape(
         }
     }
     near.sort_unstable();
-    let window: Vec<usize> = near.into_iter().map(|(_, _, i)| i).collect();
+    frame.extend(near.into_iter().map(|(_, _, i)| i));
     // Hits on code first, then hits on comments and imports, each list from both ends inward.
-    let (quiet, code): (Vec<usize>, Vec<usize>) = hits
-        .iter()
-        .partition(|&&i| is_quiet(hit_body(map.body(i))));
-    let mut ordered = Vec::new();
-    // A window the call asked for comes before the head and tail reserve; one only guessed, after it.
-    if guessed {
-        ordered.extend(window);
-    } else {
-        frame.extend(window);
-    }
-    ordered.extend(ends_first(&code));
+    let (quiet, code): (Vec<usize>, Vec<usize>) =
+        hits.iter().partition(|&&i| is_quiet(hit_body(map.body(i))));
+    let mut ordered = ends_first(&code);
     ordered.extend(ends_first(&quiet));
     ordered.extend(changed);
     (frame, ordered)
@@ -592,7 +587,10 @@ mod tests {
 
     /// A viewer window of lines `from..=to`, each `N:    stmt_N();`, with a blank line at each of `blank`.
     fn viewer(from: u64, to: u64, blank: &[u64]) -> String {
-        let mut text = format!("[File: /r/A.java (900 lines total)]\n({} more lines above)\n", from - 1);
+        let mut text = format!(
+            "[File: /r/A.java (900 lines total)]\n({} more lines above)\n",
+            from - 1
+        );
         for n in from..=to {
             if blank.contains(&n) {
                 text.push_str(&format!("{n}:\n"));
@@ -636,14 +634,14 @@ mod tests {
             fit(20, &settings, &[(400, 400)]),
             (395..=414).collect::<Vec<_>>()
         );
-        // With room for 40 lines, 1/5 above reaches past the paragraph; no share above keeps only the paragraph.
+        // With room for 40 lines, 1/5 above reaches past the paragraph; no share above keeps nothing above.
         assert!(fit(40, &settings, &[(400, 400)])[0] < 395);
         let below = StructureConfig {
             above: HeadShare::new(0, 1).unwrap(),
             ..settings
         };
         let kept = fit(40, &below, &[(400, 400)]);
-        assert_eq!(kept[0], 395);
+        assert_eq!(kept[0], 400);
         assert!(kept.windows(2).all(|w| w[1] == w[0] + 1), "{kept:?}");
         // A range asked (an edit) counts from both its ends.
         assert_eq!(fit(5, &settings, &[(401, 403)]), [400, 401, 402, 403, 404]);
@@ -653,8 +651,18 @@ mod tests {
     fn a_file_top_skips_its_licence_and_imports() {
         let mut text = String::from("[File: /r/A.java (300 lines total)]\n");
         let head = [
-            "/*", " * Licensed to you.", " * Under terms.", " */", "package r.a;", "", "import java.util.List;",
-            "import java.util.Map;", "", "import static org.junit.Assert.assertNull;", "", "public class A {",
+            "/*",
+            " * Licensed to you.",
+            " * Under terms.",
+            " */",
+            "package r.a;",
+            "",
+            "import java.util.List;",
+            "import java.util.Map;",
+            "",
+            "import static org.junit.Assert.assertNull;",
+            "",
+            "public class A {",
         ];
         for (k, l) in head.iter().enumerate() {
             text.push_str(&format!("{}:{l}\n", k + 1));
@@ -663,17 +671,31 @@ mod tests {
             text.push_str(&format!("{n}:    int field{n};\n"));
         }
         text.push_str("(200 more lines below)\n");
-        let out = fit_structure(&text, 600, "H", HeadShare::DEFAULT, &StructureConfig::default(), &[]);
+        let out = fit_structure(
+            &text,
+            600,
+            "H",
+            HeadShare::DEFAULT,
+            &StructureConfig::default(),
+            &[],
+        );
         let kept = kept_numbers(&out);
         assert_eq!(kept.first(), Some(&12), "{out}");
         assert!(kept.windows(2).all(|w| w[1] == w[0] + 1), "{out}");
-        assert!(out.contains("]\n[... lines 2-12 of 102 omitted ...]\n12:public class A {\n"), "{out}");
+        assert!(
+            out.contains("]\n[... lines 2-12 of 102 omitted ...]\n12:public class A {\n"),
+            "{out}"
+        );
         // The boilerplate, line by line.
         let map = LineMap::new(&text);
-        let numbered: Vec<(usize, u64)> =
-            (0..map.len()).filter_map(|i| listed_number(map.body(i)).map(|n| (i, n))).collect();
+        let numbered: Vec<(usize, u64)> = (0..map.len())
+            .filter_map(|i| listed_number(map.body(i)).map(|n| (i, n)))
+            .collect();
         let flags = boilerplate(&map, &numbered);
-        assert_eq!(&flags[..12], &[true, true, true, true, true, true, true, true, true, true, true, false]);
+        assert_eq!(
+            &flags[..12],
+            &[true, true, true, true, true, true, true, true, true, true, true, false]
+        );
         assert!(flags[12..].iter().all(|f| !f));
         assert!(is_boilerplate("from os import path"));
         assert!(is_boilerplate("#include <stdio.h>"));

@@ -486,6 +486,7 @@ mod tests {
     use crate::budget::Budget;
     use crate::context::{CallContext, TurnContext};
     use crate::finalize::fit::header;
+    use crate::finalize::line_pick::marker_bound;
     use crate::finalize::testing::output_entry;
     use crate::model::Field;
     use crate::persist::MemoryStore;
@@ -701,6 +702,50 @@ mod tests {
         assert!(is_boilerplate("#include <stdio.h>"));
         assert!(is_boilerplate("use std::fmt;"));
         assert!(!is_boilerplate("user = load()"));
+    }
+
+    #[test]
+    fn hits_are_taken_from_both_ends_code_before_comments() {
+        assert_eq!(ends_first(&[1, 2, 3, 4, 5]), [1, 5, 2, 4, 3]);
+        assert_eq!(ends_first(&[]), Vec::<usize>::new());
+        assert_eq!(hit_body("Line 41:    foo();"), "    foo();");
+        assert_eq!(hit_body("src/a.rs:12:  // note"), "  // note");
+        assert!(is_quiet(hit_body("Line 9:   * @throws X when")));
+        assert!(is_quiet(hit_body("Line 3:import a.B;")));
+        assert!(!is_quiet(hit_body("Line 70:    int x = 1; // set")));
+        // Twelve hits, four on comments, room for four: the first and last code hits, then the next from each end.
+        let mut text = String::from("Found 12 matches for \"x\" in /r/A.java:\n");
+        for n in 1..=12 {
+            if n % 3 == 0 {
+                text.push_str(&format!("Line {:03}:  // x {n}\n", n * 10));
+            } else {
+                text.push_str(&format!("Line {:03}:  x({n});\n", n * 10));
+            }
+        }
+        text.push_str("End of matches for \"x\" in /r/A.java\n");
+        let settings = StructureConfig {
+            edge: HeadShare::new(0, 1).unwrap(),
+            context: 0,
+            ..StructureConfig::default()
+        };
+        // Room for the frame, two markers and four hits (and no fifth with its marker): the code hits from both
+        // ends, none from the middle.
+        let map = LineMap::new(&text);
+        let frame = map.units(0) + map.units(13);
+        let out = fit_structure(
+            &text,
+            3 + frame + 2 * marker_bound(14) + 4 * map.units(1) + 10,
+            "H",
+            HeadShare::DEFAULT,
+            &settings,
+            &[],
+        );
+        for kept in ["x(1);", "x(2);", "x(10);", "x(11);"] {
+            assert!(out.contains(kept), "{kept}: {out}");
+        }
+        for cut in ["x(4);", "x(5);", "x(7);", "x(8);"] {
+            assert!(!out.contains(cut), "{cut}: {out}");
+        }
     }
 
     #[test]

@@ -101,7 +101,7 @@ fn small(line: &str, home: &Path) -> (Vec<String>, Option<String>) {
         "conform" => set(&mut words, "--cases", "20"),
         "tune" => {
             set(&mut words, "--batches", "6");
-            set(&mut words, "--settings", "4");
+            set(&mut words, "--settings", "20");
         }
         // Cost is timing: at 2 batches on a busy machine it is noise, and this test checks that the example
         // runs, not the machine's load.

@@ -362,8 +362,11 @@ pub struct StructureConfig {
     /// asked window and before the hits. Default 1/10.
     pub edge: HeadShare,
     /// Numbered lines kept on each side of the lines the call asked for (`open f 400`, `goto 400`, `edit
-    /// 120:130`, `sed -n 400,420p`), 0 to 500. Default 30.
+    /// 120:130`, `sed -n 400,420p`), 0 to 500. Default 100.
     pub window: u64,
+    /// The share of the window's lines taken above the asked lines; the rest is read downward from them, as an
+    /// agent reads a file. Default 1/10.
+    pub above: HeadShare,
     /// Lines kept on each side of a search hit or a changed diff line when they fit, 0 to 20. Default 1.
     pub context: u64,
 }
@@ -372,7 +375,8 @@ impl Default for StructureConfig {
     fn default() -> Self {
         StructureConfig {
             edge: HeadShare { num: 1, den: 10 },
-            window: 30,
+            window: 100,
+            above: HeadShare { num: 1, den: 10 },
             context: 1,
         }
     }

@@ -226,7 +226,10 @@ mod tests {
 
     use super::*;
     use crate::finalize::spec::{Build, StrategySpec};
-    use crate::finalize::testing::{output_entry, output_error_entry, run};
+    use std::sync::Arc;
+
+    use crate::context::{CallContext, TurnContext};
+    use crate::finalize::testing::{output_entry, output_error_entry, run_in_turn};
     use crate::finalize::STRATEGIES;
     use crate::model::{Entry, Part};
 
@@ -320,7 +323,8 @@ mod tests {
             "rarity context rarity.context [0 to 20] 1".to_string(),
             share("structure"),
             "structure edge structure.edge [0 to 1] 0.1".to_string(),
-            "structure window structure.window [0 to 500] 30".to_string(),
+            "structure window structure.window [0 to 500] 100".to_string(),
+            "structure above structure.above [0 to 1] 0.1".to_string(),
             "structure context structure.context [0 to 20] 1".to_string(),
         ];
         assert_eq!(listed, expected);
@@ -453,7 +457,10 @@ mod tests {
     /// Batches and contexts that reach every knob: shell and other outputs over every default threshold, errors,
     /// hook text, tight and loose budgets, with and without a context window, many short fields, and a log with
     /// many error lines.
-    fn cases() -> Vec<(Vec<Entry>, i64, Option<u64>)> {
+    /// A batch, its budget, its window and its turn's context.
+    type Case = (Vec<Entry>, i64, Option<u64>, Option<Arc<TurnContext>>);
+
+    fn cases() -> Vec<Case> {
         let lines = |n: usize, tag: &str| -> String {
             (0..n).map(|i| format!("{tag} line {i:05}\n")).collect()
         };
@@ -478,7 +485,7 @@ mod tests {
         let mut cases = Vec::new();
         for budget in [3_000, 40_000, 1_000_000] {
             for window in [None, Some(16_000), Some(1_000_000)] {
-                cases.push((batch.clone(), budget, window));
+                cases.push((batch.clone(), budget, window, None));
             }
         }
         // Many fields about as long as a path stub, at budgets a few stubs exceed: `largest-first`'s last pass.
@@ -486,7 +493,7 @@ mod tests {
             .map(|i| output_entry(&format!("s{i}"), "ls", &lines(12, "entry")))
             .collect();
         for budget in [600, 1_200] {
-            cases.push((small.clone(), budget, None));
+            cases.push((small.clone(), budget, None, None));
         }
         // A long log with an error line every tenth line: more picked lines than `salient` takes by default.
         let log: String = (0..3_000)
@@ -495,7 +502,7 @@ mod tests {
                 _ => format!("build line {i:05}\n"),
             })
             .collect();
-        cases.push((vec![output_entry("l", "shell", &log)], 20_000, None));
+        cases.push((vec![output_entry("l", "shell", &log)], 20_000, None, None));
         // A file viewer's window of 200 numbered lines: `structure` keeps its focus.
         let mut view =
             String::from("[File: /r/A.java (900 lines total)]\n(299 more lines above)\n");
@@ -503,7 +510,22 @@ mod tests {
             view.push_str(&format!("{n}:        statement_{n}();\n"));
         }
         view.push_str("(400 more lines below)\n");
-        cases.push((vec![output_entry("v", "open", &view)], 4_000, None));
+        cases.push((vec![output_entry("v", "open", &view)], 4_000, None, None));
+        // The same window after `goto 420`: `structure` reads it down from 420, its share `above` above.
+        let goto = TurnContext {
+            calls: vec![CallContext {
+                call_id: "v".into(),
+                name: "goto".into(),
+                arguments: "goto 420".into(),
+            }],
+            ..TurnContext::default()
+        };
+        cases.push((
+            vec![output_entry("v", "goto", &view)],
+            2_000,
+            None,
+            Some(Arc::new(goto)),
+        ));
         // Alike lines with one of rare words in the middle: `rarity` and `relevance` keep it with its context.
         let rare: String = (0..400)
             .map(|i| match i {
@@ -511,7 +533,7 @@ mod tests {
                 _ => format!("build line {i:05}\n"),
             })
             .collect();
-        cases.push((vec![output_entry("r", "shell", &rare)], 2_000, None));
+        cases.push((vec![output_entry("r", "shell", &rare)], 2_000, None, None));
         // A search output with two hits among its context lines: `structure` keeps them with theirs.
         let grep: String = (0..300)
             .map(|i| match i {
@@ -519,7 +541,7 @@ mod tests {
                 _ => format!("src/a.rs-{i}-    other({i});\n"),
             })
             .collect();
-        cases.push((vec![output_entry("s", "grep", &grep)], 2_000, None));
+        cases.push((vec![output_entry("s", "grep", &grep)], 2_000, None, None));
         cases
     }
 
@@ -536,8 +558,8 @@ mod tests {
                 let finalizer = build(config);
                 cases
                     .iter()
-                    .map(|(batch, budget, window)| {
-                        run(&*finalizer, batch.clone(), *budget, *window).0
+                    .map(|(batch, budget, window, turn)| {
+                        run_in_turn(&*finalizer, batch.clone(), *budget, *window, turn.clone()).0
                     })
                     .collect::<Vec<_>>()
             };

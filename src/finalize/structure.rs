@@ -10,7 +10,8 @@
 //!    f.java 400`, `goto 400`, `edit 120:130`, `sed -n 400,420p`; a `:`, `,` or `-` between two numbers makes a
 //!    range) name listing lines, and the numbered lines within `structure.window` of them are kept nearest first;
 //! 3. a head and tail reserve (`structure.edge` of what is left, split by `head_share`);
-//! 4. the hits, in order: search hits and hunk headers, then changed diff lines, each with up to
+//! 4. the hits: search hits and hunk headers from both ends of the list inward (first, last, second, ...), those
+//!    on comments and imports after the rest, then changed diff lines in order, each with up to
 //!    `structure.context` lines either side when they fit (else alone);
 //! 5. head and tail lines as far as the content goes.
 //!
@@ -55,6 +56,13 @@ pub(super) const SPEC: StrategySpec = StrategySpec {
             description: "numbered lines kept on each side of the lines the call asked for",
             field: Setting::Units(WINDOW_LINES, |c| &mut c.structure.window),
             search: Search::Log { low: 5, high: 100, points: 6 },
+        },
+        Param {
+            name: "above",
+            key: "structure.above",
+            description: "the share of the window's lines taken above the asked lines (the rest below them)",
+            field: Setting::Share(|c| &mut c.structure.above),
+            search: Search::Shares { steps: 10 },
         },
         Param {
             name: "context",
@@ -186,6 +194,127 @@ fn listed_number(line: &str) -> Option<u64> {
     }
 }
 
+/// What follows a listing line's number and its separator (the whole line when it has none).
+fn listed_body(line: &str) -> &str {
+    let t = line.trim_start_matches(' ');
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    match t.as_bytes().get(digits) {
+        Some(b':' | b'|' | b'\t') if digits > 0 => &t[digits + 1..],
+        _ => line,
+    }
+}
+
+/// Whether a listed line is boilerplate an agent rarely reads on: an import or package line of the common
+/// languages (`import`, `package`, `from x import`, `#include`, `using x;`, `use x;`).
+fn is_boilerplate(body: &str) -> bool {
+    let t = body.trim_start();
+    t.starts_with("import ")
+        || t.starts_with("package ")
+        || (t.starts_with("from ") && t.contains(" import "))
+        || t.starts_with("#include")
+        || ((t.starts_with("using ") || t.starts_with("use ")) && t.trim_end().ends_with(';'))
+}
+
+/// Which `numbered` lines are boilerplate: import and package lines ([`is_boilerplate`]), a listing's leading
+/// comment block when it starts at line 1 (a licence), and blank lines after boilerplate.
+fn boilerplate(map: &LineMap<'_>, numbered: &[(usize, u64)]) -> Vec<bool> {
+    let mut out = vec![false; numbered.len()];
+    let body = |k: usize| listed_body(map.body(numbered[k].0)).trim();
+    let mut k = 0;
+    if numbered.first().is_some_and(|&(_, n)| n == 1) {
+        let first = body(0);
+        if first.starts_with("/*") {
+            while k < numbered.len() {
+                out[k] = true;
+                k += 1;
+                if body(k - 1).contains("*/") {
+                    break;
+                }
+            }
+        } else if first.starts_with("//")
+            || (first.starts_with('#') && !first.starts_with("#include"))
+        {
+            let prefix = if first.starts_with("//") { "//" } else { "#" };
+            while k < numbered.len() && body(k).starts_with(prefix) {
+                out[k] = true;
+                k += 1;
+            }
+        }
+    }
+    let mut after_boilerplate = k > 0;
+    for (k, flag) in out.iter_mut().enumerate().skip(k) {
+        let b = body(k);
+        if b.is_empty() {
+            *flag = after_boilerplate;
+        } else {
+            *flag = is_boilerplate(b);
+            after_boilerplate = *flag;
+        }
+    }
+    out
+}
+
+/// The first line number of the paragraph that holds line `asked`: the numbered lines above it up to the blank
+/// line above them, at most `limit` lines up (`asked` itself when it is not listed).
+fn paragraph_top(map: &LineMap<'_>, numbered: &[(usize, u64)], asked: u64, limit: u64) -> u64 {
+    let Some(p) = numbered.iter().position(|&(_, n)| n >= asked) else {
+        return asked;
+    };
+    let mut top = asked;
+    for &(i, n) in numbered[..p].iter().rev() {
+        if n >= top || asked - n > limit || listed_body(map.body(i)).trim().is_empty() {
+            break;
+        }
+        top = n;
+    }
+    top
+}
+
+/// The matched text of a search hit: what follows `Line 12:` or `path:12:` (the whole line otherwise).
+fn hit_body(line: &str) -> &str {
+    let rest = line.strip_prefix("Line ").unwrap_or(line);
+    let Some(colon) = rest.find(':') else {
+        return line;
+    };
+    let after = &rest[colon + 1..];
+    let d = after.bytes().take_while(u8::is_ascii_digit).count();
+    if d > 0 && after.as_bytes().get(d) == Some(&b':') {
+        &after[d + 1..]
+    } else if rest.len() != line.len() {
+        after
+    } else {
+        line
+    }
+}
+
+/// Whether a hit's text is a comment or boilerplate (an import), which agents go on to use less than code.
+fn is_quiet(body: &str) -> bool {
+    let t = body.trim_start();
+    is_boilerplate(t)
+        || t.starts_with("//")
+        || t.starts_with("/*")
+        || t.starts_with("* ")
+        || t == "*"
+        || t.starts_with("<!--")
+        || (t.starts_with("# ") && !t.starts_with("#include"))
+}
+
+/// `items` from both ends inward (first, last, second, second to last, ...): when not every hit fits, the list
+/// keeps its ends, as a head and tail would, but whole hits only.
+fn ends_first(items: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(items.len());
+    let (mut a, mut b) = (0, items.len());
+    while a < b {
+        out.push(items[a]);
+        a += 1;
+        if a < b {
+            b -= 1;
+            out.push(items[b]);
+        }
+    }
+    out
+}
+
 /// What a line is to `structure`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -261,13 +390,18 @@ pub(crate) fn fit_structure(
     };
     let window = settings.window.min(WINDOW_LINES.high);
     fit_picked(text, allocation, header, head_share, |map, sel| {
-        let (first, hits) = shape(map, asked, window);
+        let (first, hits) = shape(map, asked, window, settings.above);
         plan.fill(map, sel, &first, hits);
     })
 }
 
 /// The lines kept first (the frame, then the asked window nearest first) and the hits, in order.
-fn shape(map: &LineMap<'_>, asked: &[(u64, u64)], window: u64) -> (Vec<usize>, Vec<usize>) {
+fn shape(
+    map: &LineMap<'_>,
+    asked: &[(u64, u64)],
+    window: u64,
+    above: HeadShare,
+) -> (Vec<usize>, Vec<usize>) {
     let mut frame = vec![0];
     let mut numbered: Vec<(usize, u64)> = Vec::new();
     let mut hits = Vec::new();
@@ -290,33 +424,58 @@ fn shape(map: &LineMap<'_>, asked: &[(u64, u64)], window: u64) -> (Vec<usize>, V
             numbered.push((i, n));
         }
     }
-    // Without a call to say where, a file viewer's window is taken to focus a sixth of the way down, where
-    // SWE-agent's `open` and `goto` put the line they were given.
+    let boiler = boilerplate(map, &numbered);
+    // Without a call to say where, a file viewer's window is read from its first line that is not boilerplate
+    // (a licence, imports): `open` without a line starts at the top of the file, `scroll_down` at the next window.
     let focus;
-    let asked = match (asked, numbered.get(numbered.len() / 6)) {
-        ([], Some(&(_, n))) if viewer => {
+    let asked = match (asked, numbered.iter().zip(&boiler).find(|(_, b)| !**b)) {
+        ([], Some((&(_, n), _))) if viewer => {
             focus = [(n, n)];
             &focus[..]
         }
         _ => asked,
     };
-    let mut near: Vec<(u64, usize)> = Vec::new();
-    if !asked.is_empty() {
-        for &(i, n) in &numbered {
-            let distance = asked
-                .iter()
-                .map(|&(a, b)| a.saturating_sub(n).max(n.saturating_sub(b)))
-                .min()
-                .unwrap_or(u64::MAX);
-            if distance <= window {
-                near.push((distance, i));
+    // Nearest first, but read downward: a line `d` above the asked lines ranks with one `d * below / above`
+    // below them, so about `above` of the window lies above; the lines of the asked line's paragraph (up to the
+    // blank line above it: the start of its method or block; at most `above` of the window) rank by plain
+    // distance. Boilerplate ranks last.
+    let (up, down) = (above.num, above.den - above.num);
+    let tops: Vec<u64> = asked
+        .iter()
+        .map(|&(a, _)| paragraph_top(map, &numbered, a, above.head_units(window)))
+        .collect();
+    let mut near: Vec<(bool, u128, usize)> = Vec::new();
+    for (k, &(i, n)) in numbered.iter().enumerate() {
+        let rank = asked
+            .iter()
+            .zip(&tops)
+            .map(|(&(a, b), &top)| {
+                let d = a.saturating_sub(n).max(n.saturating_sub(b));
+                let weighted = if n >= a || n >= top {
+                    u128::from(d)
+                } else if up == 0 {
+                    u128::from(u64::MAX) + u128::from(d)
+                } else {
+                    u128::from(d) * u128::from(down) / u128::from(up)
+                };
+                (d, weighted)
+            })
+            .min_by_key(|&(_, r)| r);
+        if let Some((d, weighted)) = rank {
+            if d <= window {
+                near.push((boiler[k], weighted, i));
             }
         }
     }
     near.sort_unstable();
-    frame.extend(near.into_iter().map(|(_, i)| i));
-    hits.extend(changed);
-    (frame, hits)
+    frame.extend(near.into_iter().map(|(_, _, i)| i));
+    // Hits on code first, then hits on comments and imports, each list from both ends inward.
+    let (quiet, code): (Vec<usize>, Vec<usize>) =
+        hits.iter().partition(|&&i| is_quiet(hit_body(map.body(i))));
+    let mut ordered = ends_first(&code);
+    ordered.extend(ends_first(&quiet));
+    ordered.extend(changed);
+    (frame, ordered)
 }
 
 #[cfg(test)]
@@ -327,6 +486,7 @@ mod tests {
     use crate::budget::Budget;
     use crate::context::{CallContext, TurnContext};
     use crate::finalize::fit::header;
+    use crate::finalize::line_pick::marker_bound;
     use crate::finalize::testing::output_entry;
     use crate::model::Field;
     use crate::persist::MemoryStore;
@@ -391,6 +551,7 @@ mod tests {
         let settings = StructureConfig {
             edge: HeadShare::new(0, 1).unwrap(),
             window: 2,
+            above: HeadShare::new(1, 10).unwrap(),
             context: 0,
         };
         // Exactly: frame (36 + 23 + 23 units, one marker bound of 39), then lines 400, 399, 401, 398, 402 (29
@@ -413,16 +574,178 @@ mod tests {
         let hdr = header(&text, &["/tmp/c1.txt".into()]);
         assert!(got.starts_with(&format!("{hdr}\n\n[File: ")), "{got}");
         assert!(got.contains("400:        statement_400();\n"), "{got}");
-        // Without the context, the viewer's focus: a sixth of the way down the 100 numbered lines (396).
+        // Without the context, the viewer is read from its first listed line down.
         let plain = finalize_with(&text, 900, None);
         assert!(
-            plain.contains("\n396:        statement_396();\n"),
+            plain.contains("\n(379 more lines above)\n380:        statement_380();\n381:"),
             "{plain}"
         );
         assert!(
             !plain.contains("\n440:        statement_440();\n"),
             "{plain}"
         );
+    }
+
+    /// A viewer window of lines `from..=to`, each `N:    stmt_N();`, with a blank line at each of `blank`.
+    fn viewer(from: u64, to: u64, blank: &[u64]) -> String {
+        let mut text = format!(
+            "[File: /r/A.java (900 lines total)]\n({} more lines above)\n",
+            from - 1
+        );
+        for n in from..=to {
+            if blank.contains(&n) {
+                text.push_str(&format!("{n}:\n"));
+            } else {
+                text.push_str(&format!("{n}:    stmt_{n}();\n"));
+            }
+        }
+        text.push_str(&format!("({} more lines below)\n", 900 - to));
+        text
+    }
+
+    /// The listed line numbers `out` kept.
+    fn kept_numbers(out: &str) -> Vec<u64> {
+        out.lines().filter_map(listed_number).collect()
+    }
+
+    #[test]
+    fn a_window_is_read_downward_from_the_asked_line_with_its_paragraph_above() {
+        let text = viewer(385, 484, &[394, 420]);
+        let settings = StructureConfig {
+            edge: HeadShare::new(0, 1).unwrap(),
+            above: HeadShare::new(1, 5).unwrap(),
+            ..StructureConfig::default()
+        };
+        // The frame (36 + 23 + 23 units), two markers (39 each) and 20 lines of 20 units.
+        let fit = |lines: u64, settings: &StructureConfig, asked: &[(u64, u64)]| {
+            let out = fit_structure(
+                &text,
+                3 + 82 + 78 + lines * 20,
+                "H",
+                HeadShare::DEFAULT,
+                settings,
+                asked,
+            );
+            kept_numbers(&out)
+        };
+        // The paragraph above 400 (395 to 399, after the blank line 394) ranks by plain distance; 395 (5 up)
+        // ties 405 (5 down); past the paragraph a line up ranks as four down (1/5 above), so the blank 394 (6 up)
+        // would rank with 424 and is not reached.
+        assert_eq!(
+            fit(20, &settings, &[(400, 400)]),
+            (395..=414).collect::<Vec<_>>()
+        );
+        // With room for 40 lines, 1/5 above reaches past the paragraph; no share above keeps nothing above.
+        assert!(fit(40, &settings, &[(400, 400)])[0] < 395);
+        let below = StructureConfig {
+            above: HeadShare::new(0, 1).unwrap(),
+            ..settings
+        };
+        let kept = fit(40, &below, &[(400, 400)]);
+        assert_eq!(kept[0], 400);
+        assert!(kept.windows(2).all(|w| w[1] == w[0] + 1), "{kept:?}");
+        // A range asked (an edit) counts from both its ends.
+        assert_eq!(fit(5, &settings, &[(401, 403)]), [400, 401, 402, 403, 404]);
+    }
+
+    #[test]
+    fn a_file_top_skips_its_licence_and_imports() {
+        let mut text = String::from("[File: /r/A.java (300 lines total)]\n");
+        let head = [
+            "/*",
+            " * Licensed to you.",
+            " * Under terms.",
+            " */",
+            "package r.a;",
+            "",
+            "import java.util.List;",
+            "import java.util.Map;",
+            "",
+            "import static org.junit.Assert.assertNull;",
+            "",
+            "public class A {",
+        ];
+        for (k, l) in head.iter().enumerate() {
+            text.push_str(&format!("{}:{l}\n", k + 1));
+        }
+        for n in 13..=100 {
+            text.push_str(&format!("{n}:    int field{n};\n"));
+        }
+        text.push_str("(200 more lines below)\n");
+        let out = fit_structure(
+            &text,
+            600,
+            "H",
+            HeadShare::DEFAULT,
+            &StructureConfig::default(),
+            &[],
+        );
+        let kept = kept_numbers(&out);
+        assert_eq!(kept.first(), Some(&12), "{out}");
+        assert!(kept.windows(2).all(|w| w[1] == w[0] + 1), "{out}");
+        assert!(
+            out.contains("]\n[... lines 2-12 of 102 omitted ...]\n12:public class A {\n"),
+            "{out}"
+        );
+        // The boilerplate, line by line.
+        let map = LineMap::new(&text);
+        let numbered: Vec<(usize, u64)> = (0..map.len())
+            .filter_map(|i| listed_number(map.body(i)).map(|n| (i, n)))
+            .collect();
+        let flags = boilerplate(&map, &numbered);
+        assert_eq!(
+            &flags[..12],
+            &[true, true, true, true, true, true, true, true, true, true, true, false]
+        );
+        assert!(flags[12..].iter().all(|f| !f));
+        assert!(is_boilerplate("from os import path"));
+        assert!(is_boilerplate("#include <stdio.h>"));
+        assert!(is_boilerplate("use std::fmt;"));
+        assert!(!is_boilerplate("user = load()"));
+    }
+
+    #[test]
+    fn hits_are_taken_from_both_ends_code_before_comments() {
+        assert_eq!(ends_first(&[1, 2, 3, 4, 5]), [1, 5, 2, 4, 3]);
+        assert_eq!(ends_first(&[]), Vec::<usize>::new());
+        assert_eq!(hit_body("Line 41:    foo();"), "    foo();");
+        assert_eq!(hit_body("src/a.rs:12:  // note"), "  // note");
+        assert!(is_quiet(hit_body("Line 9:   * @throws X when")));
+        assert!(is_quiet(hit_body("Line 3:import a.B;")));
+        assert!(!is_quiet(hit_body("Line 70:    int x = 1; // set")));
+        // Twelve hits, four on comments, room for four: the first and last code hits, then the next from each end.
+        let mut text = String::from("Found 12 matches for \"x\" in /r/A.java:\n");
+        for n in 1..=12 {
+            if n % 3 == 0 {
+                text.push_str(&format!("Line {:03}:  // x {n}\n", n * 10));
+            } else {
+                text.push_str(&format!("Line {:03}:  x({n});\n", n * 10));
+            }
+        }
+        text.push_str("End of matches for \"x\" in /r/A.java\n");
+        let settings = StructureConfig {
+            edge: HeadShare::new(0, 1).unwrap(),
+            context: 0,
+            ..StructureConfig::default()
+        };
+        // Room for the frame, two markers and four hits (and no fifth with its marker): the code hits from both
+        // ends, none from the middle.
+        let map = LineMap::new(&text);
+        let frame = map.units(0) + map.units(13);
+        let out = fit_structure(
+            &text,
+            3 + frame + 2 * marker_bound(14) + 4 * map.units(1) + 10,
+            "H",
+            HeadShare::DEFAULT,
+            &settings,
+            &[],
+        );
+        for kept in ["x(1);", "x(2);", "x(10);", "x(11);"] {
+            assert!(out.contains(kept), "{kept}: {out}");
+        }
+        for cut in ["x(4);", "x(5);", "x(7);", "x(8);"] {
+            assert!(!out.contains(cut), "{cut}: {out}");
+        }
     }
 
     #[test]
@@ -440,6 +763,7 @@ mod tests {
         let settings = StructureConfig {
             edge: HeadShare::new(0, 1).unwrap(),
             window: 0,
+            above: HeadShare::new(1, 10).unwrap(),
             context: 0,
         };
         // Frame 35 + 33 and one marker bound (36), then each hit and a marker: 302 units.

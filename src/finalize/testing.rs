@@ -44,6 +44,22 @@ pub(crate) fn run(
     (outcome, store)
 }
 
+/// Runs `finalizer` as [`run`] does, with `turn` as the turn's context.
+pub(crate) fn run_in_turn(
+    finalizer: &dyn Finalizer,
+    batch: Vec<Entry>,
+    budget: i64,
+    window: Option<u64>,
+    turn: Option<std::sync::Arc<crate::context::TurnContext>>,
+) -> (Outcome, MemoryStore) {
+    let mut store = MemoryStore::new("/tmp");
+    let mut ctx = BudgetContext::new(Budget::Units(budget));
+    ctx.context_window_tokens = window;
+    ctx.turn = turn;
+    let outcome = finalizer.finalize(batch, &ctx, &mut store);
+    (outcome, store)
+}
+
 /// The string at `field` of part `p` of entry `e`.
 pub(crate) fn text_of(outcome: &Outcome, e: usize, p: usize, field: Field) -> &str {
     outcome.batch[e].response_parts[p].field(field).unwrap()

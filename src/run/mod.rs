@@ -50,7 +50,8 @@ use crate::metrics::{
     measure, Aggregate, CostTally, RowKey, RowSummary, StrategyKey, TokenSettings, TokenTally,
     TurnTokens,
 };
-use crate::model::Batch;
+use crate::digest::KnownDigests;
+use crate::model::{Batch, Field};
 use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
@@ -473,9 +474,12 @@ fn evaluate(
 ) -> Vec<BatchRecord> {
     let generated = workload.batch(index);
     let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
+    // What does not depend on the strategy is done once for the batch: each long text's digest.
+    let known = Some(known_digests(&generated.batch));
     for budget in &workload.info.budgets {
         let mut ctx = budget_context(budget);
         ctx.turn.clone_from(&generated.context);
+        ctx.known_digests.clone_from(&known);
         for strategy in finalizers {
             let mut store = turn_store(workload, index);
             let turn = generated.batch.clone();
@@ -512,6 +516,21 @@ fn evaluate(
         }
     }
     out
+}
+
+/// An empty cache of the digests of `batch`'s long texts, for every turn of the batch to share: it keeps at most
+/// twice the batch's text (its fields, and what boundaries make of them) and a mebibyte, so a run's memory stays
+/// bounded by its largest batches.
+pub(crate) fn known_digests(batch: &Batch) -> Arc<KnownDigests> {
+    let text: usize = batch
+        .iter()
+        .flat_map(|e| &e.response_parts)
+        .flat_map(|p| Field::ALL.into_iter().filter_map(|f| p.field(f)))
+        .map(str::len)
+        .sum();
+    Arc::new(KnownDigests::with_capacity(
+        text.saturating_mul(2).saturating_add(1 << 20),
+    ))
 }
 
 /// The budget context of a turn at `budget`.

@@ -270,7 +270,7 @@ mod tests {
         // Short texts are hashed, never kept or counted.
         assert_eq!(known.sha256(short), sha256(short.as_bytes()));
         assert_eq!(known.get(short), None);
-        assert_eq!(known.hits_and_misses(), (2, 3));
+        assert_eq!(known.hits_and_misses(), (2, 4));
         assert_eq!(sha256_known(Some(&known), &long), sha256(long.as_bytes()));
         assert_eq!(sha256_known(None, &long), sha256(long.as_bytes()));
     }

@@ -14,6 +14,28 @@ fn units_of_byte(b: u8) -> u8 {
     u8::from((b as i8) >= -64) + u8::from(b >= 0xF0)
 }
 
+/// Whether `needle` occurs in `haystack`: what `str::contains` answers, by a vectorised byte search that sets up
+/// nothing per call beyond the needle's first bytes (`str::contains` prepares a two-way searcher for every call,
+/// which a metric searching many short texts pays again and again).
+pub fn contains(haystack: &str, needle: &str) -> bool {
+    find(haystack, needle).is_some()
+}
+
+/// The byte offset of the first `needle` in `haystack`: what `str::find` answers for a `&str` pattern, by the
+/// same search as [`contains`].
+pub fn find(haystack: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
+}
+
+/// How many times `needle` occurs in `haystack` without overlapping: what `str::matches(needle).count()`
+/// answers, by the same search as [`contains`].
+pub fn count_matches(haystack: &str, needle: &str) -> usize {
+    if needle.is_empty() {
+        return haystack.matches(needle).count();
+    }
+    memchr::memmem::find_iter(haystack.as_bytes(), needle.as_bytes()).count()
+}
+
 /// The length of `s` in UTF-16 code units ('a' = 1, 'é' = 1, '中' = 1, '😀' = 2).
 ///
 /// A byte-level count over the UTF-8 bytes at memory speed, never a decode: every byte that is not a
@@ -182,6 +204,25 @@ pub fn tail_chars(s: &str, chars: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_searches_answer_what_the_standard_library_does() {
+        let hay = "ab\u{FFFD}\u{FFFD}é😀aaa\u{FFFD}x\nline\n";
+        let needles = [
+            "", "a", "aa", "aaa", "aaaa", "\u{FFFD}", "\u{FFFD}\u{FFFD}", "é😀", "😀a", "line\n", "x\nl", "zz",
+            "\u{80}",
+        ];
+        for n in needles {
+            assert_eq!(contains(hay, n), hay.contains(n), "{n:?}");
+            assert_eq!(find(hay, n), hay.find(n), "{n:?}");
+            assert_eq!(count_matches(hay, n), hay.matches(n).count(), "{n:?}");
+        }
+        assert_eq!(count_matches(hay, "\u{FFFD}"), 3);
+        assert_eq!(count_matches(hay, "aa"), 1);
+        assert_eq!(find(hay, "a"), Some(0));
+        assert!(!contains("", "a") && contains("", ""));
+    }
+
 
     fn reference_len(s: &str) -> usize {
         s.encode_utf16().count()

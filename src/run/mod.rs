@@ -550,15 +550,19 @@ pub(crate) fn turn_store(workload: &Workload, index: u64) -> FaultyStore<MemoryS
 
 /// One turn of `generated` at `budget` under `finalizer`, simulated and measured as a run does, and what `also` makes of the turn's record and the budget's reminders (for callers that
 /// measure more of a turn than its metrics, such as `tune`).
+///
+/// `known` is the batch's cache of digests ([`known_digests`]), shared by every turn of the batch the caller runs.
 pub(crate) fn measure_turn_with<T>(
     workload: &Workload,
     generated: &GeneratedBatch,
     budget: &ScenarioBudget,
     finalizer: &dyn Finalizer,
+    known: Option<&Arc<KnownDigests>>,
     also: impl FnOnce(&crate::simulate::TurnRecord, &crate::budget::PlanReminders) -> T,
 ) -> (crate::metrics::BatchMetrics, T) {
     let mut ctx = budget_context(budget);
     ctx.turn.clone_from(&generated.context);
+    ctx.known_digests = known.cloned();
     let mut store = turn_store(workload, generated.index);
     let record = simulate_turn(
         generated.batch.clone(),

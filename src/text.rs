@@ -209,7 +209,18 @@ mod tests {
     fn byte_searches_answer_what_the_standard_library_does() {
         let hay = "ab\u{FFFD}\u{FFFD}é😀aaa\u{FFFD}x\nline\n";
         let needles = [
-            "", "a", "aa", "aaa", "aaaa", "\u{FFFD}", "\u{FFFD}\u{FFFD}", "é😀", "😀a", "line\n", "x\nl", "zz",
+            "",
+            "a",
+            "aa",
+            "aaa",
+            "aaaa",
+            "\u{FFFD}",
+            "\u{FFFD}\u{FFFD}",
+            "é😀",
+            "😀a",
+            "line\n",
+            "x\nl",
+            "zz",
             "\u{80}",
         ];
         for n in needles {
@@ -222,7 +233,6 @@ mod tests {
         assert_eq!(find(hay, "a"), Some(0));
         assert!(!contains("", "a") && contains("", ""));
     }
-
 
     fn reference_len(s: &str) -> usize {
         s.encode_utf16().count()

@@ -132,7 +132,8 @@ impl Finalizer for ClaudeCode {
             &ctx.reminders,
             ctx.known_digests.as_deref(),
             store,
-        ).batch;
+        )
+        .batch;
         let slots = collect_slots(&batch, &ctx.reminders, SlotScope::TOOL_FIELDS);
         let mut total: u64 = slots.iter().map(|s| s.len).sum();
         let cap = self.config.message_cap_chars;

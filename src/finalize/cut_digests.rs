@@ -192,8 +192,8 @@ pub(crate) fn with_threshold<R>(bytes: u64, f: impl FnOnce() -> R) -> (R, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::digest::sha256;
     use crate::budget::{Budget, BudgetContext, PlanReminders};
+    use crate::digest::sha256;
     use crate::finalize::{collect_slots, Outcome, SlotScope, StrategyName};
     use crate::model::{Batch, Entry, Field, Part};
     use crate::persist::{MemoryStore, StoredArtifact};

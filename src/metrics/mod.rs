@@ -215,8 +215,7 @@ pub fn measure(
     // Needles: visible anywhere in their field of the model request. The lines the agent used are measured
     // apart and never pooled with the others.
     let visible = |needle: &Needle| {
-        shown(needle.entry, needle.part, needle.field, 0)
-            .is_some_and(|t| contains(t, &needle.text))
+        shown(needle.entry, needle.part, needle.field, 0).is_some_and(|t| contains(t, &needle.text))
     };
     let (used_places, needles): (Vec<&Needle>, Vec<&Needle>) = needles
         .iter()

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::budget::BudgetContext;
+use crate::digest::KnownDigests;
 use crate::error::{Error, Result};
 use crate::finalize::{budgeted_total, Finalizer, Outcome, SlotScope, StrategyName};
-use crate::digest::KnownDigests;
 use crate::floor::floor_known;
 use crate::model::{Batch, Entry};
 use crate::persist::{ArtifactStore, MemoryStore};

@@ -358,15 +358,22 @@ mod tests {
         let batch = small_batch();
         // At 1,000 units the 3,000-unit output is cut; at 500 the 400-unit one too: three cuts in all, two texts.
         let jsonl = serde_json::to_string(&batch).unwrap() + "\n";
-        let workload =
-            Workload::from_recorded("small", jsonl.as_bytes(), &[1_000, 500], SimConfig::default())
-                .unwrap();
+        let workload = Workload::from_recorded(
+            "small",
+            jsonl.as_bytes(),
+            &[1_000, 500],
+            SimConfig::default(),
+        )
+        .unwrap();
         let plan = RunPlan {
             workloads: vec![workload],
             ..plan_of(&batch, 1_000, SimConfig::default(), 2)
         };
         let floor = plan.run_floor();
-        assert_eq!((floor.turns, floor.hashed, floor.hashed_bytes), (4, 2, 3_400));
+        assert_eq!(
+            (floor.turns, floor.hashed, floor.hashed_bytes),
+            (4, 2, 3_400)
+        );
         let at_500 = plan_of(&batch, 500, SimConfig::default(), 1).run_floor();
         assert_eq!(floor.digest, at_500.digest);
         // The same text in two fields is hashed once: at 1,000 units the water-fill keeps 50, 30 and 20 whole and

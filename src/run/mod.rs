@@ -42,6 +42,7 @@ use crate::batch_line::parse_jsonl_lines;
 use crate::batch_line::BatchGroup;
 use crate::budget::{Budget, BudgetContext};
 use crate::context::TurnContext;
+use crate::digest::KnownDigests;
 use crate::error::Result;
 use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
@@ -50,7 +51,6 @@ use crate::metrics::{
     measure, Aggregate, CostTally, RowKey, RowSummary, StrategyKey, TokenSettings, TokenTally,
     TurnTokens,
 };
-use crate::digest::KnownDigests;
 use crate::model::{Batch, Field};
 use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};

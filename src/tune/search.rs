@@ -32,11 +32,11 @@ use super::{
     CellTune, Constraints, Figures, Recommendation, RungReport, SearchReport, SettingReport,
     Stability, TunePlan, Validated, WorkloadTune,
 };
+use crate::digest::KnownDigests;
 use crate::finalize::Finalizer;
 use crate::generate::GeneratedBatch;
 use crate::rng::{Seed, Stream};
 use crate::run::cost::{Measured, SAMPLES};
-use crate::digest::KnownDigests;
 use crate::run::{known_digests, measure_turn_with, Workload};
 use crate::scenario::ScenarioBudget;
 

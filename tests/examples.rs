@@ -101,7 +101,7 @@ fn small(line: &str, home: &Path) -> (Vec<String>, Option<String>) {
         "conform" => set(&mut words, "--cases", "20"),
         "tune" => {
             set(&mut words, "--batches", "6");
-            set(&mut words, "--settings", "4");
+            set(&mut words, "--settings", "20");
         }
         // Cost is timing: at 2 batches on a busy machine it is noise, and this test checks that the example
         // runs, not the machine's load.
@@ -138,8 +138,42 @@ fn scratch(root: &Path, name: &str, baseline: &Path) -> PathBuf {
         &repo.join("tests/fixtures/import/claude-code/projects"),
         &dir.join("home/.claude/projects"),
     );
+    write_session_with_used_tokens(&dir.join("home/.claude/projects/-home-dev-shop"));
     copy_tree(baseline, &dir.join("reports/baseline"));
     dir
+}
+
+/// A Claude Code session, beside the shared fixture, in which the agent uses what a result showed (the search
+/// hit's path, opened next): `tune --objective used` refuses sessions without used tokens, and the import
+/// fixture's agent never reuses a result's token.
+fn write_session_with_used_tokens(project: &Path) {
+    let session = "5d0e9b1a-3c2f-4e8d-9b7a-1f6c2d4e8a90";
+    let line = |uuid: &str,
+                parent: Option<&str>,
+                kind: &str,
+                minute: u32,
+                message: serde_json::Value| {
+        serde_json::json!({
+            "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": "/home/dev/shop",
+            "sessionId": session, "version": "2.1.3", "type": kind, "uuid": uuid,
+            "timestamp": format!("2025-11-04T10:{minute:02}:00.000Z"), "message": message,
+        })
+        .to_string()
+    };
+    let call = |id: &str, name: &str, input: serde_json::Value| serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]});
+    let result = |id: &str, text: &str| serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]});
+    let lines = [
+        line("v-1", None, "user", 0, serde_json::json!({"role": "user", "content": "Find where the discount is applied."})),
+        line("v-2", Some("v-1"), "assistant", 1, call("toolu_V1", "Grep", serde_json::json!({"pattern": "applyDiscount", "path": "src"}))),
+        line("v-3", Some("v-2"), "user", 2, result("toolu_V1", "src/pricing/discountRules.js:42:  return applyDiscount(cart, rule);\nsrc/checkout/summary.js:7:import { applyDiscount } from '../pricing/discountRules.js';")),
+        line("v-4", Some("v-3"), "assistant", 3, call("toolu_V2", "Read", serde_json::json!({"file_path": "/home/dev/shop/src/pricing/discountRules.js"}))),
+        line("v-5", Some("v-4"), "user", 4, result("toolu_V2", "     1\u{2192}export function applyDiscount(cart, rule) {\n     2\u{2192}  return cart.total * (1 - rule.rate);\n     3\u{2192}}\n")),
+    ];
+    fs::write(
+        project.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
 }
 
 #[test]

@@ -41,6 +41,10 @@ pub(crate) struct RunArgs {
     /// A small run for smoke tests and CI.
     #[arg(long)]
     pub(crate) quick: bool,
+    /// Write results.json without the rows' bootstrap resamples, about half its size (the gate's committed
+    /// baseline is kept so): check reads none of them; compare and the ranking then give no paired intervals.
+    #[arg(long)]
+    pub(crate) compact: bool,
     /// Runtime mode for --batches-file (interactive, headless, acp, agent, speculative).
     #[arg(long, value_name = "MODE", requires = "batches_file")]
     pub(crate) mode: Option<String>,
@@ -87,7 +91,9 @@ pub(crate) fn execute(args: RunArgs) -> anyhow::Result<Status> {
     let plan = args.request(slowdown, &externals).plan()?;
     let out = &args.run.out;
     let logs = args.run.externals.report_logs();
-    let writer = ReportWriter::new(&out.dir).with_externals(&externals, &plan.strategies, logs);
+    let writer = ReportWriter::new(&out.dir)
+        .with_externals(&externals, &plan.strategies, logs)
+        .compact(args.compact);
     writer.check().context("--out")?;
     out.refuse_holding(&args.workload.inputs())?;
     args.workload.notes();

@@ -44,7 +44,8 @@ pub struct Resample {
     pub fields: u64,
 }
 
-/// A row's [`RESAMPLES`] resamples (all zero before its first turn).
+/// A row's [`RESAMPLES`] resamples (all zero before its first turn), or none when they were dropped
+/// ([`Resamples::dropped`]: a compact `results.json` does not keep them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resamples(Vec<Resample>);
 
@@ -55,6 +56,17 @@ impl Default for Resamples {
 }
 
 impl Resamples {
+    /// No resamples: those of a compact `results.json` (`run --compact`), which gives no paired interval.
+    /// Adding turns to them or merging them keeps them dropped.
+    pub fn dropped() -> Resamples {
+        Resamples(Vec::new())
+    }
+
+    /// Whether the resamples were dropped ([`Resamples::dropped`]).
+    pub fn is_dropped(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Adds one turn, weighted in each resample by its batch's weight.
     pub fn add(&mut self, m: &BatchMetrics) {
         let (survived, planted) = m
@@ -74,8 +86,11 @@ impl Resamples {
         }
     }
 
-    /// Adds every turn of `other`.
+    /// Adds every turn of `other`; when either was dropped, so is the sum (a part of the turns is not the whole).
     pub fn merge(&mut self, other: &Resamples) {
+        if other.is_dropped() {
+            self.0.clear();
+        }
         for (a, b) in self.0.iter_mut().zip(&other.0) {
             a.survived = a.survived.saturating_add(b.survived);
             a.planted = a.planted.saturating_add(b.planted);
@@ -134,7 +149,7 @@ impl Figure {
 /// The 95% interval of `a`'s figure minus `b`'s, two rows measured on the same batches: the 2.5th and 97.5th
 /// percentiles of the difference over the resamples (the percentile bootstrap). `None` when the figure has
 /// nothing to measure in some resample of either, or when the two rows were not measured on the same batches
-/// (their resamples' denominators differ).
+/// (their resamples' denominators differ), or either's resamples were dropped.
 pub fn paired_interval(a: &Resamples, b: &Resamples, figure: Figure) -> Option<(f64, f64)> {
     let mut diffs = Vec::with_capacity(RESAMPLES);
     for (ra, rb) in a.0.iter().zip(&b.0) {

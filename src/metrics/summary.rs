@@ -254,7 +254,9 @@ macro_rules! row_summary {
             /// The integrity figures' totals in their slots ([`super::Figure::order`]), then the turns whose
             /// records differ.
             pub integrity: [u64; INTEGRITY_SLOTS],
-            /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking.
+            /// The bootstrap resamples of needle survival and retention, for the paired intervals of the ranking;
+            /// absent from a compact `results.json` (`run --compact`, the gate's baseline): then dropped.
+            #[serde(default = "Resamples::dropped")]
             pub resamples: Resamples,
             $(
                 $(#[doc = $ud])*
@@ -302,7 +304,11 @@ macro_rules! row_summary {
                     out.serialize_field(key, &value)?;
                 }
                 out.serialize_field("integrity", &self.integrity)?;
-                out.serialize_field("resamples", &self.resamples)?;
+                if self.resamples.is_dropped() {
+                    out.skip_field("resamples")?;
+                } else {
+                    out.serialize_field("resamples", &self.resamples)?;
+                }
                 for (_, key, value) in used {
                     out.serialize_field(key, &value)?;
                 }

@@ -1084,7 +1084,7 @@ tuned on, {} held out, none on both sides)</p>",
 every cut output recoverable from its artifact, nothing exempt changed), the low end of the 95% paired bootstrap \
 interval of its gain over the reference on the validation set (groups of batches the search never saw) is above 0, \
 and it wins in at least 4 of 5 resamples of the tuning set; otherwise the reference is, and the row says why. The \
-objective counts needles and used lines in the results longer than the budget, where a setting can differ. The time \
+objective counts needles and used tokens in the results longer than the budget, where a setting can differ. The time \
 over the floor's is wall-clock and varies between runs; everything else is the same for the same seed on any number \
 of threads.</p>\n",
     );
@@ -1162,10 +1162,11 @@ of threads.</p>\n",
             let _ = writeln!(
                 out,
                 "</tbody></table></div>\n<p class=\"note\">The search: {}; {}; then the finalists and the reference on \
-the {} validation batches. Every setting's figures on every rung are in <code>tune.json</code>.</p>",
+the {} validation batches. {}Every setting's figures on every rung are in <code>tune.json</code>.</p>",
                 escape(&steps.join(", then ")),
                 escape(&c.search.note),
-                w.validation
+                w.validation,
+                crate::tune::validation_n(c).map_or(String::new(), |n| escape(&n) + " ")
             );
         }
     }

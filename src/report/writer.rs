@@ -45,6 +45,8 @@ type Files = Vec<(String, Vec<u8>)>;
 pub struct ReportWriter<'a> {
     dir: &'a Path,
     externals: Option<Externals<'a>>,
+    /// Whether a run's `results.json` is written without its resamples ([`RunResults::drop_resamples`]).
+    compact: bool,
 }
 
 impl std::fmt::Debug for ReportWriter<'_> {
@@ -86,7 +88,14 @@ impl<'a> ReportWriter<'a> {
         ReportWriter {
             dir,
             externals: None,
+            compact: false,
         }
+    }
+
+    /// The writer, writing a run's `results.json` without the rows' bootstrap resamples when `compact`
+    /// ([`RunResults::drop_resamples`]).
+    pub fn compact(self, compact: bool) -> ReportWriter<'a> {
+        ReportWriter { compact, ..self }
     }
 
     /// The writer, for a command running the strategies `used`, some of which may be among `registry`'s, their
@@ -132,7 +141,10 @@ impl<'a> ReportWriter<'a> {
         self.write_with(
             |staging| {
                 let mut files = BatchFiles::create(staging, &plan.inputs())?;
-                let results = plan.run_into(progress, &mut files)?;
+                let mut results = plan.run_into(progress, &mut files)?;
+                if self.compact {
+                    results.drop_resamples();
+                }
                 streamed(staging, results, files)
             },
             |run| pages::run_files(&run.results, Some(&run.turns), None),

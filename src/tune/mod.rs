@@ -14,6 +14,7 @@ pub mod space;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::generate::NeedleKind;
 use crate::rng::Seed;
 use crate::run::{PlanRequest, Workload, WorkloadSource};
 
@@ -167,15 +168,18 @@ impl TuneRequest {
         }
         if self.objective.used > 0.0 {
             if let Some(w) = workloads.iter().find(|w| {
-                w.used
-                    .as_ref()
-                    .is_none_or(|u| u.iter().flatten().all(|n| n.is_empty()))
+                w.used.as_ref().is_none_or(|u| {
+                    !u.iter()
+                        .flatten()
+                        .flatten()
+                        .any(|n| n.kind == NeedleKind::UsedToken)
+                })
             }) {
                 return Err(Error::invalid(
                     "--objective",
                     self.objective.describe(),
                     format!(
-                        "weighs the lines agents used, but {} has none (budgetlab import writes them beside the batches, X.used.jsonl)",
+                        "weighs the tokens agents used, but {} has none (budgetlab import writes them beside the batches, X.used.jsonl; a file written before used tokens were measured needs importing again)",
                         w.info.name
                     ),
                 ));
@@ -251,9 +255,16 @@ pub struct Figures {
     pub retention: Option<f64>,
     /// Survival of the lines the agent used, over every result (pooled).
     pub used: Option<f64>,
-    /// Survival of the lines the agent used, over the results longer than the budget (what the objective weighs).
+    /// Survival of the lines the agent used, over the results longer than the budget.
     #[serde(default)]
     pub used_long: Option<f64>,
+    /// Survival of the tokens the agent used, over every result (pooled).
+    #[serde(default)]
+    pub tokens: Option<f64>,
+    /// Survival of the tokens the agent used, over the results longer than the budget (what the objective
+    /// weighs).
+    #[serde(default)]
+    pub tokens_long: Option<f64>,
     /// Artifact writes per turn.
     pub writes_per_turn: Option<f64>,
     /// Whether every turn kept the budget.
@@ -275,6 +286,8 @@ impl Figures {
             retention: sums.retention(),
             used: sums.used_share(),
             used_long: sums.long_used_share(),
+            tokens: sums.token_share(),
+            tokens_long: sums.long_token_share(),
             writes_per_turn: sums.writes_per_turn(),
             kept_budget: sums.kept_budget(),
             breaks: sums
@@ -308,7 +321,7 @@ pub struct SettingReport {
 pub struct RungReport {
     /// Tuning batches in its sample.
     pub batches: usize,
-    /// The objective events (needles, used lines in results longer than the budget; fields) its sample holds.
+    /// The objective events (needles, used tokens in results longer than the budget; fields) its sample holds.
     #[serde(default)]
     pub events: u64,
     /// Settings it ran.
@@ -555,7 +568,7 @@ impl TuneResults {
             ));
             for c in &w.cells {
                 md.push_str(&format!(
-                    "\n### {}\n\n| setting | tuning objective | validation objective | gain on validation (95% interval) | needles (long / all) | used (long / all) | retention | writes/turn | time / floor | contract | meets constraints |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
+                    "\n### {}\n\n| setting | tuning objective | validation objective | gain on validation (95% interval) | needles (long / all) | used tokens (long / all) | retention | writes/turn | time / floor | contract | meets constraints |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
                     c.budget
                 ));
                 for v in &c.finalists {
@@ -577,8 +590,8 @@ impl TuneResults {
                         },
                         percent(v.validation.needles_long),
                         percent(v.validation.needles),
-                        percent(v.validation.used_long),
-                        percent(v.validation.used),
+                        percent(v.validation.tokens_long),
+                        percent(v.validation.tokens),
                         percent(v.validation.retention),
                         v.validation
                             .writes_per_turn
@@ -587,6 +600,9 @@ impl TuneResults {
                         contract(&v.validation.breaks),
                         if v.meets_constraints { "yes" } else { "no" }
                     ));
+                }
+                if let Some(n) = validation_n(c) {
+                    md.push_str(&format!("\n{n}\n"));
                 }
                 md.push_str("\nThe search: ");
                 let steps: Vec<String> = c
@@ -614,6 +630,17 @@ impl TuneResults {
         }
         md
     }
+}
+
+/// What the validation figures of `cell` are taken over, in words (`n on validation: 258 results longer than
+/// the budget, holding 418 used tokens and 12 needles.`): the reference's sums, which are every setting's (they
+/// belong to the batches). `None` when the reference did not reach the validation set.
+pub(crate) fn validation_n(cell: &CellTune) -> Option<String> {
+    let sums = &cell.finalists.iter().find(|v| v.reference)?.validation.sums;
+    Some(format!(
+        "n on validation: {} results longer than the budget, holding {} used tokens and {} needles.",
+        sums.long_results, sums.long_tokens, sums.long_needles
+    ))
 }
 
 /// `x` rounded to 3 decimals, for text.

@@ -1,9 +1,11 @@
 //! What `tune` measures of a setting: per turn the few sums its objective and constraints are made of, added
 //! over batches in batch order (whole numbers, so any order gives the same bytes), and the objective itself.
 //!
-//! The needle and used-line objectives are taken over the results longer than the budget (a result whose
-//! original field is longer than the budget in UTF-16 units): there a policy has to cut and settings can differ;
-//! the pooled figures are kept beside them. Each turn also counts what breaks the design's contract: a cut output
+//! The needle and used objectives are taken over the results longer than the budget (a result whose original
+//! field is longer than the budget in UTF-16 units): there a policy has to cut and settings can differ; the pooled
+//! figures are kept beside them. What the agent used is counted in used tokens (a distinctive token first seen
+//! in the result and reused within the next turns, kept when any kept part of its field still holds it), the
+//! unit the report leads with; the used lines are kept beside them. Each turn also counts what breaks the design's contract: a cut output
 //! that no artifact holds (and whose write was not even attempted), and anything the design exempts that changed
 //! (order, non-text parts, reminders, non-budgeted content, surrogate pairs, the records agreeing).
 //!
@@ -61,6 +63,21 @@ pub struct Sums {
     /// Used lines in results longer than the budget.
     #[serde(default)]
     pub long_used: u64,
+    /// Used tokens still visible.
+    #[serde(default)]
+    pub tokens_survived: u64,
+    /// Used tokens.
+    #[serde(default)]
+    pub tokens: u64,
+    /// Used tokens in results longer than the budget, still visible.
+    #[serde(default)]
+    pub long_tokens_survived: u64,
+    /// Used tokens in results longer than the budget.
+    #[serde(default)]
+    pub long_tokens: u64,
+    /// Results (budgeted fields) longer than the budget.
+    #[serde(default)]
+    pub long_results: u64,
     /// Shortened fields no artifact holds whole, of entries that came without one, whose write was not even
     /// attempted (a failed write is the store's fault, not the setting's).
     #[serde(default)]
@@ -79,6 +96,9 @@ pub struct TurnFacts {
     long_needles: u64,
     long_used_survived: u64,
     long_used: u64,
+    long_tokens_survived: u64,
+    long_tokens: u64,
+    long_results: u64,
     unrecoverable: u64,
 }
 
@@ -108,6 +128,7 @@ impl TurnFacts {
         for slot in collect_slots(input, reminders, SlotScope::ALL) {
             let original = slot.text(input);
             long.insert((slot.entry, slot.part, slot.field), slot.len > units);
+            facts.long_results += u64::from(slot.len > units);
             let Some(after) = shown(slot.entry, slot.part, slot.field) else {
                 continue;
             };
@@ -122,6 +143,8 @@ impl TurnFacts {
             });
             facts.unrecoverable += u64::from(!(came_with_paths || attempted));
         }
+        // A used token is recorded at each place it occurs; it is counted once per field and text.
+        let mut tokens: BTreeMap<(usize, usize, Field, &str), ()> = BTreeMap::new();
         for needle in &generated.needles {
             if !long
                 .get(&(needle.entry, needle.part, needle.field))
@@ -132,7 +155,18 @@ impl TurnFacts {
             }
             let visible = shown(needle.entry, needle.part, needle.field)
                 .is_some_and(|t| t.contains(needle.text.as_str()));
-            if needle.kind == NeedleKind::Used {
+            if needle.kind == NeedleKind::UsedToken {
+                let key = (
+                    needle.entry,
+                    needle.part,
+                    needle.field,
+                    needle.text.as_str(),
+                );
+                if tokens.insert(key, ()).is_none() {
+                    facts.long_tokens += 1;
+                    facts.long_tokens_survived += u64::from(visible);
+                }
+            } else if needle.kind == NeedleKind::Used {
                 facts.long_used += 1;
                 facts.long_used_survived += u64::from(visible);
             } else {
@@ -162,6 +196,11 @@ impl Sums {
             fields: m.fields,
             used_survived: m.used_survived,
             used: m.used_needles,
+            tokens_survived: m.used_tokens_survived,
+            tokens: m.used_tokens,
+            long_tokens_survived: facts.long_tokens_survived,
+            long_tokens: facts.long_tokens,
+            long_results: facts.long_results,
             writes: m.writes,
             long_survived: facts.long_survived,
             long_needles: facts.long_needles,
@@ -194,6 +233,11 @@ impl Sums {
         add(&mut self.long_needles, other.long_needles);
         add(&mut self.long_used_survived, other.long_used_survived);
         add(&mut self.long_used, other.long_used);
+        add(&mut self.tokens_survived, other.tokens_survived);
+        add(&mut self.tokens, other.tokens);
+        add(&mut self.long_tokens_survived, other.long_tokens_survived);
+        add(&mut self.long_tokens, other.long_tokens);
+        add(&mut self.long_results, other.long_results);
         add(&mut self.unrecoverable, other.unrecoverable);
         add(&mut self.exempt_changed, other.exempt_changed);
     }
@@ -221,6 +265,16 @@ impl Sums {
     /// Survival of the lines the agent used, over the results longer than the budget; `None` without any there.
     pub fn long_used_share(&self) -> Option<f64> {
         (self.long_used > 0).then(|| self.long_used_survived as f64 / self.long_used as f64)
+    }
+
+    /// Survival of the tokens the agent used, over every result (pooled); `None` without any.
+    pub fn token_share(&self) -> Option<f64> {
+        (self.tokens > 0).then(|| self.tokens_survived as f64 / self.tokens as f64)
+    }
+
+    /// Survival of the tokens the agent used, over the results longer than the budget; `None` without any there.
+    pub fn long_token_share(&self) -> Option<f64> {
+        (self.long_tokens > 0).then(|| self.long_tokens_survived as f64 / self.long_tokens as f64)
     }
 
     /// Artifact writes per turn; `None` without turns.
@@ -258,7 +312,7 @@ pub struct Objective {
     pub needles: f64,
     /// Weight of retention (mean kept share per field).
     pub retention: f64,
-    /// Weight of the survival of the lines the agent used.
+    /// Weight of the survival of the tokens the agent used.
     pub used: f64,
 }
 
@@ -311,14 +365,14 @@ impl Objective {
         Ok(o)
     }
 
-    /// The objective's value on `sums` (needle and used-line survival over the results longer than the
+    /// The objective's value on `sums` (needle and used-token survival over the results longer than the
     /// budget); `None` when a figure it weighs has nothing to measure there.
     pub fn value(&self, sums: &Sums) -> Option<f64> {
         let mut v = 0.0;
         for (weight, figure) in [
             (self.needles, sums.long_needle_share()),
             (self.retention, sums.retention()),
-            (self.used, sums.long_used_share()),
+            (self.used, sums.long_token_share()),
         ] {
             if weight > 0.0 {
                 v += weight * figure?;
@@ -334,7 +388,7 @@ impl Objective {
         let rest: Vec<f64> = [
             (self.needles, sums.long_needle_share()),
             (self.retention, sums.retention()),
-            (self.used, sums.long_used_share()),
+            (self.used, sums.long_token_share()),
         ]
         .into_iter()
         .filter(|(weight, _)| *weight == 0.0)
@@ -362,8 +416,8 @@ impl Objective {
             ),
             (
                 self.used,
-                sums.long_used_survived as f64,
-                totals.long_used as f64,
+                sums.long_tokens_survived as f64,
+                totals.long_tokens as f64,
             ),
         ] {
             if weight > 0.0 {
@@ -376,7 +430,7 @@ impl Objective {
         Some(v)
     }
 
-    /// The events the objective is measured on in `sums`: needles and used lines in results longer than the
+    /// The events the objective is measured on in `sums`: needles and used tokens in results longer than the
     /// budget, fields, each counted when the objective weighs it. A rung's sample is sized by them.
     pub fn events(&self, sums: &Sums) -> u64 {
         let mut n = 0u64;
@@ -387,7 +441,7 @@ impl Objective {
             n += sums.fields;
         }
         if self.used > 0.0 {
-            n += sums.long_used;
+            n += sums.long_tokens;
         }
         n
     }
@@ -402,7 +456,7 @@ impl Objective {
             (self.retention, "retention"),
             (
                 self.used,
-                "used-line survival (results longer than the budget)",
+                "used-token survival (results longer than the budget)",
             ),
         ]
         .into_iter()
@@ -467,6 +521,85 @@ impl Paired {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::Needle;
+    use crate::model::{Entry, Part};
+
+    /// A one-result turn: `original` in the producers' output, `shown` in the model request, nothing written.
+    fn one_result_turn(
+        original: &str,
+        shown: &str,
+        needles: Vec<Needle>,
+    ) -> (GeneratedBatch, TurnRecord) {
+        let entry = |text: &str| {
+            let output = Some(serde_json::Value::String(text.into()));
+            Entry::new(
+                "c1",
+                "shell",
+                vec![Part::function_response("c1", "shell", output, None)],
+            )
+        };
+        let generated = GeneratedBatch {
+            index: 0,
+            batch: vec![entry(original)],
+            needles,
+            context: None,
+            group: None,
+        };
+        let record = TurnRecord {
+            boundaries: Vec::new(),
+            model_request: vec![entry(shown)],
+            ordinals: vec![0],
+            transcript: vec![entry(shown)],
+            tool_results: vec![entry(shown)],
+            display: vec![entry(original)],
+            writes: Vec::new(),
+            within_budget: true,
+            records_identical: true,
+        };
+        (generated, record)
+    }
+
+    fn token(text: &str, offset: usize) -> Needle {
+        Needle {
+            kind: NeedleKind::UsedToken,
+            text: text.into(),
+            entry: 0,
+            part: 0,
+            field: Field::Output,
+            offset,
+        }
+    }
+
+    /// Used tokens are counted once per field and text (a token recorded at two places is one), kept when the
+    /// shown field still holds it anywhere, and only in results longer than the budget; the result is counted.
+    #[test]
+    fn used_tokens_count_once_per_field_over_the_results_longer_than_the_budget() {
+        let original = "alpha beta\nmiddle gamma\nalpha end";
+        let needles = vec![token("alpha", 0), token("alpha", 24), token("gamma", 18)];
+        let (generated, record) = one_result_turn(original, "alpha beta\n[cut]", needles);
+        let reminders = PlanReminders::default();
+        let facts = TurnFacts::of(&generated, &record, &reminders, 10);
+        assert_eq!(
+            (
+                facts.long_results,
+                facts.long_tokens,
+                facts.long_tokens_survived
+            ),
+            (1, 2, 1)
+        );
+        // The same result within the budget: nothing counted as long.
+        let facts = TurnFacts::of(&generated, &record, &reminders, 1_000);
+        assert_eq!((facts.long_results, facts.long_tokens), (0, 0));
+        // The objective weighs the tokens.
+        let sums = Sums {
+            long_tokens: 2,
+            long_tokens_survived: 1,
+            long_used: 5,
+            long_used_survived: 5,
+            ..Sums::default()
+        };
+        assert_eq!(Objective::parse("used").unwrap().value(&sums), Some(0.5));
+    }
 
     fn sums(survived: u64, needles: u64, kept_share: f64, fields: u64) -> Sums {
         Sums {

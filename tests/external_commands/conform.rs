@@ -202,12 +202,13 @@ fn conform_catches_both_bugs_of_the_wrong_example_with_shrunk_counterexamples() 
     }
 }
 
-/// The Python example with its handshake declaring no capability, written into `dir`.
+/// The Python example with its handshake declaring no persist-faults capability (the context one kept), written
+/// into `dir`.
 fn without_persist_faults(dir: &Path) -> String {
     let source = fs::read_to_string(format!("{}/headtail.py", examples())).unwrap();
     let changed = source.replace(
-        r#""capabilities": ["persist-faults"]"#,
-        r#""capabilities": []"#,
+        r#""capabilities": ["persist-faults", "context"]"#,
+        r#""capabilities": ["context"]"#,
     );
     assert_ne!(changed, source, "the example declares persist-faults");
     let path = dir.join("plain.py");

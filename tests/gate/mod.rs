@@ -227,8 +227,7 @@ fn a_fresh_quick_run_passes_the_committed_baseline() {
     }
     let current = tmp.path().join("reports/latest");
     let junit = tmp.path().join("ci/check.xml");
-    // Cost is checked too, with the default tolerance: as the strategy's time over the floor's, measured side by
-    // side, it does not move with the load that the other tests put on the machine meanwhile.
+    // Cost is timing, which tests never gate on (baseline_tolerances).
     let out = budgetlab()
         .args(["check", "--baseline"])
         .arg(&baseline)
@@ -260,6 +259,80 @@ fn a_fresh_quick_run_passes_the_committed_baseline() {
         "{xml}"
     );
     assert!(xml.contains("failures=\"0\">"), "{xml}");
+}
+
+/// `run --compact` writes results.json without the bootstrap resamples (the committed baseline is kept so, for
+/// the package's size): a third fewer bytes at least, the same figures, and a check against it passes; `compare` of two
+/// strategies in it gives no paired interval rather than a made-up one.
+#[test]
+fn a_compact_run_keeps_every_figure_but_the_resamples_and_still_gates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (full, compact) = (tmp.path().join("full"), tmp.path().join("compact"));
+    small_run(&full, &[]);
+    small_run(&compact, &["--compact"]);
+    let (a, b) = (
+        fs::read_to_string(full.join("results.json")).unwrap(),
+        fs::read_to_string(compact.join("results.json")).unwrap(),
+    );
+    assert_eq!(a.matches("\"resamples\"").count(), 6 * 3);
+    assert_eq!(b.matches("\"resamples\"").count(), 0);
+    assert!(b.len() * 3 < a.len() * 2, "{} vs {}", b.len(), a.len());
+    let (mut a, mut b) = (
+        read_json(&full.join("results.json")),
+        read_json(&compact.join("results.json")),
+    );
+    for results in [&mut a, &mut b] {
+        for row in results["rows"].as_array_mut().unwrap() {
+            let row = row.as_object_mut().unwrap();
+            row.remove("cost");
+            row["summary"].as_object_mut().unwrap().remove("resamples");
+        }
+        let results = results.as_object_mut().unwrap();
+        // The ranking's intervals are what differs; the fronts and the file digests follow the timings.
+        for volatile in ["ranking", "pareto", "sha256"] {
+            results.remove(volatile);
+        }
+    }
+    assert_eq!(a, b);
+    let out = budgetlab()
+        .args(["check", "--baseline"])
+        .arg(&compact)
+        .arg("--current")
+        .arg(&full)
+        .args(baseline_tolerances())
+        .output()
+        .unwrap();
+    let verdict = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{verdict}");
+    assert!(
+        verdict.starts_with("## budgetlab check: passed\n"),
+        "{verdict}"
+    );
+    // Intervals in the full run's strategy comparison, none in the compact one's.
+    let intervals = |run: &Path| {
+        let out = budgetlab()
+            .arg("compare")
+            .arg(run)
+            .args(["--strategies", "reference,greedy", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        fn count(v: &Value) -> usize {
+            match v {
+                Value::Object(m) => m
+                    .iter()
+                    .map(|(k, v)| usize::from(k == "interval" && v.is_array()) + count(v))
+                    .sum(),
+                Value::Array(a) => a.iter().map(count).sum(),
+                _ => 0,
+            }
+        }
+        count(&value)
+    };
+    assert!(intervals(&full) > 0);
+    assert_eq!(intervals(&compact), 0);
 }
 
 /// A small run in `dir`, and a copy of its results.json edited by `edit` as `dir/current/results.json`.

@@ -250,6 +250,16 @@ impl BatchRecord {
 }
 
 impl RunResults {
+    /// Drops every row's bootstrap resamples (about half of a quick run's `results.json`) and ranks the rows again
+    /// without them: the compact form the gate's committed baseline is kept in (`run --compact`). The gate reads
+    /// none of them; `compare` and the ranking give no paired interval for such rows.
+    pub fn drop_resamples(&mut self) {
+        for row in &mut self.rows {
+            row.summary.resamples = crate::metrics::resample::Resamples::dropped();
+        }
+        self.ranking = crate::metrics::ranking::rank(&self.rows);
+    }
+
     /// Parses a `results.json`, refusing other schema versions and anything that breaks the schema's ranges and
     /// the agreement of its figures. `source_name` is named in errors, with the field and the row.
     ///

@@ -4,10 +4,11 @@
 //!
 //! Group `run_floor` runs one plan (`mixed-realistic`, [`FLOOR_BATCHES`] batches, every strategy) as `run` (the
 //! simulation and the records, no report) and as `floor` ([`budgetlab::run::RunPlan::run_floor`], the least work
-//! any run of the plan must do), each in a pool of one thread and of one per core, so that
-//! `scripts/bench-ratios.py` prints run / floor.
+//! any run of the plan must do: each field measured at every boundary it passes and each text the allocation cuts
+//! hashed once a batch), each in a pool of one thread and of one per core, so that `scripts/bench-ratios.py`
+//! prints run / floor, and each per turn (the group's throughput is the plan's turns).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 use budgetlab::run::{PlanRequest, Workloads};
 use criterion::BenchmarkId;
@@ -42,6 +43,7 @@ fn run_floor(c: &mut Criterion) {
     }
     .plan()
     .expect("the default scenario plans");
+    group.throughput(Throughput::Elements(plan.run_floor().turns));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     for threads in [1, cores.max(2)] {
         let pool = rayon::ThreadPoolBuilder::new()

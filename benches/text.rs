@@ -2,6 +2,10 @@
 //! that never occurs (a pure scan, SIMD with run-time CPU detection). `utf16_len` is a byte-level count, not a
 //! decode, and must run at that speed where memory is the limit.
 //!
+//! The byte searches the metrics run on every field of every turn are held to the same pass: `contains` (a needle
+//! that never occurs, so every byte is searched) and `count_matches` of U+FFFD (the replacement characters the
+//! surrogate check counts).
+//!
 //! Group `text_scan`, with ids `<function>/<input>`: ASCII logs (shape c's outputs) and mixed ASCII, CJK and
 //! emoji (shape b's outputs), each in L1 (64 KiB), in L2 (1 MiB) and from memory (128 MiB, four times this
 //! machine's L3), the longer inputs made by repeating the shape's text.
@@ -10,7 +14,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-use budgetlab::text::head_bytes;
+use budgetlab::text::{contains, count_matches, head_bytes};
 use budgetlab::{utf16_len, BenchShape, Field};
 
 /// Input sizes: in L1, in L2, from memory.
@@ -52,6 +56,13 @@ fn text_scan(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_with_input(BenchmarkId::new("utf16_len", name), *text, |b, t| {
             b.iter(|| utf16_len(t))
+        });
+        group.bench_with_input(BenchmarkId::new("contains", name), *text, |b, t| {
+            // A needle of ordinary log words that no input holds: the whole text is searched.
+            b.iter(|| contains(t, "needle-never-planted: exit 42"))
+        });
+        group.bench_with_input(BenchmarkId::new("count_fffd", name), *text, |b, t| {
+            b.iter(|| count_matches(t, "\u{FFFD}"))
         });
         group.bench_with_input(BenchmarkId::new("memchr", name), *text, |b, t| {
             // No text field holds a NUL byte, so this scans every byte.

@@ -2,7 +2,7 @@
 """Prints the finalize, linearity, text, generate and tokens bench results as Markdown tables.
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
-(run `cargo bench -- --quick` first) and reports a run's time as a ratio to its floor, the reference finalizer's
+(run `cargo bench -- --quick` first) and reports a run's time as a ratio to its floor (in all and per turn), the reference finalizer's
 time as a ratio to the floor, the cost of doubling each shape, a batch of duplicate call ids against distinct
 ones, utf16_len against memchr, and an external strategy (the reference behind `finalize --serve`) against the built-in one. Standard library only.
 
@@ -30,6 +30,15 @@ def load(*path):
     except (OSError, KeyError, ValueError):
         return None
     return median, throughput
+
+
+def elements(*path):
+    """The throughput in elements (a run's turns) criterion recorded for one benchmark, or None."""
+    try:
+        with open(os.path.join(ROOT, *path, "new", "benchmark.json")) as f:
+            return (json.load(f).get("throughput") or {}).get("Elements")
+    except (OSError, ValueError):
+        return None
 
 
 def ms(ns):
@@ -147,6 +156,21 @@ def text_table():
             continue
         print(f"| {name} | {ms(u[0])} | {ms(m[0])} | {ratio(u[0], m[0])} | {u[0] / u[1]:.4f} "
               f"| {gbps(u[1], u[0])} |")
+    searches = [f for f in ("contains", "count_fffd") if os.path.isdir(os.path.join(ROOT, "text_scan", f))]
+    if not searches:
+        return
+    print()
+    print("| input | memchr | " + " | ".join(f"{f} | {f} / memchr" for f in searches) + " |")
+    print("|---|---:|" + "---:|---:|" * len(searches))
+    for name in inputs:
+        m = load("text_scan", "memchr", name)
+        if not m:
+            continue
+        cells = []
+        for f in searches:
+            r = load("text_scan", f, name)
+            cells.append(f"{ms(r[0])} | {ratio(r[0], m[0])}" if r else " | ")
+        print(f"| {name} | {ms(m[0])} | " + " | ".join(cells) + " |")
 
 
 def generate_table():
@@ -199,30 +223,34 @@ def external_table():
 
 
 def run_floor_table():
-    """A run of one plan beside its floor (`RunPlan::run_floor`), by threads."""
+    """A run of one plan beside its floor (`RunPlan::run_floor`), by threads, in all and per turn."""
     path = os.path.join(ROOT, "run_floor", "run")
     if not os.path.isdir(path):
         return
-    print("| threads | run | floor | run / floor |")
-    print("|---:|---:|---:|---:|")
+    print("| threads | turns | run | floor | run per turn | floor per turn | run / floor |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for threads in sorted((n for n in os.listdir(path) if n.isdigit()), key=int):
         r, f = load("run_floor", "run", threads), load("run_floor", "floor", threads)
+        turns = elements("run_floor", "run", threads)
         if r and f:
-            print(f"| {threads} | {ms(r[0])} | {ms(f[0])} | {ratio(r[0], f[0])} |")
+            per = (lambda ns: ms(ns / turns)) if turns else (lambda ns: "")
+            print(f"| {threads} | {turns or ''} | {ms(r[0])} | {ms(f[0])} | {per(r[0])} | {per(f[0])} "
+                  f"| {ratio(r[0], f[0])} |")
 
 
 def main():
     if not os.path.isdir(ROOT):
         sys.exit(f"bench-ratios: {ROOT} not found; run `cargo bench -- --quick` first")
     sections = [
-        ("A run against its floor (mixed-realistic, 24 batches, every strategy)", run_floor_table),
+        ("A run against its floor, in all and per turn (mixed-realistic, 24 batches, every strategy)",
+         run_floor_table),
         ("Reference against the floor", reference_table),
         ("Every strategy (median, and its ratio to the floor)", strategy_table),
         ("One large batch: the reference on shape c by threads, against the one-core floor", threads_table),
         ("Hashing 8 fields on one core and on all cores", digest_split_table),
         ("Linearity: every field doubled, the budget kept", linearity_table),
         ("Duplicate call ids against distinct ones", duplicate_ids_table),
-        ("UTF-16 measurement against a memchr pass", text_table),
+        ("UTF-16 measurement and the metrics' byte searches against a memchr pass", text_table),
         ("Generation throughput", generate_table),
         ("Token counting, MB/s on one core", tokens_table),
         ("An external strategy against the built-in one", external_table),

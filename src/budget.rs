@@ -172,6 +172,10 @@ pub struct BudgetContext {
     /// What the runtime knows about the turn (task, calls, the assistant's text), when the batch carries it.
     /// The reference and the other position-only strategies ignore it; content-aware strategies read it.
     pub turn: Option<Arc<crate::context::TurnContext>>,
+    /// The digests of the batch's long texts already hashed, shared by every strategy and budget a run gives the
+    /// same batch, so that each is hashed once (`None`: every digest is computed where it is needed). It changes
+    /// no output: a digest is found only for the very same text.
+    pub known_digests: Option<Arc<crate::digest::KnownDigests>>,
 }
 
 impl BudgetContext {
@@ -183,6 +187,7 @@ impl BudgetContext {
             reminders: PlanReminders::default(),
             boundary: "finalize",
             turn: None,
+            known_digests: None,
         }
     }
 }

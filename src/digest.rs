@@ -2,10 +2,13 @@
 //! output's digest, a scenario's hash is the digest of its canonical JSON, a recorded workload's is the digest of
 //! its file, and the floor folds the digests of the fields it cuts. One text's SHA-256 is sequential, so many
 //! texts can be hashed at once only side by side: [`sha256_each_on_all_cores`] spreads them over the current
-//! rayon pool. A leaf: it names no other module.
+//! rayon pool. A digest depends on the text alone, so a run keeps the digests of one batch's long texts in a
+//! [`KnownDigests`] that every strategy and budget of the batch consults: each distinct text is hashed once.
+//! A leaf: it names no other module.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
@@ -47,6 +50,138 @@ pub fn sha256_each_on_all_cores(texts: &[&str]) -> Vec<[u8; 32]> {
         .into_iter()
         .map(|d| d.into_inner().expect("every text is taken once and hashed"))
         .collect()
+}
+
+/// Texts shorter than this many bytes are hashed where they are needed and never kept by [`KnownDigests`]: their
+/// SHA-256 costs about what looking them up would.
+pub const KNOWN_DIGEST_MIN_BYTES: usize = 1024;
+
+/// The SHA-256 of the long texts one batch's turns have hashed so far, shared by every strategy and budget that
+/// runs the batch, so that a text they all name in their headers is hashed once per batch, not once per turn.
+///
+/// A text is known by its content: a lookup compares the whole text with the one kept (at memory speed, several
+/// times faster than hashing it), so an answer is always the SHA-256 of exactly the text asked about, and every
+/// output is the same with or without the cache. It keeps a copy of each text it learns, at most `capacity`
+/// bytes in all (texts past that are hashed and not kept), so its memory is bounded by the batch's own size and
+/// freed with the batch. Safe to share between threads.
+#[derive(Default)]
+pub struct KnownDigests {
+    inner: Mutex<Known>,
+}
+
+impl std::fmt::Debug for KnownDigests {
+    /// Counts, not the texts kept (they can be megabytes).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known = self.lock();
+        f.debug_struct("KnownDigests")
+            .field("texts", &known.texts.len())
+            .field("bytes", &known.bytes)
+            .field("capacity", &known.capacity)
+            .finish()
+    }
+}
+
+/// What a [`KnownDigests`] holds: each text kept with its digest, indexed by byte length.
+#[derive(Debug, Default)]
+struct Known {
+    /// The texts kept, with their digests, in the order they were learned.
+    texts: Vec<(Box<str>, [u8; 32])>,
+    /// Byte length -> the indices into `texts` of that length.
+    by_len: HashMap<usize, Vec<usize>>,
+    /// Bytes kept so far.
+    bytes: usize,
+    /// The most bytes kept.
+    capacity: usize,
+    /// Lookups answered from the texts kept, and texts hashed for want of one (long texts only).
+    hits: u64,
+    misses: u64,
+}
+
+impl Known {
+    fn find(&self, text: &str) -> Option<[u8; 32]> {
+        let candidates = self.by_len.get(&text.len())?;
+        candidates
+            .iter()
+            .map(|&i| &self.texts[i])
+            .find(|(kept, _)| kept.as_bytes() == text.as_bytes())
+            .map(|(_, digest)| *digest)
+    }
+
+    fn learn(&mut self, text: &str, digest: [u8; 32]) {
+        if self.bytes + text.len() > self.capacity || self.find(text).is_some() {
+            return;
+        }
+        self.bytes += text.len();
+        self.by_len
+            .entry(text.len())
+            .or_default()
+            .push(self.texts.len());
+        self.texts.push((text.into(), digest));
+    }
+}
+
+impl KnownDigests {
+    /// An empty cache that keeps at most `capacity` bytes of text.
+    pub fn with_capacity(capacity: usize) -> Self {
+        KnownDigests {
+            inner: Mutex::new(Known {
+                capacity,
+                ..Known::default()
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Known> {
+        // A panic while holding the lock leaves nothing half-done that a later lookup could see.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The SHA-256 of `text` when it is known (a long text hashed before), counting the lookup; `None` for a
+    /// short text or one not seen yet.
+    pub fn get(&self, text: &str) -> Option<[u8; 32]> {
+        if text.len() < KNOWN_DIGEST_MIN_BYTES {
+            return None;
+        }
+        let mut known = self.lock();
+        let found = known.find(text);
+        match found {
+            Some(_) => known.hits += 1,
+            None => known.misses += 1,
+        }
+        found
+    }
+
+    /// Keeps `digest` as the SHA-256 of `text` (which the caller just hashed), room permitting; short texts are
+    /// not kept.
+    pub fn learn(&self, text: &str, digest: [u8; 32]) {
+        if text.len() >= KNOWN_DIGEST_MIN_BYTES {
+            self.lock().learn(text, digest);
+        }
+    }
+
+    /// The SHA-256 of `text`: known, or computed now and kept.
+    pub fn sha256(&self, text: &str) -> [u8; 32] {
+        if let Some(digest) = self.get(text) {
+            return digest;
+        }
+        let digest = sha256(text.as_bytes());
+        self.learn(text, digest);
+        digest
+    }
+
+    /// Lookups of long texts answered from what was kept, and those that were not.
+    pub fn hits_and_misses(&self) -> (u64, u64) {
+        let known = self.lock();
+        (known.hits, known.misses)
+    }
+}
+
+/// The SHA-256 of `text`, from `known` when given (see [`KnownDigests::sha256`]).
+pub fn sha256_known(known: Option<&KnownDigests>, text: &str) -> [u8; 32] {
+    match known {
+        Some(known) => known.sha256(text),
+        None => sha256(text.as_bytes()),
+    }
 }
 
 /// Lowercase hex SHA-256 of `data` (a text's UTF-8 bytes, or any bytes).
@@ -116,5 +251,40 @@ mod tests {
             );
         }
         assert!(sha256_each_on_all_cores(&[]).is_empty());
+    }
+
+    #[test]
+    fn known_digests_answer_each_long_text_by_its_content() {
+        let long = "ab😀\n".repeat(500);
+        let other = format!("{}x", &long[..long.len() - 1]);
+        let short = "short";
+        let known = KnownDigests::with_capacity(1 << 20);
+        assert_eq!(known.get(&long), None);
+        assert_eq!(known.sha256(&long), sha256(long.as_bytes()));
+        // Another allocation of the same text is found; a text of the same length that differs is not.
+        assert_eq!(known.get(&long.clone()), Some(sha256(long.as_bytes())));
+        assert_eq!(other.len(), long.len());
+        assert_eq!(known.get(&other), None);
+        assert_eq!(known.sha256(&other), sha256(other.as_bytes()));
+        assert_eq!(known.get(&other), Some(sha256(other.as_bytes())));
+        // Short texts are hashed, never kept or counted.
+        assert_eq!(known.sha256(short), sha256(short.as_bytes()));
+        assert_eq!(known.get(short), None);
+        assert_eq!(known.hits_and_misses(), (2, 4));
+        assert_eq!(sha256_known(Some(&known), &long), sha256(long.as_bytes()));
+        assert_eq!(sha256_known(None, &long), sha256(long.as_bytes()));
+    }
+
+    #[test]
+    fn known_digests_keep_no_more_than_their_capacity() {
+        let a = "a".repeat(2000);
+        let b = "b".repeat(2000);
+        let known = KnownDigests::with_capacity(3000);
+        assert_eq!(known.sha256(&a), sha256(a.as_bytes()));
+        assert_eq!(known.sha256(&b), sha256(b.as_bytes()));
+        // The first fitted; the second did not and is hashed again, with the same answer.
+        assert_eq!(known.get(&a), Some(sha256(a.as_bytes())));
+        assert_eq!(known.get(&b), None);
+        assert_eq!(known.sha256(&b), sha256(b.as_bytes()));
     }
 }

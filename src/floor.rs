@@ -13,7 +13,7 @@
 //! floor below 1 is that parallelism, measured.
 
 use crate::alloc::water_fill;
-use crate::digest::sha256;
+use crate::digest::{sha256_known, KnownDigests};
 use crate::model::{Entry, Field};
 use crate::text::utf16_len;
 
@@ -33,6 +33,12 @@ pub struct FloorWork {
 /// Does the least work an exact finalizer must do on `batch` at a budget of `budget` UTF-16 units: measures
 /// every text field, allocates the budget from the lengths, and hashes each field the allocation cuts.
 pub fn floor(batch: &[Entry], budget: u64) -> FloorWork {
+    floor_known(batch, budget, None)
+}
+
+/// [`floor`] given the batch's `known` digests (when some): a cut field whose digest is known is looked up, and
+/// one that is not is hashed and becomes known. The work found is the same.
+pub fn floor_known(batch: &[Entry], budget: u64, known: Option<&KnownDigests>) -> FloorWork {
     let mut texts: Vec<&str> = Vec::with_capacity(batch.len());
     let mut lengths: Vec<u64> = Vec::with_capacity(batch.len());
     for part in batch.iter().flat_map(|e| &e.response_parts) {
@@ -55,7 +61,7 @@ pub fn floor(batch: &[Entry], budget: u64) -> FloorWork {
     let allocation = water_fill(&lengths, budget);
     for ((text, &len), &a) in texts.iter().zip(&lengths).zip(&allocation) {
         if len > a {
-            let digest = sha256(text.as_bytes());
+            let digest = sha256_known(known, text);
             for (acc, b) in work.digest.iter_mut().zip(digest.iter()) {
                 *acc ^= b;
             }

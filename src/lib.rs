@@ -109,7 +109,7 @@ pub use external::{
     ExternalFinalizer, ExternalOptions, ExternalRegistry, ExternalStrategies, ExternalStrategy,
 };
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
-pub use floor::{floor, FloorWork};
+pub use floor::{floor, floor_known, FloorWork};
 pub use generate::{BenchShape, GenerateJob, GeneratedBatch, Generator, Needle, NeedleKind, Shard};
 pub use job::{Backend, FinalizeJob, FinalizeReport, JobStrategy, Timing, MAX_TIMED_RUNS};
 pub use model::{parse_batch, Batch, Entry, Field, Part};

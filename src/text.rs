@@ -14,6 +14,39 @@ fn units_of_byte(b: u8) -> u8 {
     u8::from((b as i8) >= -64) + u8::from(b >= 0xF0)
 }
 
+/// Needles up to this many bytes are searched with memchr's vectorised `memmem`, whose set-up per call is small
+/// for them; longer ones (a whole output looked for in an artifact) with the standard library's two-way search,
+/// whose set-up over a long needle is the cheaper of the two.
+const SHORT_NEEDLE: usize = 64;
+
+/// Whether `needle` occurs in `haystack`: what `str::contains` answers, faster where the metrics search often (a
+/// short needle, or a needle as long as the haystack: see [`find`]).
+pub fn contains(haystack: &str, needle: &str) -> bool {
+    find(haystack, needle).is_some()
+}
+
+/// The byte offset of the first `needle` in `haystack`: what `str::find` answers for a `&str` pattern. A needle
+/// longer than the haystack is not searched for, one as long is compared, a short one is found by a vectorised
+/// byte search that sets up next to nothing per call (`str::find` prepares a two-way searcher every call, which a
+/// metric searching many short texts pays again and again).
+pub fn find(haystack: &str, needle: &str) -> Option<usize> {
+    match needle.len() {
+        n if n > haystack.len() => None,
+        n if n == haystack.len() => (haystack == needle).then_some(0),
+        n if n <= SHORT_NEEDLE => memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()),
+        _ => haystack.find(needle),
+    }
+}
+
+/// How many times `needle` occurs in `haystack` without overlapping: what `str::matches(needle).count()`
+/// answers, by the byte search [`find`] uses for a short needle.
+pub fn count_matches(haystack: &str, needle: &str) -> usize {
+    if needle.is_empty() || needle.len() > SHORT_NEEDLE {
+        return haystack.matches(needle).count();
+    }
+    memchr::memmem::find_iter(haystack.as_bytes(), needle.as_bytes()).count()
+}
+
 /// The length of `s` in UTF-16 code units ('a' = 1, 'é' = 1, '中' = 1, '😀' = 2).
 ///
 /// A byte-level count over the UTF-8 bytes at memory speed, never a decode: every byte that is not a
@@ -182,6 +215,50 @@ pub fn tail_chars(s: &str, chars: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_searches_answer_what_the_standard_library_does() {
+        let hay = "ab\u{FFFD}\u{FFFD}é😀aaa\u{FFFD}x\nline\n";
+        let needles = [
+            "",
+            "a",
+            "aa",
+            "aaa",
+            "aaaa",
+            "\u{FFFD}",
+            "\u{FFFD}\u{FFFD}",
+            "é😀",
+            "😀a",
+            "line\n",
+            "x\nl",
+            "zz",
+            "\u{80}",
+        ];
+        for n in needles {
+            assert_eq!(contains(hay, n), hay.contains(n), "{n:?}");
+            assert_eq!(find(hay, n), hay.find(n), "{n:?}");
+            assert_eq!(count_matches(hay, n), hay.matches(n).count(), "{n:?}");
+        }
+        assert_eq!(count_matches(hay, "\u{FFFD}"), 3);
+        assert_eq!(count_matches(hay, "aa"), 1);
+        assert_eq!(find(hay, "a"), Some(0));
+        assert!(!contains("", "a") && contains("", ""));
+        // Needles past the short limit, as long as the haystack and longer.
+        let long = "ab😀\n".repeat(40);
+        let hay = format!("x{long}y{long}");
+        for n in [
+            &long[..],
+            &hay[..],
+            &hay[1..],
+            &format!("{long}z")[..],
+            &format!("{hay}!")[..],
+        ] {
+            assert_eq!(find(&hay, n), hay.find(n), "{n:?}");
+            assert_eq!(count_matches(&hay, n), hay.matches(n).count(), "{n:?}");
+        }
+        assert_eq!(find(&hay, &long), Some(1));
+        assert_eq!(count_matches(&hay, &long), 2);
+    }
 
     fn reference_len(s: &str) -> usize {
         s.encode_utf16().count()

@@ -126,7 +126,14 @@ impl Finalizer for ClaudeCode {
         let shell = ShellCut {
             shell_tools: &self.shell_tools,
         };
-        let mut batch = apply_rule(&shell, batch, &ctx.reminders, store).batch;
+        let mut batch = apply_rule(
+            &shell,
+            batch,
+            &ctx.reminders,
+            ctx.known_digests.as_deref(),
+            store,
+        )
+        .batch;
         let slots = collect_slots(&batch, &ctx.reminders, SlotScope::TOOL_FIELDS);
         let mut total: u64 = slots.iter().map(|s| s.len).sum();
         let cap = self.config.message_cap_chars;

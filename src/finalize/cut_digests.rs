@@ -13,7 +13,7 @@
 //! the same pool (an idle thread takes them; nothing is oversubscribed), and nothing reaches an output but the
 //! digests, each stored at its field's place.
 
-use crate::digest::{sha256, sha256_each_on_all_cores};
+use crate::digest::{sha256_each_on_all_cores, sha256_known, KnownDigests};
 
 /// The bytes of hashing that other cores must be able to take off the calling thread before a finalization's
 /// cut fields are hashed on all cores: `total - max(largest, total / threads)`, the cut fields' bytes less the
@@ -23,19 +23,54 @@ use crate::digest::{sha256, sha256_each_on_all_cores};
 /// the book's Performance chapter, book/src/contributing/performance.md).
 pub const PARALLEL_DIGEST_BYTES: u64 = 256 * 1024;
 
-/// The digests of the fields one finalization cuts: computed ahead on all cores, or on demand, one per field.
+/// The digests of the fields one finalization cuts: known to the batch's cache, computed ahead on all cores, or
+/// on demand, one per field.
 #[derive(Debug)]
-pub(crate) struct CutDigests {
-    /// Digests computed ahead with the byte length of the text each is of, in the order the fits take them;
-    /// empty when the fields are hashed on demand.
-    ahead: std::vec::IntoIter<([u8; 32], usize)>,
+pub(crate) struct CutDigests<'k> {
+    /// For each field in the order the fits take them, its digest when it was known or computed ahead, with the
+    /// byte length of its text; empty when there is no cache and the fields are hashed on demand.
+    ahead: std::vec::IntoIter<(Option<[u8; 32]>, usize)>,
+    /// The batch's known digests, which digests computed here join.
+    known: Option<&'k KnownDigests>,
 }
 
-impl CutDigests {
+impl<'k> CutDigests<'k> {
     /// Digests for the fields whose full `texts` a finalization is about to cut, in the order its fits will ask
-    /// for them: computed now on every thread of the current rayon pool when the work other threads can take is
-    /// at least [`PARALLEL_DIGEST_BYTES`], else left to be computed on demand.
-    pub(crate) fn new<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> Self {
+    /// for them: those `known` has are taken from it; the others are computed now on every thread of the current
+    /// rayon pool when the work other threads can take is at least [`PARALLEL_DIGEST_BYTES`], else left to be
+    /// computed on demand.
+    pub(crate) fn new<'a>(
+        texts: impl Iterator<Item = &'a str> + Clone,
+        known: Option<&'k KnownDigests>,
+    ) -> Self {
+        let Some(known) = known else {
+            return CutDigests::without_cache(texts);
+        };
+        let texts: Vec<&str> = texts.collect();
+        let mut digests: Vec<Option<[u8; 32]>> = texts.iter().map(|t| known.get(t)).collect();
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| digests[i].is_none()).collect();
+        let lens = missing.iter().map(|&i| texts[i].len());
+        if worth_all_cores(lens, rayon::current_num_threads(), threshold()) {
+            let hashed: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+            #[cfg(test)]
+            AHEAD_RUNS.with(|runs| runs.set(runs.get() + 1));
+            for (&i, digest) in missing.iter().zip(sha256_each_on_all_cores(&hashed)) {
+                known.learn(texts[i], digest);
+                digests[i] = Some(digest);
+            }
+        }
+        let ahead: Vec<(Option<[u8; 32]>, usize)> = digests
+            .into_iter()
+            .zip(texts.iter().map(|t| t.len()))
+            .collect();
+        CutDigests {
+            ahead: ahead.into_iter(),
+            known: Some(known),
+        }
+    }
+
+    /// [`CutDigests::new`] without a cache.
+    fn without_cache<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> Self {
         let lens = texts.clone().map(str::len);
         if !worth_all_cores(lens, rayon::current_num_threads(), threshold()) {
             return CutDigests::on_demand();
@@ -44,56 +79,64 @@ impl CutDigests {
         let digests = sha256_each_on_all_cores(&texts);
         #[cfg(test)]
         AHEAD_RUNS.with(|runs| runs.set(runs.get() + 1));
-        let ahead: Vec<([u8; 32], usize)> = digests
+        let ahead: Vec<(Option<[u8; 32]>, usize)> = digests
             .into_iter()
+            .map(Some)
             .zip(texts.iter().map(|t| t.len()))
             .collect();
         CutDigests {
             ahead: ahead.into_iter(),
+            known: None,
         }
     }
 
-    /// Digests computed on demand only.
+    /// Digests computed on demand only, without a cache.
     pub(crate) fn on_demand() -> Self {
         CutDigests {
             ahead: Vec::new().into_iter(),
+            known: None,
         }
     }
 
-    /// The digest of `text`, the next field cut, when it was computed ahead.
+    /// The digest of `text`, the next field cut, when it was known or computed ahead.
     pub(crate) fn ahead(&mut self, text: &str) -> Option<[u8; 32]> {
         let (digest, len) = self.ahead.next()?;
         debug_assert_eq!(len, text.len(), "digests are taken in the order given");
-        Some(digest)
+        digest
     }
 
-    /// The digest of `text`, the next field cut: computed ahead, or now.
+    /// The digest of `text`, the next field cut: known, computed ahead, or now.
     pub(crate) fn next(&mut self, text: &str) -> [u8; 32] {
-        self.ahead(text).unwrap_or_else(|| sha256(text.as_bytes()))
+        self.ahead(text)
+            .unwrap_or_else(|| sha256_known(self.known, text))
     }
 }
 
-/// A field being shortened: its full text, and the text's digest when it was computed ahead.
+/// A field being shortened: its full text, and the text's digest when it was known or computed ahead.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CutField<'a> {
     /// The full text of the field.
     pub text: &'a str,
-    /// The sha256 of `text`, when computed ahead.
+    /// The sha256 of `text`, when known or computed ahead.
     digest: Option<[u8; 32]>,
+    /// The batch's known digests, which a digest computed on demand joins.
+    known: Option<&'a KnownDigests>,
 }
 
 impl<'a> CutField<'a> {
-    /// The next field cut, `text`, with its digest from `digests` when they computed it ahead.
-    pub(crate) fn next(text: &'a str, digests: &mut CutDigests) -> Self {
+    /// The next field cut, `text`, with its digest from `digests` when they knew or computed it ahead.
+    pub(crate) fn next<'k: 'a>(text: &'a str, digests: &mut CutDigests<'k>) -> Self {
         CutField {
             text,
             digest: digests.ahead(text),
+            known: digests.known,
         }
     }
 
-    /// The sha256 of the full text: computed ahead, or now.
+    /// The sha256 of the full text: known, computed ahead, or now.
     pub(crate) fn sha256(&self) -> [u8; 32] {
-        self.digest.unwrap_or_else(|| sha256(self.text.as_bytes()))
+        self.digest
+            .unwrap_or_else(|| sha256_known(self.known, self.text))
     }
 }
 
@@ -150,6 +193,7 @@ pub(crate) fn with_threshold<R>(bytes: u64, f: impl FnOnce() -> R) -> (R, u64) {
 mod tests {
     use super::*;
     use crate::budget::{Budget, BudgetContext, PlanReminders};
+    use crate::digest::sha256;
     use crate::finalize::{collect_slots, Outcome, SlotScope, StrategyName};
     use crate::model::{Batch, Entry, Field, Part};
     use crate::persist::{MemoryStore, StoredArtifact};
@@ -219,7 +263,7 @@ mod tests {
         for (bytes, runs) in [(0, 1), (u64::MAX, 0)] {
             let ((got, ahead), counted) = two.install(|| {
                 with_threshold(bytes, || {
-                    let mut digests = CutDigests::new(texts.iter().copied());
+                    let mut digests = CutDigests::new(texts.iter().copied(), None);
                     let first = CutField::next(texts[0], &mut digests);
                     let mut got = vec![first.sha256()];
                     got.extend(texts[1..].iter().map(|t| digests.next(t)));
@@ -233,7 +277,7 @@ mod tests {
         let (inside, _) = with_threshold(7, threshold);
         assert_eq!((inside, threshold()), (7, PARALLEL_DIGEST_BYTES));
         let (_, runs) =
-            pool(1).install(|| with_threshold(0, || CutDigests::new(texts.iter().copied())));
+            pool(1).install(|| with_threshold(0, || CutDigests::new(texts.iter().copied(), None)));
         assert_eq!(runs, 0);
     }
 

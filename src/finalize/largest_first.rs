@@ -109,6 +109,7 @@ impl Finalizer for LargestFirst {
                 .copied()
                 .chain((0..slots.len()).filter(|&i| !replaced[i] && cut(i)))
                 .map(|i| slots[i].text(&batch)),
+            ctx.known_digests.as_deref(),
         );
         for &i in &stubbed {
             let slot = &slots[i];

@@ -10,6 +10,7 @@ use super::cut_digests::{CutDigests, CutField};
 use super::slots::{collect_slots, Slot, SlotScope};
 use super::{Finalizer, Outcome};
 use crate::budget::{BudgetContext, PlanReminders};
+use crate::digest::KnownDigests;
 use crate::model::{Batch, Entry, Field};
 use crate::persist::ArtifactStore;
 
@@ -87,7 +88,13 @@ impl<P: PerResultPolicy> Finalizer for PerResult<P> {
         ctx: &BudgetContext,
         store: &mut dyn ArtifactStore,
     ) -> Outcome {
-        apply_rule(&self.0.rule(ctx), batch, &ctx.reminders, store)
+        apply_rule(
+            &self.0.rule(ctx),
+            batch,
+            &ctx.reminders,
+            ctx.known_digests.as_deref(),
+            store,
+        )
     }
 }
 
@@ -103,6 +110,7 @@ pub(crate) fn apply_rule(
     rule: &dyn ResultRule,
     mut batch: Batch,
     reminders: &PlanReminders,
+    known: Option<&KnownDigests>,
     store: &mut dyn ArtifactStore,
 ) -> Outcome {
     let slots = collect_slots(&batch, reminders, rule.scope());
@@ -126,7 +134,7 @@ pub(crate) fn apply_rule(
             .map(|(slot, _)| slot)
     };
     let mut digests = if rule.names_digest() {
-        CutDigests::new(shortened().map(|slot| slot.text(&batch)))
+        CutDigests::new(shortened().map(|slot| slot.text(&batch)), known)
     } else {
         CutDigests::on_demand()
     };

@@ -165,6 +165,7 @@ pub(crate) fn allocate_and_fit_prepared<P>(
             .zip(&allocation)
             .filter(|&(s, &a)| s.len > a)
             .map(|(s, _)| s.text(&batch)),
+        ctx.known_digests.as_deref(),
     );
     let mut writer = persist.then(|| EntryWriter::new(&batch));
     let mut start = 0;

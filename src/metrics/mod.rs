@@ -40,6 +40,7 @@ use crate::finalize::{collect_slots, SlotScope};
 use crate::generate::{Needle, NeedleKind};
 use crate::model::{Entry, Field};
 use crate::simulate::{Boundary, TurnRecord};
+use crate::text::contains;
 
 /// Planted and surviving needles of one kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,31 +192,30 @@ pub fn measure(
         m.broken += broken_surrogates(original, after);
         if let Some(line) = first_line(original) {
             m.first.1 += 1;
-            m.first.0 += u64::from(after.contains(line));
+            m.first.0 += u64::from(contains(after, line));
         }
         if let Some(line) = last_line(original) {
             m.last.1 += 1;
-            m.last.0 += u64::from(after.contains(line));
+            m.last.0 += u64::from(contains(after, line));
         }
         let final_entry = &output[position[&slot.entry]];
         let paths = final_entry.artifact_paths();
         if !paths.is_empty() {
             m.paths.1 += 1;
-            m.paths.0 += u64::from(paths.iter().any(|p| after.contains(p.as_str())));
+            m.paths.0 += u64::from(paths.iter().any(|p| contains(after, p)));
         }
         let came_with_paths = !input[slot.entry].artifact_paths().is_empty();
         m.reused += u64::from(came_with_paths);
         let in_artifact = written
             .get(&slot.entry)
-            .is_some_and(|contents| contents.iter().any(|c| c.contains(original)));
+            .is_some_and(|contents| contents.iter().any(|c| contains(c, original)));
         m.recoverable += u64::from(came_with_paths || in_artifact);
     }
 
     // Needles: visible anywhere in their field of the model request. The lines the agent used are measured
     // apart and never pooled with the others.
     let visible = |needle: &Needle| {
-        shown(needle.entry, needle.part, needle.field, 0)
-            .is_some_and(|t| t.contains(needle.text.as_str()))
+        shown(needle.entry, needle.part, needle.field, 0).is_some_and(|t| contains(t, &needle.text))
     };
     let (used_places, needles): (Vec<&Needle>, Vec<&Needle>) = needles
         .iter()

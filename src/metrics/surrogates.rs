@@ -14,11 +14,12 @@
 //! before decoding and add them to this count (see [`broken_surrogates`]).
 
 use super::retention::{common_suffix, longest_prefix_within};
+use crate::text::{count_matches, find};
 
 const REPLACEMENT: char = '\u{FFFD}';
 
 fn replacements(s: &str) -> u64 {
-    s.matches(REPLACEMENT).count() as u64
+    count_matches(s, "\u{FFFD}") as u64
 }
 
 /// Surrogate pairs broken in `shown`, a finalized view of `original`: cuts inside a pair found by their position
@@ -38,7 +39,7 @@ pub fn broken_surrogates(original: &str, shown: &str) -> u64 {
     let head_at = if head.is_empty() {
         None
     } else {
-        rest.find(head)
+        find(rest, head)
     };
     // The original's text between the kept head and tail (empty when they overlap).
     let middle = original

@@ -13,9 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::budget::BudgetContext;
+use crate::digest::KnownDigests;
 use crate::error::{Error, Result};
 use crate::finalize::{budgeted_total, Finalizer, Outcome, SlotScope, StrategyName};
-use crate::floor::floor;
+use crate::floor::floor_known;
 use crate::model::{Batch, Entry};
 use crate::persist::{ArtifactStore, MemoryStore};
 
@@ -219,13 +220,13 @@ impl Finalizer for Measured<'_> {
         let budget = ctx.budget.limit().unwrap_or(u64::MAX);
         let (mut best_floor, mut best_strategy) = (u64::MAX, u64::MAX);
         for _ in 1..self.samples {
-            best_floor = best_floor.min(time_floor(&batch, budget));
+            best_floor = best_floor.min(time_floor(&batch, budget, ctx.known_digests.as_deref()));
             let mut scratch = MemoryStore::new("sample");
             let (thrown, ns) = self.sample(batch.clone(), ctx, &mut scratch);
             drop(black_box(thrown));
             best_strategy = best_strategy.min(ns);
         }
-        best_floor = best_floor.min(time_floor(&batch, budget));
+        best_floor = best_floor.min(time_floor(&batch, budget, ctx.known_digests.as_deref()));
         let (outcome, ns) = self.sample(batch, ctx, store);
         best_strategy = best_strategy.min(ns);
         self.floor_ns.fetch_add(best_floor, Ordering::Relaxed);
@@ -244,10 +245,10 @@ pub fn fixed_nanos(batch: &[Entry], ctx: &BudgetContext, repeat: u32) -> (u64, u
     ((units + 1) * u64::from(repeat.max(1)), floor)
 }
 
-/// Times the floor of `batch` at `budget`.
-fn time_floor(batch: &[Entry], budget: u64) -> u64 {
+/// Times the floor of `batch` at `budget`, given the batch's `known` digests.
+fn time_floor(batch: &[Entry], budget: u64, known: Option<&KnownDigests>) -> u64 {
     let start = Instant::now();
-    black_box(floor(black_box(batch), budget));
+    black_box(floor_known(black_box(batch), budget, known));
     nanos(start.elapsed())
 }
 

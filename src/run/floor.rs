@@ -6,10 +6,11 @@
 //! generates every batch of the plan's shard (or borrows a recorded one), and for each turn measures every text
 //! field's UTF-16 length once per boundary the simulation takes it through: in full where the producers hand it
 //! over, and after that only what the budget's water-fill allocation keeps of it (a prefix of at most that many
-//! bytes, never more than what a finalizer leaves). At each budget it hashes, once, the full text of every field
-//! the allocation cuts: the producers' fields the reference finalizer cuts and names by digest in its headers (a
-//! digest depends on the text alone, so a run needs it once per budget, whatever the strategies; a preview the
-//! reference cuts again at a later boundary, at most the budget long, is left out). It copies no text, builds no
+//! bytes, never more than what a finalizer leaves). It hashes, once a batch, the full text of every field the
+//! allocation cuts at one budget or more: the producers' fields the reference finalizer cuts and names by digest
+//! in its headers (a digest depends on the text alone, so a run needs it once per batch, whatever the strategies
+//! and budgets: `run` shares it through `digest::KnownDigests`; a text equal to one hashed already is not hashed
+//! again; a preview the reference cuts again at a later boundary, at most the budget long, is left out). It copies no text, builds no
 //! preview, persists nothing, measures no needles, counts no tokens and aggregates nothing. Batches run in parallel
 //! on the current rayon pool like the run's, and what it returns (sums and an XOR of digests) is the same on any
 //! number of threads.
@@ -118,6 +119,8 @@ fn batch_floor(workload: &Workload, strategies: u64, index: u64) -> RunFloor {
         ..RunFloor::default()
     };
     let mut lengths = vec![0u64; texts.len()];
+    // The texts hashed so far in this batch, at any budget.
+    let mut hashed: Vec<&str> = Vec::new();
     for budget in &workload.info.budgets {
         let mut allocation: Option<Vec<u64>> = None;
         for _ in 0..strategies {
@@ -130,7 +133,7 @@ fn batch_floor(workload: &Workload, strategies: u64, index: u64) -> RunFloor {
             }
             let allocation = allocation.get_or_insert_with(|| {
                 let cut = cut_allocation(&lengths, budget.units);
-                work.hash_cut(&texts, &lengths, &cut);
+                work.hash_cut(&texts, &lengths, &cut, &mut hashed);
                 cut
             });
             // Every later boundary sees at most what the allocation keeps.
@@ -161,10 +164,18 @@ fn cut_allocation(lengths: &[u64], budget: u64) -> Vec<u64> {
 }
 
 impl RunFloor {
-    /// Hashes the full text of every field longer than its allocation.
-    fn hash_cut(&mut self, texts: &[(&str, u64)], lengths: &[u64], allocation: &[u64]) {
+    /// Hashes the full text of every field longer than its allocation, unless the same text is among `hashed`
+    /// (the batch's texts hashed already), which it joins.
+    fn hash_cut<'a>(
+        &mut self,
+        texts: &[(&'a str, u64)],
+        lengths: &[u64],
+        allocation: &[u64],
+        hashed: &mut Vec<&'a str>,
+    ) {
         for (((text, _), &len), &kept) in texts.iter().zip(lengths).zip(allocation) {
-            if len > kept {
+            if len > kept && !hashed.contains(text) {
+                hashed.push(text);
                 let digest = sha256(text.as_bytes());
                 for (acc, b) in self.digest.iter_mut().zip(digest) {
                     *acc ^= b;
@@ -340,6 +351,37 @@ mod tests {
         assert_eq!((at(500).hashed, at(500).hashed_bytes), (2, 3_400));
         let fits = at(3_500);
         assert_eq!((fits.hashed, fits.digest), (0, [0; 32]));
+    }
+
+    #[test]
+    fn the_floor_hashes_each_text_once_per_batch_whatever_the_budgets() {
+        let batch = small_batch();
+        // At 1,000 units the 3,000-unit output is cut; at 500 the 400-unit one too: three cuts in all, two texts.
+        let jsonl = serde_json::to_string(&batch).unwrap() + "\n";
+        let workload = Workload::from_recorded(
+            "small",
+            jsonl.as_bytes(),
+            &[1_000, 500],
+            SimConfig::default(),
+        )
+        .unwrap();
+        let plan = RunPlan {
+            workloads: vec![workload],
+            ..plan_of(&batch, 1_000, SimConfig::default(), 2)
+        };
+        let floor = plan.run_floor();
+        assert_eq!(
+            (floor.turns, floor.hashed, floor.hashed_bytes),
+            (4, 2, 3_400)
+        );
+        let at_500 = plan_of(&batch, 500, SimConfig::default(), 1).run_floor();
+        assert_eq!(floor.digest, at_500.digest);
+        // The same text in two fields is hashed once: at 1,000 units the water-fill keeps 50, 30 and 20 whole and
+        // gives 300 to each of the 400 and the two 3,000s, cutting all three.
+        let mut twice = batch.clone();
+        twice.push(entry("e", &"c".repeat(3_000)));
+        let floor = plan_of(&twice, 1_000, SimConfig::default(), 1).run_floor();
+        assert_eq!((floor.hashed, floor.hashed_bytes), (2, 3_400));
     }
 
     #[test]

@@ -42,6 +42,7 @@ use crate::batch_line::parse_jsonl_lines;
 use crate::batch_line::BatchGroup;
 use crate::budget::{Budget, BudgetContext};
 use crate::context::TurnContext;
+use crate::digest::KnownDigests;
 use crate::error::Result;
 use crate::external::ExternalRegistry;
 use crate::finalize::{Finalizer, StrategyConfig, StrategyName};
@@ -50,7 +51,7 @@ use crate::metrics::{
     measure, Aggregate, CostTally, RowKey, RowSummary, StrategyKey, TokenSettings, TokenTally,
     TurnTokens,
 };
-use crate::model::Batch;
+use crate::model::{Batch, Field};
 use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
 use crate::simulate::{simulate_turn, SimConfig};
@@ -473,9 +474,12 @@ fn evaluate(
 ) -> Vec<BatchRecord> {
     let generated = workload.batch(index);
     let mut out = Vec::with_capacity(workload.info.budgets.len() * finalizers.len());
+    // What does not depend on the strategy is done once for the batch: each long text's digest.
+    let known = Some(known_digests(&generated.batch));
     for budget in &workload.info.budgets {
         let mut ctx = budget_context(budget);
         ctx.turn.clone_from(&generated.context);
+        ctx.known_digests.clone_from(&known);
         for strategy in finalizers {
             let mut store = turn_store(workload, index);
             let turn = generated.batch.clone();
@@ -514,6 +518,21 @@ fn evaluate(
     out
 }
 
+/// An empty cache of the digests of `batch`'s long texts, for every turn of the batch to share: it keeps at most
+/// twice the batch's text (its fields, and what boundaries make of them) and a mebibyte, so a run's memory stays
+/// bounded by its largest batches.
+pub(crate) fn known_digests(batch: &Batch) -> Arc<KnownDigests> {
+    let text: usize = batch
+        .iter()
+        .flat_map(|e| &e.response_parts)
+        .flat_map(|p| Field::ALL.into_iter().filter_map(|f| p.field(f)))
+        .map(str::len)
+        .sum();
+    Arc::new(KnownDigests::with_capacity(
+        text.saturating_mul(2).saturating_add(1 << 20),
+    ))
+}
+
 /// The budget context of a turn at `budget`.
 pub(crate) fn budget_context(budget: &ScenarioBudget) -> BudgetContext {
     let mut ctx = BudgetContext::new(Budget::Units(budget.units as i64));
@@ -531,15 +550,19 @@ pub(crate) fn turn_store(workload: &Workload, index: u64) -> FaultyStore<MemoryS
 
 /// One turn of `generated` at `budget` under `finalizer`, simulated and measured as a run does, and what `also` makes of the turn's record and the budget's reminders (for callers that
 /// measure more of a turn than its metrics, such as `tune`).
+///
+/// `known` is the batch's cache of digests ([`known_digests`]), shared by every turn of the batch the caller runs.
 pub(crate) fn measure_turn_with<T>(
     workload: &Workload,
     generated: &GeneratedBatch,
     budget: &ScenarioBudget,
     finalizer: &dyn Finalizer,
+    known: Option<&Arc<KnownDigests>>,
     also: impl FnOnce(&crate::simulate::TurnRecord, &crate::budget::PlanReminders) -> T,
 ) -> (crate::metrics::BatchMetrics, T) {
     let mut ctx = budget_context(budget);
     ctx.turn.clone_from(&generated.context);
+    ctx.known_digests = known.cloned();
     let mut store = turn_store(workload, generated.index);
     let record = simulate_turn(
         generated.batch.clone(),

@@ -21,6 +21,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -31,11 +32,12 @@ use super::{
     CellTune, Constraints, Figures, Recommendation, RungReport, SearchReport, SettingReport,
     Stability, TunePlan, Validated, WorkloadTune,
 };
+use crate::digest::KnownDigests;
 use crate::finalize::Finalizer;
 use crate::generate::GeneratedBatch;
 use crate::rng::{Seed, Stream};
 use crate::run::cost::{Measured, SAMPLES};
-use crate::run::{measure_turn_with, Workload};
+use crate::run::{known_digests, measure_turn_with, Workload};
 use crate::scenario::ScenarioBudget;
 
 /// A rung's cut is at this share of its ranking (one in three).
@@ -221,12 +223,14 @@ fn turn(
     generated: &GeneratedBatch,
     budget: &ScenarioBudget,
     finalizer: &dyn Finalizer,
+    known: &Arc<KnownDigests>,
 ) -> Sums {
     let (metrics, facts) = measure_turn_with(
         workload,
         generated,
         budget,
         finalizer,
+        Some(known),
         |record, reminders| TurnFacts::of(generated, record, reminders, budget.units),
     );
     Sums::of(&metrics, &facts)
@@ -251,9 +255,11 @@ impl Cell<'_> {
             .par_iter()
             .map(|&index| {
                 let generated = workload.batch(index);
+                // Every setting of the batch shares its digests.
+                let known = known_digests(&generated.batch);
                 let out = settings
                     .iter()
-                    .map(|&c| turn(workload, &generated, budget, finalizers[c].as_ref()))
+                    .map(|&c| turn(workload, &generated, budget, finalizers[c].as_ref(), &known))
                     .collect();
                 progress(Step::Done(settings.len() as u64));
                 out
@@ -442,12 +448,14 @@ impl Cell<'_> {
             .par_iter()
             .map(|&index| {
                 let generated = workload.batch(index);
+                // As in a run, the reference and the finalists share the batch's digests.
+                let known = known_digests(&generated.batch);
                 let out = runs
                     .iter()
                     .map(|&c| {
                         let measured =
                             Measured::new(finalizers[c].as_ref(), 1).with_samples(SAMPLES);
-                        let sums = turn(workload, &generated, budget, &measured);
+                        let sums = turn(workload, &generated, budget, &measured, &known);
                         let (strategy_ns, floor_ns) = measured.totals();
                         (sums, strategy_ns, floor_ns)
                     })

@@ -227,7 +227,14 @@ fn the_context_of_a_batch_reaches_its_finalizer_and_its_group_the_workload() {
     let budget = &workload.info.budgets[0];
     let seen = SeesContext(Default::default());
     for index in 0..2 {
-        measure_turn_with(&workload, &workload.batch(index), budget, &seen, |_, _| ());
+        measure_turn_with(
+            &workload,
+            &workload.batch(index),
+            budget,
+            &seen,
+            None,
+            |_, _| (),
+        );
     }
     let seen = seen.0.into_inner().unwrap();
     assert!(seen.len() >= 2, "{seen:?}");
@@ -242,7 +249,14 @@ fn the_context_of_a_batch_reaches_its_finalizer_and_its_group_the_workload() {
     assert_eq!(generated.group(1), g.group);
     assert_eq!(g.group.as_ref().unwrap().session, "shell-heavy/session-0");
     let seen = SeesContext(Default::default());
-    measure_turn_with(&generated, &g, &generated.info.budgets[0], &seen, |_, _| ());
+    measure_turn_with(
+        &generated,
+        &g,
+        &generated.info.budgets[0],
+        &seen,
+        None,
+        |_, _| (),
+    );
     let seen = seen.0.into_inner().unwrap();
     assert!(!seen.is_empty());
     assert!(seen.iter().all(|t| t == &g.context && t.is_some()));

@@ -5,9 +5,10 @@
 //! field is longer than the budget in UTF-16 units): there a policy has to cut and settings can differ; the pooled
 //! figures are kept beside them. What the agent used is counted in used tokens (a distinctive token first seen
 //! in the result and reused within the next turns, kept when any kept part of its field still holds it), the
-//! unit the report leads with; the used lines are kept beside them. Each turn also counts what breaks the design's contract: a cut output
-//! that no artifact holds (and whose write was not even attempted), and anything the design exempts that changed
-//! (order, non-text parts, reminders, non-budgeted content, surrogate pairs, the records agreeing).
+//! unit the report leads with; the used lines are kept beside them. Each turn also counts what breaks the
+//! design's contract: a cut output that no artifact holds (and whose write was not even attempted), and anything
+//! the design exempts that changed (order, non-text parts, reminders, non-budgeted content, surrogate pairs, the
+//! records agreeing).
 //!
 //! The validation set's gain over the reference gets a paired interval: a Poisson bootstrap whose weights come
 //! from the group of the batch alone ([`crate::metrics::resample::weights`], the run's ranking uses the same), so

@@ -14,7 +14,7 @@
 //! from the group of the batch alone ([`crate::metrics::resample::weights`], the run's ranking uses the same), so
 //! the setting and the reference weigh each batch alike, and the batches of one group together.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -145,7 +145,7 @@ impl TurnFacts {
             facts.unrecoverable += u64::from(!(came_with_paths || attempted));
         }
         // A used token is recorded at each place it occurs; it is counted once per field and text.
-        let mut tokens: BTreeMap<(usize, usize, Field, &str), ()> = BTreeMap::new();
+        let mut tokens: BTreeSet<(usize, usize, Field, &str)> = BTreeSet::new();
         for needle in &generated.needles {
             if !long
                 .get(&(needle.entry, needle.part, needle.field))
@@ -163,7 +163,7 @@ impl TurnFacts {
                     needle.field,
                     needle.text.as_str(),
                 );
-                if tokens.insert(key, ()).is_none() {
+                if tokens.insert(key) {
                     facts.long_tokens += 1;
                     facts.long_tokens_survived += u64::from(visible);
                 }

@@ -33,7 +33,7 @@ pub(crate) struct ImportArgs {
     #[arg(long)]
     pub(crate) skip_bad: bool,
     /// Write the lines the agent used to this file (default: beside --out FILE, X.jsonl -> X.used.jsonl; not
-    /// written when the batches go to standard output)
+    /// written when the batches go to standard output or to a device such as /dev/null)
     #[arg(long, value_name = "FILE.used.jsonl")]
     pub(crate) used_out: Option<PathBuf>,
     /// A result's line is used when a token first seen in it appears in what the agent wrote in the next N model

@@ -346,9 +346,11 @@ impl ImportJob {
         used_out: Option<&Path>,
     ) -> Result<ImportReport> {
         let out = out.filter(|p| p.as_os_str() != "-");
+        // The default file of used lines sits beside a file of batches; --out that names a device or a pipe
+        // (`/dev/null`, directly or through a link) has no such place, and gets none, as standard output gets none.
         let used_path = used_out
             .map(Path::to_path_buf)
-            .or_else(|| out.map(used_path_for));
+            .or_else(|| out.filter(|p| !is_special(p)).map(used_path_for));
         let used_flag = if used_out.is_some() {
             "--used-out"
         } else {
@@ -751,4 +753,10 @@ fn anonymize_context(a: &mut Anonymizer, context: &mut TurnContext) {
 fn content_digest(entry: &Entry) -> [u8; 32] {
     let json = serde_json::to_vec(entry).unwrap_or_default();
     crate::digest::sha256(&json)
+}
+
+/// Whether `path` is (or links to) something other than a file or a folder: a device such as `/dev/null`, a pipe
+/// or a socket.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }

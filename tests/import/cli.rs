@@ -370,3 +370,35 @@ fn an_output_over_a_log_found_in_a_walked_folder_is_refused_and_the_log_kept() {
     assert_eq!(written[0], written[1]);
     assert_eq!(std::fs::read(d.join("session.jsonl")).unwrap(), bytes);
 }
+
+/// `--out` through a link to `/dev/null` throws the batches away, and no file of used lines appears beside the
+/// link (found by the hostile pass: `lnk.used.jsonl` was made); the link stays a link to `/dev/null`.
+#[cfg(unix)]
+#[test]
+fn batches_sent_to_dev_null_leave_no_used_lines_file_beside_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("lnk");
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    let out = budgetlab()
+        .args(["import", "--format", "auto"])
+        .arg(fixture(""))
+        .arg("--out")
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["lnk"]);
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        std::path::Path::new("/dev/null")
+    );
+}

@@ -472,8 +472,8 @@ pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
 line per strategy, each strategy in its own colour, marker and dash as on every chart; the dashed grey line over \
 them is the needle upper bound (the most any allocation of the budget could keep).{windows} Lines that rise \
 earlier do more with less budget. A hollow grey circle in place of a line's marker: the strategy broke the budget \
-in some turn there, so what it kept there is not a win. Lines drawn on the same pixels show as one, and the panel names them at its \
-bottom right (\"one line: ...\"). For a finer curve run `budgetlab sweep --scenario {scenario}`.",
+in some turn there, so what it kept there is not a win. Lines drawn on the same pixels show as one, and the panel names them in the \
+corner its lines leave free (\"one line: ...\"). For a finer curve run `budgetlab sweep --scenario {scenario}`.",
             budgets_drawn(&curves)
         ),
         curves.curves,

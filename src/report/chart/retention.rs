@@ -84,11 +84,11 @@ pub(super) fn plot(run: &Run<'_>) -> Option<Plot> {
         "Cumulative distribution of the mean kept share per field over the turns whose output was over \
 budget. A line further right (and lower) keeps more: where a line reaches 50%, half of the turns kept at most that \
 share. The wide black line is the reference; every other strategy has its own colour, marker and dash, as on \
-every chart. Lines drawn on the same pixels show as one, and the panel names them at its bottom right."
+every chart. Lines drawn on the same pixels show as one, and the panel names them in the corner its lines leave free."
     } else {
         "Cumulative distribution of each row's mean kept share per field (batches.jsonl was not available \
 for single turns). A line further right keeps more; the black line is the reference. Lines drawn on the same \
-pixels show as one, and the panel names them at its bottom right."
+pixels show as one, and the panel names them in the corner its lines leave free."
     };
     Some(Plot::new(
         "Retention: how much of each output the model still sees",

@@ -18,7 +18,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::data::{Axis, Scale};
 use super::draw::axis::{nice_step, ScaleCoord};
-use super::draw::style::{self, number, AXIS, LEGEND, PANEL_TITLE, SMALL, TICK};
+use super::draw::mark::MarkerAt;
+use super::draw::style::{self, number, StrategyStyle, AXIS, LEGEND, PANEL_TITLE, SMALL, TICK};
 use super::draw::{DrawResult, Figure};
 use super::pareto::{place, Label, LINE};
 use super::{draw, Plot};
@@ -115,6 +116,8 @@ impl FrontPanel {
 pub struct FrontChart {
     /// The families searched.
     pub families: Vec<String>,
+    /// The objective, in words (the vertical axis of every panel).
+    pub objective: String,
     /// One row per workload and budget, each with the writes panel then the cost panel.
     pub rows: Vec<Vec<FrontPanel>>,
 }
@@ -161,12 +164,10 @@ fn reference_of(cell: &CellTune) -> Option<&str> {
         .map(|v| v.strategy.as_str())
 }
 
-/// The y axis of the objective, in words.
-fn objective_axis(tune: &TuneResults) -> Axis {
-    Axis::new(
-        format!("{} (%, higher is better)", tune.objective_text),
-        Scale::Percent,
-    )
+/// The y axis of the objective. Short, so that it fits the panel's height: the legend says what the objective
+/// is.
+fn objective_axis(_tune: &TuneResults) -> Axis {
+    Axis::new("objective (%, higher is better)", Scale::Percent)
 }
 
 fn family_index(tune: &TuneResults, family: &str, reference: bool) -> Option<usize> {
@@ -308,6 +309,7 @@ pub fn front_chart(tune: &TuneResults) -> Option<FrontChart> {
         .collect();
     (!rows.is_empty()).then(|| FrontChart {
         families: tune.families.clone(),
+        objective: tune.objective_text.clone(),
         rows,
     })
 }
@@ -366,6 +368,8 @@ pub struct ProgressPanel {
 pub struct ProgressChart {
     /// The families searched.
     pub families: Vec<String>,
+    /// The objective, in words (the vertical axis of every panel).
+    pub objective: String,
     /// One panel per workload and budget.
     pub panels: Vec<ProgressPanel>,
 }
@@ -446,14 +450,39 @@ pub fn progress_chart(tune: &TuneResults) -> Option<ProgressChart> {
         .collect();
     (!panels.is_empty()).then(|| ProgressChart {
         families: tune.families.clone(),
+        objective: tune.objective_text.clone(),
         panels,
     })
 }
 
-/// The colour of a family (`None`: the reference, black).
-fn colour(family: Option<usize>) -> RGBColor {
-    family.map_or(style::BASELINE, style::palette)
+/// The look of a family (`None`: the reference, black): the `i`-th of the strategies' looks, so that no two
+/// families of a tune share colour and marker (colours alone repeat after ten).
+fn look(families: &[String], family: Option<usize>) -> StrategyStyle {
+    match family.filter(|&i| i < families.len()) {
+        None => style::REFERENCE,
+        Some(i) => style::look(i),
+    }
 }
+
+/// A setting's name on as many lines as keep each under [`LABEL_CHARS`], broken after a comma of its
+/// parameters, so that a long name does not run across the points beside it or out of the panel.
+fn wrapped(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for piece in text.split_inclusive(',') {
+        if !line.is_empty() && line.chars().count() + piece.chars().count() > LABEL_CHARS {
+            lines.push(std::mem::take(&mut line));
+        }
+        line.push_str(piece);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The longest line of a label on a panel, in characters.
+const LABEL_CHARS: usize = 34;
 
 /// Grey of what failed the constraints, and of dropped settings.
 const GREY: RGBColor = RGBColor(160, 160, 160);
@@ -462,8 +491,11 @@ const PICK: RGBColor = RGBColor(0, 140, 60);
 /// Width and height of one panel.
 const PANEL_W: u32 = 720;
 const PANEL_H: u32 = 400;
-/// Height of the legend strip above the panels.
-const LEGEND_H: u32 = 70;
+/// Height of one line of the legend strip above the panels (the marks, the families' looks as many lines as
+/// they take, then the objective).
+const LEGEND_LINE: u32 = 30;
+/// Width of the legend strip (the width of a row of two panels).
+const LEGEND_W: u32 = 2 * PANEL_W + 20;
 /// Radius of a point, of the ring of one on the front, and of the recommended setting's ring.
 const DOT: i32 = 4;
 const RING: i32 = 8;
@@ -474,8 +506,8 @@ struct Front<'a>(&'a FrontChart);
 impl Figure for Front<'_> {
     fn size(&self) -> (u32, u32) {
         (
-            2 * PANEL_W + 20,
-            LEGEND_H + self.0.rows.len() as u32 * PANEL_H + 70,
+            LEGEND_W,
+            legend_height(&self.0.families) + self.0.rows.len() as u32 * PANEL_H + 70,
         )
     }
 
@@ -483,14 +515,14 @@ impl Figure for Front<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let (legend, rest) = area.split_vertically(LEGEND_H);
-        draw_legend(&legend, &self.0.families, &FRONT_MARKS)?;
+        let (legend, rest) = area.split_vertically(legend_height(&self.0.families));
+        draw_legend(&legend, &self.0.families, &self.0.objective, &FRONT_MARKS)?;
         let rows = self.0.rows.len();
         let (panels, _) = rest.split_vertically(rows as u32 * PANEL_H);
         let cells = panels.split_evenly((rows.max(1), 2));
         for (row, cells) in self.0.rows.iter().zip(cells.chunks(2)) {
             for (panel, cell) in row.iter().zip(cells) {
-                draw_front(cell, panel)?;
+                draw_front(cell, panel, &self.0.families)?;
             }
         }
         Ok(())
@@ -528,10 +560,11 @@ const PROGRESS_MARKS: [(Key, &str); 5] = [
     (Key::Cut, "cut: the lowest that went on"),
 ];
 
-/// Two lines of legend: the marks, then the families' colours and which way is better.
+/// The legend: a line of the marks, the families' looks on as many lines as they take, then the objective.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     families: &[String],
+    objective: &str,
     keys: &[(Key, &str)],
 ) -> DrawResult
 where
@@ -598,27 +631,57 @@ where
         )?;
         x += 36 + style::label_width(std::iter::once(label), LEGEND, 28) as i32;
     }
-    let y = 44;
-    let mut x = 40;
+    let lead = "family:";
+    let start = 40 + style::label_width(std::iter::once(lead), LEGEND, 16) as i32;
     area.draw_text(
-        "colour: family",
+        lead,
         &style::anchored(LEGEND, HPos::Left, VPos::Center, style::MUTED),
-        (x, y),
+        (40, y + LEGEND_LINE as i32),
     )?;
-    x += style::label_width(std::iter::once("colour: family"), LEGEND, 16) as i32;
-    for (i, f) in families.iter().enumerate() {
-        area.draw(&Rectangle::new(
-            [(x, y - 6), (x + 12, y + 6)],
-            style::palette(i).filled(),
-        ))?;
-        area.draw_text(
-            f,
-            &style::anchored(LEGEND, HPos::Left, VPos::Center, style::INK),
-            (x + 18, y),
-        )?;
-        x += 18 + style::label_width(std::iter::once(f.as_str()), LEGEND, 22) as i32;
+    let rows = family_rows(families, start);
+    for (row, entries) in rows.iter().enumerate() {
+        let y = y + (row as i32 + 1) * LEGEND_LINE as i32;
+        for &(i, x) in entries {
+            let style = look(families, Some(i));
+            area.draw(&MarkerAt::new((x + 6, y), &style, 6))?;
+            area.draw_text(
+                &families[i],
+                &style::anchored(LEGEND, HPos::Left, VPos::Center, style::INK),
+                (x + 18, y),
+            )?;
+        }
     }
+    area.draw_text(
+        &format!("objective (up): {objective}"),
+        &style::anchored(LEGEND, HPos::Left, VPos::Center, style::INK),
+        (40, y + (rows.len() as i32 + 1) * LEGEND_LINE as i32),
+    )?;
     Ok(())
+}
+
+/// Where each family's entry goes in the legend: rows of (family, left edge), the first row starting at `start`,
+/// a new row where the next entry would not fit the strip's width.
+fn family_rows(families: &[String], start: i32) -> Vec<Vec<(usize, i32)>> {
+    let mut rows: Vec<Vec<(usize, i32)>> = vec![Vec::new()];
+    let mut x = start;
+    for (i, f) in families.iter().enumerate() {
+        let w = 18 + style::label_width(std::iter::once(f.as_str()), LEGEND, 22) as i32;
+        if x + w > LEGEND_W as i32 - 20 && rows.last().is_some_and(|r| !r.is_empty()) {
+            rows.push(Vec::new());
+            x = start;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push((i, x));
+        }
+        x += w;
+    }
+    rows
+}
+
+/// Height of the legend strip: the marks, the families' rows and the objective.
+fn legend_height(families: &[String]) -> u32 {
+    let start = 40 + style::label_width(std::iter::once("family:"), LEGEND, 16) as i32;
+    (family_rows(families, start).len() as u32 + 2) * LEGEND_LINE + 4
 }
 
 /// The horizontal axis of a front panel: writes from 0, or times the floor around the values.
@@ -661,7 +724,11 @@ where
     Ok(rest)
 }
 
-fn draw_front<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &FrontPanel) -> DrawResult
+fn draw_front<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &FrontPanel,
+    families: &[String],
+) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
@@ -701,17 +768,22 @@ where
     }))?;
     chart.draw_series(
         of(Mark::Beaten)
-            .map(|p| Circle::new((p.x, p.y), DOT as u32, colour(p.family).mix(0.75).filled())),
+            .filter(|p| !p.reference)
+            .map(|p| MarkerAt::new((p.x, p.y), &look(families, p.family), DOT)),
     )?;
     for p in of(Mark::Front) {
-        chart.draw_series([
-            Circle::new((p.x, p.y), DOT as u32 + 1, colour(p.family).filled()),
-            Circle::new(
+        chart.draw_series(std::iter::once(Circle::new(
+            (p.x, p.y),
+            RING as u32,
+            ShapeStyle::from(&style::INK).stroke_width(2),
+        )))?;
+        if !p.reference {
+            chart.draw_series(std::iter::once(MarkerAt::new(
                 (p.x, p.y),
-                RING as u32,
-                ShapeStyle::from(&style::INK).stroke_width(2),
-            ),
-        ])?;
+                &look(families, p.family),
+                DOT + 1,
+            )))?;
+        }
     }
     for p in panel.points.iter().filter(|p| p.reference) {
         chart.draw_series(std::iter::once(
@@ -802,15 +874,18 @@ where
     }
     let labels: Vec<Label> = named
         .iter()
-        .map(|(p, text, must)| Label {
-            at: chart.backend_coord(&(p.x, p.y)),
-            gap: radius(p) + 3,
-            size: (
-                style::label_width(std::iter::once(text.as_str()), SMALL, 0) as i32,
-                LINE,
-            ),
-            lines: vec![text.clone()],
-            must: *must,
+        .map(|(p, text, must)| {
+            let lines = wrapped(text);
+            Label {
+                at: chart.backend_coord(&(p.x, p.y)),
+                gap: radius(p) + 3,
+                size: (
+                    style::label_width(lines.iter().map(String::as_str), SMALL, 0) as i32,
+                    LINE * lines.len() as i32,
+                ),
+                lines,
+                must: *must,
+            }
         })
         .collect();
     draw_labels(&rest, &chart, &labels, &marks, |i| {
@@ -863,8 +938,8 @@ impl Figure for Progress<'_> {
     fn size(&self) -> (u32, u32) {
         // One panel a row, the width of the front chart's rows: the rungs' ticks need the room.
         (
-            2 * PANEL_W + 20,
-            LEGEND_H + self.0.panels.len() as u32 * PANEL_H + 70,
+            LEGEND_W,
+            legend_height(&self.0.families) + self.0.panels.len() as u32 * PANEL_H + 70,
         )
     }
 
@@ -872,13 +947,18 @@ impl Figure for Progress<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let (legend, rest) = area.split_vertically(LEGEND_H);
-        draw_legend(&legend, &self.0.families, &PROGRESS_MARKS)?;
+        let (legend, rest) = area.split_vertically(legend_height(&self.0.families));
+        draw_legend(
+            &legend,
+            &self.0.families,
+            &self.0.objective,
+            &PROGRESS_MARKS,
+        )?;
         let rows = self.0.panels.len();
         let (panels, _) = rest.split_vertically(rows as u32 * PANEL_H);
         let cells = panels.split_evenly((rows.max(1), 1));
         for (panel, cell) in self.0.panels.iter().zip(&cells) {
-            draw_progress(cell, panel)?;
+            draw_progress(cell, panel, &self.0.families)?;
         }
         Ok(())
     }
@@ -887,6 +967,7 @@ impl Figure for Progress<'_> {
 fn draw_progress<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &ProgressPanel,
+    families: &[String],
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
@@ -982,7 +1063,8 @@ where
             .filter(|l| !matches!(l.fate, Fate::Dropped(_)))
     };
     for l in kept() {
-        let c = colour(l.family);
+        let style = look(families, l.family);
+        let c = style.colour;
         let width = if l.recommended { 4 } else { 2 };
         let pts: Vec<(f64, f64)> = l.rungs.iter().map(|&(r, y)| (r as f64, y)).collect();
         let line = ShapeStyle::from(&c).stroke_width(width);
@@ -991,7 +1073,7 @@ where
         } else {
             chart.draw_series(LineSeries::new(pts.clone(), line))?;
         }
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, DOT as u32, c.filled())))?;
+        chart.draw_series(pts.iter().map(|&p| MarkerAt::new(p, &style, DOT)))?;
         if let (Some(&end), Some(v)) = (pts.last(), l.validation) {
             chart.draw_series(DashedLineSeries::new(
                 vec![end, (validation_x, v)],
@@ -1005,10 +1087,10 @@ where
                         + Rectangle::new([(-5, -5), (5, 5)], style::BASELINE.filled()),
                 ))?;
             } else {
-                chart.draw_series(std::iter::once(Circle::new(
+                chart.draw_series(std::iter::once(MarkerAt::new(
                     (validation_x, v),
-                    DOT as u32 + 1,
-                    c.filled(),
+                    &style,
+                    DOT + 1,
                 )))?;
             }
             if l.recommended {
@@ -1037,8 +1119,8 @@ where
             .iter_mut()
             .find(|n| n.0 .1 == v && !n.2 && !l.recommended)
         {
-            Some(n) => n.1.push(text),
-            None => named.push(((validation_x, v), vec![text], l.recommended)),
+            Some(n) => n.1.extend(wrapped(&text)),
+            None => named.push(((validation_x, v), wrapped(&text), l.recommended)),
         }
     }
     let marks: Vec<[i32; 4]> = named
@@ -1081,9 +1163,10 @@ ran on (the first rung's tuning batches): the objective ({objective}; up is bett
 turn (left is better). Right: the finalists and the reference on the validation set, the only settings whose time \
 was measured: the same objective against their time over the floor's (left is better; wall-clock, so it moves \
 between runs). Ringed and joined by a step line: the Pareto front, the settings that meet the constraints and that \
-no other such setting beats on both at once. Filled dots are beaten; hollow grey dots fail the constraints (over \
+no other such setting beats on both at once. Marks without a ring are beaten; small grey rings fail the constraints (over \
 budget in some turn, or over a limit) and are on no front. The black square is the reference and the green ring \
-the recommended setting, named. Colour follows the family. The left panel's figures are on a few batches: the \
+the recommended setting, named. Colour and marker follow the family (no two families share both). \
+The left panel's figures are on a few batches: the \
 search went on to larger samples, and the recommendation rests on the validation set (right).",
             objective = tune.objective_text
         ),
@@ -1103,7 +1186,7 @@ still in the race on a larger sample of the tuning batches (the tick says how ma
 each sample holds the one before it), and kept the best third, with every setting tied with the last of them. \
 Up: the objective ({objective}) on the rung's sample, higher is better. A grey line is a setting's path until the \
 rung it was dropped at (hollow dot); the black bar at each rung is the cut, the lowest objective that went on. The \
-finalists are in colour (by family) and carried on, dotted, to their objective on the validation set, which the \
+finalists are in their family's colour and marker and carried on, dotted, to their objective on the validation set, which the \
 search never saw (past the dashed rule); the reference, dashed black, runs on every sample whatever its rank. The \
 green ring marks the recommended setting: the best finalist on the tuning set, recommended only when its gain \
 over the reference holds on validation.",
@@ -1117,6 +1200,70 @@ over the reference holds on validation.",
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The families of a tune that searches every family (13 today; colours alone repeat after ten).
+    fn families(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("family-{i}")).collect()
+    }
+
+    #[test]
+    fn no_two_families_share_colour_and_marker_and_none_looks_like_the_reference() {
+        let names = families(16);
+        let looks: Vec<_> = (0..names.len())
+            .map(|i| {
+                let l = look(&names, Some(i));
+                (l.colour.rgb(), l.marker)
+            })
+            .collect();
+        for (i, a) in looks.iter().enumerate() {
+            for b in &looks[i + 1..] {
+                assert_ne!(a, b);
+            }
+            assert_ne!(a.0, style::BASELINE.rgb());
+        }
+        assert_eq!(look(&names, None).colour.rgb(), style::BASELINE.rgb());
+        assert_eq!(look(&names, Some(99)).colour.rgb(), style::BASELINE.rgb());
+    }
+
+    #[test]
+    fn the_legend_wraps_the_families_inside_its_width_and_grows_a_line_for_each_row() {
+        let few = families(3);
+        let many = families(16);
+        let start = 100;
+        let rows = family_rows(&many, start);
+        assert!(rows.len() >= 2, "{rows:?}");
+        let mut seen: Vec<usize> = Vec::new();
+        for row in &rows {
+            for &(i, x) in row {
+                let w =
+                    18 + style::label_width(std::iter::once(many[i].as_str()), LEGEND, 0) as i32;
+                assert!(x >= start && x + w <= LEGEND_W as i32, "{i} at {x}");
+                seen.push(i);
+            }
+        }
+        assert_eq!(seen, (0..many.len()).collect::<Vec<_>>());
+        assert_eq!(family_rows(&few, start).len(), 1);
+        assert_eq!(
+            legend_height(&many) - legend_height(&few),
+            (rows.len() as u32 - 1) * LEGEND_LINE
+        );
+    }
+
+    #[test]
+    fn long_setting_names_break_after_commas_into_short_lines() {
+        let name = "structure(head_share=0.15,edge=0.1,window=100,above=0.1,context=2)";
+        let lines = wrapped(name);
+        assert_eq!(
+            lines,
+            [
+                "structure(head_share=0.15,",
+                "edge=0.1,window=100,above=0.1,",
+                "context=2)"
+            ]
+        );
+        assert_eq!(lines.concat(), name);
+        assert_eq!(wrapped("reference"), ["reference"]);
+    }
 
     #[test]
     fn the_front_is_exactly_the_points_no_other_beats_on_both() {

@@ -148,6 +148,18 @@ impl ScaleCoord {
         self
     }
 
+    /// The same axis with `share` of its length added above its end only (on a log axis, of its length in
+    /// decades): room for notes over the data; the ticks stay.
+    pub(in crate::report::chart) fn raised(mut self, share: f64) -> ScaleCoord {
+        let (a, b) = (
+            self.position(self.range.start),
+            self.position(self.range.end),
+        );
+        let top = b + (b - a) * share;
+        self.range = self.range.start..if self.log { 10f64.powf(top) } else { top };
+        self
+    }
+
     /// The same linear axis with `lo` of its length added below its start and `hi` above its end (room for
     /// labels on one side); the ticks stay.
     pub(in crate::report::chart) fn padded(mut self, lo: f64, hi: f64) -> ScaleCoord {

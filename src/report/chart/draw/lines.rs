@@ -172,13 +172,24 @@ where
         )?;
         rest
     };
-    let mut chart = ChartBuilder::on(&area)
-        .margin(10)
-        .margin_top(if panel.marks.is_empty() { 10 } else { 48 })
-        .margin_right(30)
-        .x_label_area_size(64)
-        .y_label_area_size(84)
-        .build_cartesian_2d(x, y)?;
+    let build = |y: ScaleCoord| {
+        ChartBuilder::on(&area)
+            .margin(10)
+            .margin_top(if panel.marks.is_empty() { 10 } else { 48 })
+            .margin_right(30)
+            .x_label_area_size(64)
+            .y_label_area_size(84)
+            .build_cartesian_2d(x.clone(), y)
+    };
+    // The baseline first, wide, so that a line equal to it shows as a coloured line on a black one; then every
+    // line's markers over all the lines, and the bound over everything, so that it shows where lines reach it.
+    let mut ordered: Vec<&Series> = panel.series.iter().filter(|s| s.baseline).collect();
+    ordered.extend(panel.series.iter().filter(|s| !s.baseline));
+    let mut chart = build(y.clone())?;
+    // Where the names of lines drawn as one would cover a line in every corner, room is made above the data.
+    if let Some(share) = overlap::headroom(&chart, &ordered) {
+        chart = build(y.raised(share))?;
+    }
     chart
         .configure_mesh()
         .x_desc(panel.x.label.as_str())
@@ -191,10 +202,6 @@ where
         .light_line_style(RGBColor(0, 0, 0).mix(0.05))
         .draw()?;
     mark::x_marks(&mut chart, &panel.marks)?;
-    // The baseline first, wide, so that a line equal to it shows as a coloured line on a black one; then every
-    // line's markers over all the lines, and the bound over everything, so that it shows where lines reach it.
-    let mut ordered: Vec<&Series> = panel.series.iter().filter(|s| s.baseline).collect();
-    ordered.extend(panel.series.iter().filter(|s| !s.baseline));
     let styled: Vec<(&Series, StrategyStyle)> =
         ordered.into_iter().map(|s| (s, style_of(s))).collect();
     for (s, style) in &styled {

@@ -168,8 +168,8 @@ const DASHES: [Dash; 3] = [Dash::Solid, Dash::Dashed, Dash::Dotted];
 pub(in crate::report::chart) const LOOKS: usize = 120;
 
 /// Look `k` of the strategies that are not the reference: the `k`-th colour, marker and dash, each modulo its
-/// count.
-fn look(k: usize) -> StrategyStyle {
+/// count (the first 40 differ in colour and marker together).
+pub(in crate::report::chart) fn look(k: usize) -> StrategyStyle {
     StrategyStyle {
         colour: PALETTE[k % PALETTE.len()],
         marker: MARKERS[k % MARKERS.len()],

@@ -3,7 +3,7 @@
 
 Reads the medians criterion wrote under target/criterion/<group>/<function>[/<parameter>]/new/estimates.json
 (run `cargo bench -- --quick` first) and reports a run's time as a ratio to its floor (in all and per turn), the reference finalizer's
-time as a ratio to the floor, the cost of doubling each shape, a batch of duplicate call ids against distinct
+time as a ratio to the floor, every strategy's time as a ratio to the floor and to the reference's (the same run), the cost of doubling each shape, a batch of duplicate call ids against distinct
 ones, utf16_len against memchr, and an external strategy (the reference behind `finalize --serve`) against the built-in one. Standard library only.
 
 Usage: scripts/bench-ratios.py [CRITERION_DIR]   (default: target/criterion)
@@ -89,6 +89,26 @@ def strategy_table():
                 cells.append(f"{ms(r[0])} ({ratio(r[0], floors[g][0])})")
             else:
                 cells.append(ms(r[0]))
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def against_reference_table():
+    """Every strategy's median as a ratio to the reference's, measured in the same run (issue 47 holds the
+    content-aware families to at most 3x on every shape)."""
+    groups = [f"finalize_{s}" for s in SHAPES if os.path.isdir(os.path.join(ROOT, f"finalize_{s}"))]
+    refs = {g: load(g, "reference") for g in groups}
+    groups = [g for g in groups if refs[g]]
+    if not groups:
+        return
+    print("| strategy | " + " | ".join(g.removeprefix("finalize_") for g in groups) + " |")
+    print("|---|" + "---:|" * len(groups))
+    for name in strategies(groups[0]):
+        if name in ("reference", "floor"):
+            continue
+        cells = []
+        for g in groups:
+            r = load(g, name)
+            cells.append(ratio(r[0], refs[g][0]) if r else "")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
@@ -246,6 +266,8 @@ def main():
          run_floor_table),
         ("Reference against the floor", reference_table),
         ("Every strategy (median, and its ratio to the floor)", strategy_table),
+        ("Every strategy against the reference (median / the reference's median, same run)",
+         against_reference_table),
         ("One large batch: the reference on shape c by threads, against the one-core floor", threads_table),
         ("Hashing 8 fields on one core and on all cores", digest_split_table),
         ("Linearity: every field doubled, the budget kept", linearity_table),

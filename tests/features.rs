@@ -511,6 +511,12 @@ const BENCH_TABLES: &str = "\
 | reference | 2.500 ms (1.25x) | 5.000 ms (1.25x) |
 | floor | 2.000 ms | 4.000 ms |
 
+### Every strategy against the reference (median / the reference's median, same run)
+
+| strategy | a | b |
+|---|---:|---:|
+| greedy | 1.20x |  |
+
 ### Linearity: every field doubled, the budget kept
 
 | shape | reference x1 | reference x2 | x2 / x1 | floor x1 | floor x2 | x2 / x1 |

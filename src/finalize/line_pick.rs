@@ -31,23 +31,14 @@ pub(crate) struct LineMap<'a> {
 }
 
 impl<'a> LineMap<'a> {
-    /// The lines of `text`.
+    /// The lines of `text`, found and measured in one pass over its bytes ([`scan_lines`]).
     pub(crate) fn new(text: &'a str) -> Self {
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         let mut units = Vec::with_capacity(text.len() / 32 + 1);
-        let mut at = 0;
-        let ascii = text.is_ascii();
-        while at < text.len() {
-            let end = text[at..].find('\n').map_or(text.len(), |p| at + p + 1);
-            starts.push(at);
-            let len = if ascii {
-                end - at
-            } else {
-                utf16_len(&text[at..end])
-            };
-            units.push(len as u64);
-            at = end;
-        }
+        scan_lines(text.as_bytes(), |start, len| {
+            starts.push(start);
+            units.push(len);
+        });
         starts.push(text.len());
         LineMap {
             text,
@@ -79,6 +70,102 @@ impl<'a> LineMap<'a> {
     }
 }
 
+/// Bytes looked at as one block by [`scan_lines`]: one bit of a `u64` each.
+const SCAN_BLOCK: usize = 64;
+
+/// Calls `line(start, units)` for every line of UTF-8 `bytes` in order: its byte offset and its UTF-16 units, its
+/// line break included (a line ends after each `\n`; the text after the last one, when not empty, is the last
+/// line).
+///
+/// One pass, a block of [`SCAN_BLOCK`] bytes at a time: three bit masks say which bytes are line breaks, which
+/// count a unit (every byte but a continuation byte) and which count a second one (the lead of a 4-byte sequence,
+/// a surrogate pair in UTF-16), so a line's units are two population counts per block it spans, with no call per
+/// line to a search or a count.
+fn scan_lines(bytes: &[u8], mut line: impl FnMut(usize, u64)) {
+    // Units of the line being read so far, and where it starts.
+    let mut units = 0u64;
+    let mut start = 0usize;
+    for (k, block) in bytes.chunks(SCAN_BLOCK).enumerate() {
+        let base = k * SCAN_BLOCK;
+        let (breaks, one, two) = block_masks(block);
+        let mut rest = breaks;
+        // The first bit of the block not yet counted into a line.
+        let mut from = 0u32;
+        while rest != 0 {
+            let at = rest.trailing_zeros();
+            // Bits `from..=at`.
+            let span = (u64::MAX >> (63 - at)) & (u64::MAX << from);
+            units += u64::from((one & span).count_ones() + (two & span).count_ones());
+            line(start, units);
+            units = 0;
+            start = base + at as usize + 1;
+            from = at + 1;
+            rest &= rest - 1;
+        }
+        if from < 64 {
+            let span = u64::MAX << from;
+            units += u64::from((one & span).count_ones() + (two & span).count_ones());
+        }
+    }
+    if start < bytes.len() {
+        line(start, units);
+    }
+}
+
+/// The masks of one block of at most [`SCAN_BLOCK`] bytes, bit `i` for byte `i` (bits past the block clear): the
+/// line breaks, the bytes that count one UTF-16 unit (all but continuation bytes) and those that count a second
+/// one (4-byte leads).
+fn block_masks(block: &[u8]) -> (u64, u64, u64) {
+    if block.len() == SCAN_BLOCK {
+        return full_block_masks(block.try_into().expect("a whole block"));
+    }
+    let mut padded = [0u8; SCAN_BLOCK];
+    padded[..block.len()].copy_from_slice(block);
+    let (breaks, one, two) = full_block_masks(&padded);
+    // The padding's zero bytes would count one unit each.
+    let valid = (1u64 << block.len()) - 1;
+    (breaks, one & valid, two)
+}
+
+/// [`block_masks`] of a whole block, sixteen bytes a comparison (SSE2, which every x86-64 CPU has).
+#[cfg(target_arch = "x86_64")]
+fn full_block_masks(block: &[u8; SCAN_BLOCK]) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let (mut breaks, mut one, mut two) = (0u64, 0u64, 0u64);
+    for (k, row) in block.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of the x86-64 baseline, and `row` holds the 16 bytes the unaligned load reads.
+        let (b, o, t) = unsafe {
+            let v = _mm_loadu_si128(row.as_ptr().cast::<__m128i>());
+            (
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))),
+                // As signed bytes, continuation bytes 0x80..=0xBF are -128..=-65 and 4-byte leads -16..=-1 (the
+                // sign bit, which the mask of `v` itself holds, tells them from ASCII).
+                _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65))),
+                _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-17))) & _mm_movemask_epi8(v),
+            )
+        };
+        let shift = 16 * k;
+        breaks |= u64::from(b as u16) << shift;
+        one |= u64::from(o as u16) << shift;
+        two |= u64::from(t as u16) << shift;
+    }
+    (breaks, one, two)
+}
+
+/// [`block_masks`] of a whole block, a byte at a time.
+#[cfg(not(target_arch = "x86_64"))]
+fn full_block_masks(block: &[u8; SCAN_BLOCK]) -> (u64, u64, u64) {
+    let (mut breaks, mut one, mut two) = (0u64, 0u64, 0u64);
+    for (i, &b) in block.iter().enumerate() {
+        breaks |= u64::from(b == b'\n') << i;
+        one |= u64::from((b as i8) >= -64) << i;
+        two |= u64::from(b >= 0xF0) << i;
+    }
+    (breaks, one, two)
+}
+
 /// The most UTF-16 units any marker of a text of `lines` lines takes, its line break included.
 pub(crate) fn marker_bound(lines: usize) -> u64 {
     let digits = lines.max(1).to_string().len() as u64;
@@ -102,22 +189,23 @@ pub(crate) fn marker(first: usize, last: usize, total: usize) -> String {
 /// The lines a preview keeps, chosen one offer at a time within `content` units (kept lines plus a marker
 /// bound per omitted run).
 #[derive(Debug)]
-pub(crate) struct Selection {
+pub(crate) struct Selection<'m> {
     keep: Vec<bool>,
-    units: Vec<u64>,
+    /// The units of each line, the map's own.
+    units: &'m [u64],
     used: u64,
     content: u64,
     marker: u64,
     picked: usize,
 }
 
-impl Selection {
+impl<'m> Selection<'m> {
     /// Nothing kept yet of `map`, within `content` units.
-    pub(crate) fn new(map: &LineMap<'_>, content: u64) -> Self {
+    pub(crate) fn new(map: &'m LineMap<'_>, content: u64) -> Self {
         let marker = marker_bound(map.len());
         Selection {
             keep: vec![false; map.len()],
-            units: map.units.clone(),
+            units: &map.units,
             used: if map.len() > 0 { marker } else { 0 },
             content,
             marker,
@@ -226,7 +314,7 @@ impl Plan {
     pub(crate) fn fill(
         &self,
         map: &LineMap<'_>,
-        sel: &mut Selection,
+        sel: &mut Selection<'_>,
         frame: &[usize],
         hits: impl IntoIterator<Item = usize>,
     ) {
@@ -260,7 +348,7 @@ impl Plan {
 
     /// Keeps lines from the start while they add at most `head` units, and from the end while they add at most
     /// `tail` units (each run stops at the first line that does not fit).
-    fn edges(&self, map: &LineMap<'_>, sel: &mut Selection, head: u64, tail: u64) {
+    fn edges(&self, map: &LineMap<'_>, sel: &mut Selection<'_>, head: u64, tail: u64) {
         let n = map.len();
         let start = sel.used();
         let mut i = 0;
@@ -289,7 +377,7 @@ pub(crate) fn fit_picked(
     allocation: u64,
     header: &str,
     head_share: HeadShare,
-    choose: impl FnOnce(&LineMap<'_>, &mut Selection),
+    choose: impl FnOnce(&LineMap<'_>, &mut Selection<'_>),
 ) -> String {
     let h = utf16_len(header) as u64;
     let map = LineMap::new(text);
@@ -307,7 +395,7 @@ pub(crate) fn fit_picked(
 }
 
 /// The header, a blank line and the kept lines with a marker for each omitted run.
-fn render(header: &str, map: &LineMap<'_>, sel: &Selection) -> String {
+fn render(header: &str, map: &LineMap<'_>, sel: &Selection<'_>) -> String {
     let n = map.len();
     let mut out = String::with_capacity(header.len() + 2 + 4 * sel.content as usize);
     out.push_str(header);
@@ -341,6 +429,57 @@ mod tests {
     /// Ten lines `l00` to `l09`, each with its line break.
     fn ten() -> String {
         (0..10).map(|i| format!("l{i:02}\n")).collect()
+    }
+
+    /// The lines of `text` as `LineMap::new` reads them, by a plain split: (byte offset, UTF-16 units).
+    fn split(text: &str) -> Vec<(usize, u64)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for piece in text.split_inclusive('\n') {
+            out.push((at, utf16_len(piece) as u64));
+            at += piece.len();
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_found_and_measured_in_one_pass_as_a_plain_split_finds_them() {
+        // Breaks, 2-, 3- and 4-byte characters at every offset around the 64-byte blocks, lines longer than a
+        // block, empty lines, `\r\n`, and texts with and without a final break.
+        let pieces = [
+            "a",
+            "\n",
+            "é",
+            "中",
+            "😀",
+            "\r\n",
+            "\n\n",
+            &"x".repeat(70),
+            "🇯🇵",
+            "𠀀",
+        ];
+        let mut texts = vec![String::new(), "\n".into(), "abc".into(), "a\n".repeat(64)];
+        for seed in 0..200usize {
+            let mut t = String::new();
+            let mut k = seed;
+            for _ in 0..(seed % 90) {
+                k = k
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407)
+                    % 1_000_003;
+                t.push_str(pieces[k % pieces.len()]);
+            }
+            texts.push(t);
+        }
+        for text in &texts {
+            let map = LineMap::new(text);
+            let got: Vec<(usize, u64)> = (0..map.len())
+                .map(|i| (map.starts[i], map.units(i)))
+                .collect();
+            assert_eq!(got, split(text), "{text:?}");
+            assert_eq!(map.starts.last(), Some(&text.len()));
+            assert_eq!(map.units.iter().sum::<u64>(), utf16_len(text) as u64);
+        }
     }
 
     #[test]

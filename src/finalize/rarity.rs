@@ -136,7 +136,7 @@ pub(crate) fn fit_rare(
 }
 
 /// Fills `sel` by `plan` with the rare lines of `map` as hits.
-pub(crate) fn fill_rare(map: &LineMap<'_>, sel: &mut Selection, plan: &Plan, counts: &Counts) {
+pub(crate) fn fill_rare(map: &LineMap<'_>, sel: &mut Selection<'_>, plan: &Plan, counts: &Counts) {
     let hits = rare_lines(map, counts, sel.free());
     plan.fill(map, sel, &[], hits);
 }

@@ -362,12 +362,20 @@ fn is_search_hit(line: &str) -> bool {
         return true;
     }
     // `path:12:`: a path without spaces, a colon, digits and a colon (or `-`, grep's context lines count too).
-    let Some(colon) = line.find(':') else {
+    // The path is read up to its colon and given up at the first space: most lines have one long before any colon.
+    let mut colon = None;
+    for (k, c) in line.char_indices() {
+        if c == ':' {
+            colon = Some(k);
+            break;
+        }
+        if c.is_whitespace() {
+            return false;
+        }
+    }
+    let Some(colon) = colon.filter(|&k| k > 0) else {
         return false;
     };
-    if colon == 0 || line[..colon].contains(char::is_whitespace) {
-        return false;
-    }
     let rest = &line.as_bytes()[colon + 1..];
     let d = rest.iter().take_while(|c| c.is_ascii_digit()).count();
     d > 0 && matches!(rest.get(d), Some(b':'))

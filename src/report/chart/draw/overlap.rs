@@ -1,6 +1,7 @@
 //! Lines that a panel draws on the same pixels show as one line, whatever their looks: the panel names them
-//! together in the corner of the panel its lines leave most free (`one line: a, b, c`), so that no strategy hides
-//! behind another unsaid and the note hides no line.
+//! together in the corner of the panel its lines leave most free (`one line: a, b, c`), or above the data where
+//! every corner holds a line, so that no strategy hides behind another unsaid and the note hides no line while
+//! it takes under half the panel's height.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

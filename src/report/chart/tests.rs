@@ -16,7 +16,7 @@ use super::overshoot::overshoot;
 use super::persistence::persistence_io;
 use super::retention::retention_cdf;
 use crate::finalize::StrategyName;
-use crate::generate::NeedleKind;
+use crate::needles::NeedleKind;
 use crate::metrics::StrategyKey;
 use crate::metrics::{BatchMetrics, NeedleCount};
 use crate::model::{Batch, Entry, Part};

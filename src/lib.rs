@@ -99,6 +99,7 @@ pub mod scenario;
 pub mod simulate;
 pub mod sweep;
 pub mod text;
+pub mod thousands;
 pub mod tokens;
 pub mod tune;
 pub mod workload;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use budgetlab::gate::markdown::count;
+use budgetlab::thousands::grouped;
 
 /// A failed write to standard output, naming it.
 pub(crate) fn stdout_error(e: io::Error) -> budgetlab::Error {
@@ -182,8 +182,8 @@ impl Progress {
         let _ = writeln!(
             io::stderr().lock(),
             "budgetlab: {} of {} {} ({percent}%), {}:{:02}:{:02} elapsed",
-            count(done.min(len) as usize),
-            count(len as usize),
+            grouped(done.min(len)),
+            grouped(len),
             lines.units,
             secs / 3600,
             secs / 60 % 60,

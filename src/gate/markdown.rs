@@ -18,16 +18,8 @@ pub fn cell(text: &str) -> String {
 }
 
 /// A count with thousands separators: `12,345`.
-pub fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
+fn count(n: usize) -> String {
+    crate::thousands::grouped(n as u64)
 }
 
 fn table_row(c: &CheckCase) -> String {

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::{Distribution, NeedleKind, Positions, Profile, ProfileReport, Share};
+use crate::thousands::grouped;
 
 /// How a row's figures are told apart.
 enum Figure {
@@ -71,19 +72,6 @@ fn dash() -> String {
 /// A share as a percentage with two decimals.
 fn percent(v: f64) -> String {
     format!("{:.2}%", v * 100.0)
-}
-
-/// An integer with `,` between groups of three digits.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A name as a table cell: `|` escaped and control characters shown as escapes.

@@ -71,7 +71,7 @@ pub(crate) fn budget_text(
     label: &crate::scenario::BudgetLabel,
     units: Option<u64>,
 ) -> String {
-    let count = |n: u64| crate::gate::markdown::count(n as usize);
+    let count = crate::thousands::grouped;
     let window = results
         .inputs
         .scenarios

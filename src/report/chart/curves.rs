@@ -18,6 +18,7 @@ use crate::error::Result;
 use crate::metrics::{Aggregate, Metric, StrategyKey};
 use crate::run::{RunResults, WorkloadInfo};
 use crate::scenario::{BudgetLabel, ScenarioBudget};
+use crate::thousands::grouped;
 
 /// The scenario the run's budget-curve chart prefers when several have as many budgets.
 pub const PREFERRED_CURVE_SCENARIO: &str = "mixed-realistic";
@@ -329,11 +330,6 @@ pub fn budget_curves(results: &RunResults) -> Option<BudgetCurves> {
         left_out,
         curves,
     })
-}
-
-/// `n` with a comma between thousands: `4,800`.
-fn grouped(n: u64) -> String {
-    crate::gate::markdown::count(n as usize)
 }
 
 /// What the budget curves' caption says of the budgets: each drawn, by units (naming the window budgets), and

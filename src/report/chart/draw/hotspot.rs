@@ -87,7 +87,7 @@ fn value(v: f64) -> String {
         return number(v);
     }
     if v.abs() >= 100.0 {
-        let whole = crate::gate::markdown::count(v.abs().round() as usize);
+        let whole = crate::thousands::grouped(v.abs().round() as u64);
         return if v < 0.0 { format!("-{whole}") } else { whole };
     }
     if v == 0.0 {

@@ -42,15 +42,8 @@ pub const PROGRESS: &str = "tune-progress";
 
 /// The label of the budget of `cell`: `abs-5000 (5,000 units)`.
 fn budget_text(cell: &CellTune) -> String {
-    let units = cell.units.to_string();
-    let mut grouped = String::new();
-    for (i, c) in units.chars().enumerate() {
-        if i > 0 && (units.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{} ({grouped} units)", cell.budget)
+    let units = crate::thousands::grouped(cell.units);
+    format!("{} ({units} units)", cell.budget)
 }
 
 /// The reference's strategy name in `cell`.

@@ -1,6 +1,10 @@
-//! The search: per workload, a split of its batches by group into tuning and validation sets ([`super::group`]);
-//! per budget, a noise-aware successive halving over nested samples of the tuning set, then the finalists and
-//! the reference on the validation set, and a check that the winner holds under resampling of the tuning set.
+//! The search: per workload, a split of its batches by group into folds ([`super::group::folds`]; fold 0 is the
+//! validation set); per fold and budget, a noise-aware successive halving over nested samples of the fold's
+//! tuning set (the other folds). Each fold's searches choose a family (the one gaining most over the reference
+//! summed over the budgets, `choose_family`), whose best setting at a budget runs with the reference on the
+//! fold's held-out batches; fold 0's finalists and chosen setting run on the validation set, and the chosen
+//! family is checked under resampling of the tuning set. The recommendation (`recommend`) needs every fold to
+//! agree and the gain pooled over every held-out batch to hold.
 //!
 //! Rungs: the reference runs first on every tuning batch, which says how many objective events (needles and
 //! used lines in results longer than the budget, fields for retention) each batch holds. The last rung is the

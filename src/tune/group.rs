@@ -214,6 +214,81 @@ pub fn split(
     (tuning, validation)
 }
 
+/// The most folds of a cross-fitted tune ([`folds`]).
+pub const MAX_FOLDS: usize = 5;
+
+/// The folds of a cross-fitted tune of a workload whose batch `i` is in group `groups[i]`: fold 0 is the
+/// validation set of [`split`] (same seed, same batches), and the groups [`split`] left for tuning are dealt, in
+/// their seeded order, into `round(1 / share) - 1` more folds (at least 1, at most [`MAX_FOLDS`] - 1) of about equal
+/// batches. Each fold is a list of batch indices; no group is in two folds. Fold `k`'s tuning set is every batch
+/// of the other folds ([`fold_tuning`]).
+pub fn folds(groups: &[u64], share: f64, seed: Seed, workload: &str) -> Vec<Vec<u64>> {
+    let mut report = SplitReport::default();
+    let (tuning, validation) = split(groups, share, seed, workload, &mut report);
+    let mut out = vec![validation];
+    // The tuning groups in the split's seeded order (the order their first batch takes in the shuffled tuning
+    // set), so that the folds are as seeded as the split.
+    let mut order: Vec<u64> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for &b in &tuning {
+        if seen.insert(groups[b as usize]) {
+            order.push(groups[b as usize]);
+        }
+    }
+    let k = ((1.0 / share).round() as usize).clamp(2, MAX_FOLDS) - 1;
+    let k = k.min(order.len());
+    if k == 0 {
+        return out;
+    }
+    let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &b in &tuning {
+        members.entry(groups[b as usize]).or_default().push(b);
+    }
+    let mut rest: Vec<Vec<u64>> = vec![Vec::new(); k];
+    let mut left = tuning.len();
+    let mut fold = 0usize;
+    for (i, g) in order.iter().enumerate() {
+        let folds_left = k - fold;
+        let target = left.div_ceil(folds_left);
+        rest[fold].extend(&members[g]);
+        // Move on once this fold holds its share of what is left, keeping a group for every later fold.
+        if fold + 1 < k && (rest[fold].len() >= target || order.len() - i - 1 == k - fold - 1) {
+            left -= rest[fold].len();
+            fold += 1;
+        }
+    }
+    for f in &mut rest {
+        f.sort_unstable();
+    }
+    out.extend(rest);
+    out
+}
+
+/// The tuning set of fold `k` of `folds`: every batch of the other folds, shuffled one by one with a stream
+/// of its own (fold 0's is [`split`]'s tuning set itself).
+pub fn fold_tuning(
+    groups: &[u64],
+    share: f64,
+    seed: Seed,
+    workload: &str,
+    folds: &[Vec<u64>],
+    k: usize,
+) -> Vec<u64> {
+    if k == 0 {
+        return split(groups, share, seed, workload, &mut SplitReport::default()).0;
+    }
+    let mut tuning: Vec<u64> = folds
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != k)
+        .flat_map(|(_, f)| f.iter().copied())
+        .collect();
+    tuning.sort_unstable();
+    let mut stream = Stream::derive(seed, "tune/fold", k as u64);
+    shuffle(&mut tuning, &mut stream);
+    tuning
+}
+
 /// Fisher-Yates with `stream`.
 fn shuffle(items: &mut [u64], stream: &mut Stream) {
     for i in (1..items.len()).rev() {
@@ -304,5 +379,32 @@ mod tests {
         assert_ne!(split(&keys, 0.3, Seed(2), "w", &mut r).1, v);
         assert_eq!(split(&[0], 0.3, Seed(1), "w", &mut r), (vec![0], vec![]));
         assert_eq!(split(&[0, 1], 0.01, Seed(1), "w", &mut r).1.len(), 1);
+    }
+    #[test]
+    fn the_folds_are_the_split_then_the_rest_in_whole_groups() {
+        let keys: Vec<u64> = (0..60).map(|b| b / 3).collect();
+        for (share, count) in [(0.3, 3), (0.5, 2), (0.05, 5), (0.2, 5)] {
+            let f = folds(&keys, share, Seed(4), "w");
+            assert_eq!(f.len(), count, "{share}");
+            let mut r = SplitReport::default();
+            assert_eq!(f[0], split(&keys, share, Seed(4), "w", &mut r).1);
+            let mut all: Vec<u64> = f.iter().flatten().copied().collect();
+            all.sort();
+            assert_eq!(all, (0..60).collect::<Vec<_>>());
+            for (i, a) in f.iter().enumerate() {
+                assert!(!a.is_empty());
+                for b in &f[i + 1..] {
+                    assert!(a
+                        .iter()
+                        .all(|x| b.iter().all(|y| keys[*x as usize] != keys[*y as usize])));
+                }
+                let t = fold_tuning(&keys, share, Seed(4), "w", &f, i);
+                assert_eq!(t.len() + a.len(), 60);
+                assert!(t.iter().all(|x| !a.contains(x)));
+            }
+        }
+        // 0.3: the split's 18 batches, then the other 42 in two folds of 21.
+        let f = folds(&keys, 0.3, Seed(4), "w");
+        assert_eq!(f.iter().map(Vec::len).collect::<Vec<_>>(), [18, 21, 21]);
     }
 }

@@ -456,6 +456,45 @@ pub struct CellTune {
     /// How the search went.
     #[serde(default)]
     pub search: SearchReport,
+    /// The cross-fitted evidence the recommendation rests on (absent from files written before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_fit: Option<CrossFit>,
+}
+
+/// The cross-fitted check of one budget: the batches are split into folds by group (fold 0 is the validation
+/// set); for each fold a search on the other folds chooses a family (the one gaining most over the budgets) and
+/// its best setting at this budget, which then runs with the reference on the fold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrossFit {
+    /// The family fold 0's searches chose (`null`: none gains over the reference on the tuning set).
+    pub family: Option<String>,
+    /// Whether every fold's searches chose it.
+    pub agreed: bool,
+    /// Per fold, fold 0 first.
+    pub folds: Vec<FoldReport>,
+    /// The chosen settings' objective minus the reference's over every held-out batch (`null` unless agreed).
+    pub gain: Option<f64>,
+    /// Its 95% paired bootstrap interval (whole groups resampled; the same weights for setting and reference).
+    pub gain_interval: Option<[f64; 2]>,
+}
+
+/// One fold of the cross-fitted check.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldReport {
+    /// The family its searches chose.
+    pub family: Option<String>,
+    /// Its best setting at this budget.
+    pub strategy: Option<String>,
+    /// Held-out batches.
+    pub batches: u64,
+    /// Held-out groups.
+    pub groups: u64,
+    /// The setting's objective minus the reference's on them.
+    pub gain: Option<f64>,
+    /// What of the design's contract (or the constraints) it broke there.
+    pub breaks: Vec<String>,
 }
 
 /// The search over one workload.

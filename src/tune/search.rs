@@ -1,6 +1,10 @@
-//! The search: per workload, a split of its batches by group into tuning and validation sets ([`super::group`]);
-//! per budget, a noise-aware successive halving over nested samples of the tuning set, then the finalists and
-//! the reference on the validation set, and a check that the winner holds under resampling of the tuning set.
+//! The search: per workload, a split of its batches by group into folds ([`super::group::folds`]; fold 0 is the
+//! validation set); per fold and budget, a noise-aware successive halving over nested samples of the fold's
+//! tuning set (the other folds). Each fold's searches choose a family (the one gaining most over the reference
+//! summed over the budgets, `choose_family`), whose best setting at a budget runs with the reference on the
+//! fold's held-out batches; fold 0's finalists and chosen setting run on the validation set, and the chosen
+//! family is checked under resampling of the tuning set. The recommendation (`recommend`) needs every fold to
+//! agree and the gain pooled over every held-out batch to hold.
 //!
 //! Rungs: the reference runs first on every tuning batch, which says how many objective events (needles and
 //! used lines in results longer than the budget, fields for retention) each batch holds. The last rung is the
@@ -29,13 +33,13 @@ use super::group;
 use super::score::{Objective, Paired, Sums, TurnFacts};
 use super::space::Candidate;
 use super::{
-    CellTune, Constraints, Figures, Recommendation, RungReport, SearchReport, SettingReport,
-    Stability, TunePlan, Validated, WorkloadTune,
+    CellTune, Constraints, CrossFit, Figures, FoldReport, Recommendation, RungReport, SearchReport,
+    SettingReport, Stability, TunePlan, Validated, WorkloadTune,
 };
 use crate::digest::KnownDigests;
 use crate::finalize::Finalizer;
 use crate::generate::GeneratedBatch;
-use crate::rng::{Seed, Stream};
+use crate::rng::Stream;
 use crate::run::cost::{Measured, SAMPLES};
 use crate::run::{known_digests, measure_turn_with, Workload};
 use crate::scenario::ScenarioBudget;
@@ -163,22 +167,98 @@ pub(super) fn tune_workload(
         .iter()
         .map(|c| c.name.build_with(&workload.strategy_config))
         .collect();
-    let planned = planned_turns(plan.candidates.len(), tuning.len(), validation.len(), 1);
-    let cells = workload
+    let name = &workload.info.name;
+    let folds = group::folds(&groups, plan.validation, plan.seed, name);
+    let fold_tunings: Vec<Vec<u64>> = (0..folds.len())
+        .map(|k| match k {
+            0 => tuning.clone(),
+            _ => group::fold_tuning(&groups, plan.validation, plan.seed, name, &folds, k),
+        })
+        .collect();
+    let planned = planned_turns(plan.candidates.len(), tuning.len(), validation.len(), 1)
+        + fold_tunings[1..]
+            .iter()
+            .zip(&folds[1..])
+            .map(|(t, f)| planned_turns(plan.candidates.len(), t.len(), 0, 1) + 2 * f.len() as u64)
+            .sum::<u64>();
+    let mut cells: Vec<Cell> = workload
         .info
         .budgets
         .iter()
-        .map(|budget| {
-            let mut cell = Cell {
-                plan,
-                workload,
-                finalizers: &finalizers,
-                budget,
-                groups: &groups,
-                progress,
-                planned_left: planned,
+        .map(|budget| Cell {
+            plan,
+            workload,
+            finalizers: &finalizers,
+            budget,
+            groups: &groups,
+            progress,
+            planned_left: planned,
+        })
+        .collect();
+    // Every fold's search at every budget; fold 0's kept whole (it is reported), the others' best settings per
+    // family.
+    let mut primary: Vec<Searched> = Vec::new();
+    let mut bests: Vec<Vec<FamilyBests>> = Vec::new();
+    for (k, fold_tuning) in fold_tunings.iter().enumerate() {
+        let mut fold_bests = Vec::new();
+        for cell in &mut cells {
+            let searched = cell.search(fold_tuning);
+            fold_bests.push(searched.family_bests(plan));
+            if k == 0 {
+                primary.push(searched);
+            }
+        }
+        bests.push(fold_bests);
+    }
+    let families: Vec<Option<String>> = bests
+        .iter()
+        .map(|b| choose_family(b, plan.candidates.len()))
+        .collect();
+    let stabilities = family_stability(plan, &primary, &bests[0], families[0].as_deref());
+    let cells = cells
+        .iter_mut()
+        .zip(primary)
+        .zip(stabilities)
+        .enumerate()
+        .map(|(b, ((cell, searched), stability))| {
+            let chosen_in = |k: usize| {
+                families[k]
+                    .as_ref()
+                    .and_then(|f| bests[k][b].get(f))
+                    .map(|&(c, _)| c)
             };
-            let out = cell.tune(&tuning, &validation);
+            let others: Vec<FoldEvidence> = (1..folds.len())
+                .map(|k| {
+                    let strategy = chosen_in(k);
+                    let batches = match strategy {
+                        Some(c) => {
+                            let mut run = cell.run(&[0, c], &folds[k]);
+                            let setting = run.pop().expect("two runs");
+                            let reference = run.pop().expect("two runs");
+                            folds[k]
+                                .iter()
+                                .zip(setting.into_iter().zip(reference))
+                                .map(|(&i, (x, r))| (groups[i as usize], x, r))
+                                .collect()
+                        }
+                        None => Vec::new(),
+                    };
+                    FoldEvidence {
+                        family: families[k].clone(),
+                        strategy,
+                        batches,
+                    }
+                })
+                .collect();
+            let out = cell.finish(
+                searched,
+                &tuning,
+                &validation,
+                chosen_in(0),
+                stability,
+                families[0].clone(),
+                others,
+            );
             if cell.planned_left > 0 {
                 progress(Step::Done(cell.planned_left));
             }
@@ -270,7 +350,8 @@ impl Cell<'_> {
             .collect()
     }
 
-    fn tune(&mut self, tuning: &[u64], validation: &[u64]) -> CellTune {
+    /// The noise-aware halving on `tuning` (see the module).
+    fn search(&mut self, tuning: &[u64]) -> Searched {
         let plan = self.plan;
         let objective = &plan.objective;
         let constraints = &plan.constraints;
@@ -290,6 +371,7 @@ impl Cell<'_> {
         let mut left_level = 0usize;
         let mut done = 0usize;
         let mut last_rung = vec![0usize; candidates.len()];
+        let mut last_ranked = Vec::new();
         for (r, &(_, sample)) in plan_rungs.iter().enumerate() {
             let running: Vec<usize> = alive.iter().copied().filter(|&c| c != 0).collect();
             let new = self.run(&running, &tuning[done..sample]);
@@ -328,6 +410,7 @@ impl Cell<'_> {
                 constraints,
             );
             if last {
+                last_ranked = ranked.clone();
                 // Whether the finalists were told apart from the rest: no other setting reaches the last of them.
                 left_level = keep.len().saturating_sub(FINALISTS);
                 told_apart = left_level == 0;
@@ -379,21 +462,80 @@ impl Cell<'_> {
             });
             alive = keep;
         }
-        let finalists = alive;
-        let validated = self.validate(validation, &finalists, &per, tuning.len());
-        let stability = stability(
-            plan.seed,
-            &validated,
+        Searched {
+            finalists: alive,
+            last_ranked,
+            per,
+            tuning_groups,
+            rung_reports,
+            last_rung,
+            events,
+            spent,
+            budget_evals,
+            exhausted,
+            told_apart,
+            left_level,
+        }
+    }
+
+    /// The report of the search `s` on fold 0 (`tuning`, validated on `validation`): the finalists, and the
+    /// setting `chosen` when it is not one of them, on the validation set; the recommendation from them, the
+    /// stability `stability` of the chosen family and the cross-fitted evidence `cross`.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &mut self,
+        s: Searched,
+        tuning: &[u64],
+        validation: &[u64],
+        chosen: Option<usize>,
+        stability: Option<Stability>,
+        family: Option<String>,
+        mut folds: Vec<FoldEvidence>,
+    ) -> CellTune {
+        let plan = self.plan;
+        let objective = &plan.objective;
+        let candidates = &plan.candidates;
+        let Searched {
+            finalists,
+            last_ranked,
+            per,
+            rung_reports,
+            last_rung,
+            events,
+            spent,
+            budget_evals,
+            exhausted,
+            told_apart,
+            left_level,
+            ..
+        } = s;
+        let (validated, held_out) = self.validate(
+            validation,
             &finalists,
+            chosen,
+            &last_ranked,
             &per,
-            &tuning_groups,
-            objective,
-            constraints,
+            tuning.len(),
         );
+        folds.insert(
+            0,
+            FoldEvidence {
+                family: family.clone(),
+                strategy: chosen,
+                batches: held_out,
+            },
+        );
+        let cross = cross_fit(family, &folds, candidates, objective, &plan.constraints);
         let settings = (0..candidates.len())
             .map(|c| setting_report(&candidates[c], &per[c], last_rung[c], objective))
             .collect();
-        let recommendation = recommend(&validated, stability.as_ref());
+        let chosen_name = chosen.map(|c| candidates[c].name.to_string());
+        let recommendation = recommend(
+            &validated,
+            chosen_name.as_deref(),
+            stability.as_ref(),
+            &cross,
+        );
         let total_events: u64 = events.iter().sum();
         let note = match (told_apart, exhausted) {
             (true, _) => format!(
@@ -425,6 +567,7 @@ impl Cell<'_> {
                 told_apart,
                 note,
             },
+            cross_fit: Some(cross),
         }
     }
 
@@ -434,12 +577,17 @@ impl Cell<'_> {
         &mut self,
         validation: &[u64],
         finalists: &[usize],
+        chosen: Option<usize>,
+        last_ranked: &[usize],
         per: &[Vec<Sums>],
         tuning: usize,
-    ) -> Vec<Validated> {
+    ) -> (Vec<Validated>, Vec<(u64, Sums, Sums)>) {
         let plan = self.plan;
         let mut runs: Vec<usize> = vec![0];
         runs.extend(finalists.iter().copied().filter(|&c| c != 0));
+        if let Some(c) = chosen.filter(|c| !runs.contains(c)) {
+            runs.push(c);
+        }
         self.account((runs.len() * validation.len()) as u64);
         let (workload, budget, finalizers, progress) =
             (self.workload, self.budget, self.finalizers, self.progress);
@@ -469,6 +617,15 @@ impl Cell<'_> {
             reference_sums.add(&batch[0].0, 1);
         }
         let objective = &plan.objective;
+        let held_out: Vec<(u64, Sums, Sums)> =
+            match chosen.and_then(|c| runs.iter().position(|&r| r == c)) {
+                Some(k) => validation
+                    .iter()
+                    .zip(&per_batch)
+                    .map(|(&index, batch)| (self.groups[index as usize], batch[k].0, batch[0].0))
+                    .collect(),
+                None => Vec::new(),
+            };
         let mut out = Vec::new();
         for (k, &c) in runs.iter().enumerate() {
             let mut sums = Sums::default();
@@ -495,7 +652,9 @@ impl Cell<'_> {
                 strategy: candidate.name.to_string(),
                 family: candidate.family.clone(),
                 reference: c == 0,
-                tuning_rank: finalists.iter().position(|&f| f == c),
+                tuning_rank: (finalists.contains(&c) || Some(c) == chosen)
+                    .then(|| last_ranked.iter().position(|&f| f == c))
+                    .flatten(),
                 tuning: Figures::of(&tuning_sums, objective),
                 validation: Figures::of(&sums, objective),
                 cost_ratio,
@@ -507,7 +666,7 @@ impl Cell<'_> {
                     && plan.constraints.allows_cost(cost_ratio),
             });
         }
-        out
+        (out, held_out)
     }
 }
 
@@ -610,73 +769,237 @@ fn kept(
     keep
 }
 
-/// Whether the best finalist on the tuning set holds under resampling of the tuning set: in each of
-/// [`STABILITY_RESAMPLES`] seeded resamples (whole groups drawn with Poisson weights), whether it beats the
-/// reference and does at least as well as every other finalist that keeps the contract and the constraints.
-fn stability(
-    seed: Seed,
-    validated: &[Validated],
-    finalists: &[usize],
-    per: &[Vec<Sums>],
-    groups: &[u64],
-    objective: &Objective,
-    constraints: &Constraints,
-) -> Option<Stability> {
-    let &top = finalists.first()?;
-    if top == 0
-        || !validated
-            .iter()
-            .any(|v| v.tuning_rank == Some(0) && v.meets_constraints)
-    {
-        return None;
+/// Per family, its best setting on a search's last rung (the candidate) and that setting's gain over the
+/// reference on the whole tuning set.
+type FamilyBests = BTreeMap<String, (usize, f64)>;
+
+/// What a search on one fold's tuning set leaves.
+struct Searched {
+    /// The settings that reach the validation set, best first.
+    finalists: Vec<usize>,
+    /// The last rung's ranking (every setting that ran on the whole tuning set), best first.
+    last_ranked: Vec<usize>,
+    /// Per setting, its sums on each tuning batch it ran on (a prefix of the tuning set).
+    per: Vec<Vec<Sums>>,
+    /// The group of each tuning batch.
+    tuning_groups: Vec<u64>,
+    rung_reports: Vec<RungReport>,
+    last_rung: Vec<usize>,
+    events: Vec<u64>,
+    spent: u64,
+    budget_evals: u64,
+    exhausted: bool,
+    told_apart: bool,
+    left_level: usize,
+}
+
+/// The sum of `per`, each weighed by its group's weight in `weight` (1 when `None`).
+fn total(per: &[Sums], groups: &[u64], weight: Option<&dyn Fn(u64) -> u64>) -> Sums {
+    let mut s = Sums::default();
+    for (x, &g) in per.iter().zip(groups) {
+        s.add(x, weight.map_or(1, |w| w(g)));
     }
-    let mut rivals: Vec<usize> = vec![0];
-    rivals.extend(finalists[1..].iter().copied().filter(|&c| c != 0));
-    let n = per[top].len();
+    s
+}
+
+impl Searched {
+    /// Per family, the best setting of the last rung's ranking that keeps the contract and meets the constraints
+    /// on the whole tuning set, with its gain over the reference there (families with none are absent).
+    fn family_bests(&self, plan: &TunePlan) -> FamilyBests {
+        let n = self.tuning_groups.len();
+        let reference = total(&self.per[0], &self.tuning_groups, None);
+        let mut out = FamilyBests::new();
+        for &c in &self.last_ranked {
+            if c == 0 || self.per[c].len() < n {
+                continue;
+            }
+            let family = &plan.candidates[c].family;
+            if out.contains_key(family) {
+                continue;
+            }
+            let sums = total(&self.per[c], &self.tuning_groups, None);
+            if !plan.constraints.allows(&sums) {
+                continue;
+            }
+            if let (Some(x), Some(r)) = (
+                plan.objective.value(&sums),
+                plan.objective.value(&reference),
+            ) {
+                out.insert(family.clone(), (c, x - r));
+            }
+        }
+        out
+    }
+}
+
+/// The family a fold's searches choose: the one whose best settings gain most over the reference on its tuning
+/// set, summed over the budgets (a family with no setting on a budget's last rung adds nothing there; ties go to
+/// the family whose best setting comes first among the candidates); `None` when no family gains.
+fn choose_family(bests: &[FamilyBests], candidates: usize) -> Option<String> {
+    let mut pooled: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for b in bests {
+        for (family, &(c, gain)) in b {
+            let e = pooled.entry(family.as_str()).or_insert((0.0, candidates));
+            e.0 += gain;
+            e.1 = e.1.min(c);
+        }
+    }
+    pooled
+        .into_iter()
+        .filter(|(_, (gain, _))| *gain > 0.0)
+        .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))
+        .map(|(f, _)| f.to_string())
+}
+
+/// How the chosen family holds under resampling of fold 0's tuning set, per budget: in each of
+/// [`STABILITY_RESAMPLES`] seeded resamples (whole groups drawn with Poisson weights), whether the family still
+/// gains most summed over the budgets (its best settings fixed as the search found them) and its setting at
+/// this budget keeps the constraints and beats the reference. `None` at a budget where the family has no setting.
+fn family_stability(
+    plan: &TunePlan,
+    searched: &[Searched],
+    bests: &[FamilyBests],
+    family: Option<&str>,
+) -> Vec<Option<Stability>> {
+    let Some(family) = family else {
+        return searched.iter().map(|_| None).collect();
+    };
+    let Some(first) = searched.first() else {
+        return Vec::new();
+    };
+    let groups = &first.tuning_groups;
     let weights: BTreeMap<u64, [u8; STABILITY_RESAMPLES]> = groups
         .iter()
         .map(|&g| {
-            let mut stream = Stream::derive(seed, "tune/stability", g);
+            let mut stream = Stream::derive(plan.seed, "tune/stability", g);
             (g, std::array::from_fn(|_| stream.poisson_one()))
         })
         .collect();
-    let sums = |c: usize, k: usize| {
-        let mut s = Sums::default();
-        for (x, g) in per[c][..n.min(per[c].len())].iter().zip(groups) {
-            s.add(x, u64::from(weights[g][k]));
+    let objective = &plan.objective;
+    // Per resample, per budget, per family: its gain (None: nothing to measure or the constraints broken).
+    let gains: Vec<Vec<BTreeMap<&str, Option<f64>>>> = (0..STABILITY_RESAMPLES)
+        .map(|k| {
+            let w = |g: u64| u64::from(weights[&g][k]);
+            searched
+                .iter()
+                .zip(bests)
+                .map(|(s, b)| {
+                    let reference = total(&s.per[0], groups, Some(&w));
+                    b.iter()
+                        .map(|(f, &(c, _))| {
+                            let sums = total(&s.per[c], groups, Some(&w));
+                            let gain = plan.constraints.allows(&sums).then(|| {
+                                Some(objective.value(&sums)? - objective.value(&reference)?)
+                            });
+                            (f.as_str(), gain.flatten())
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    bests
+        .iter()
+        .enumerate()
+        .map(|(b, best)| {
+            let &(c, _) = best.get(family)?;
+            let wins = gains
+                .iter()
+                .filter(|resample| {
+                    let pooled = |f: &str| -> f64 {
+                        resample
+                            .iter()
+                            .map(|m| m.get(f).copied().flatten().unwrap_or(0.0))
+                            .sum()
+                    };
+                    let mine = pooled(family);
+                    let here = resample[b].get(family).copied().flatten();
+                    here.is_some_and(|g| g > 0.0)
+                        && resample
+                            .iter()
+                            .flat_map(|m| m.keys())
+                            .all(|&f| f == family || pooled(f) <= mine)
+                })
+                .count();
+            Some(Stability {
+                strategy: plan.candidates[c].name.to_string(),
+                wins,
+                resamples: STABILITY_RESAMPLES,
+                needed: STABILITY_WINS,
+            })
+        })
+        .collect()
+}
+
+/// One fold's held-out evidence: the family its searches chose, its setting at this budget, and per held-out
+/// batch its group, the setting's sums and the reference's.
+struct FoldEvidence {
+    family: Option<String>,
+    strategy: Option<usize>,
+    batches: Vec<(u64, Sums, Sums)>,
+}
+
+/// The cross-fitted evidence at one budget: each fold's chosen setting against the reference on the fold's
+/// held-out batches, and, when every fold chose `family`, the pooled gain with its paired bootstrap interval
+/// over the groups of every fold.
+fn cross_fit(
+    family: Option<String>,
+    folds: &[FoldEvidence],
+    candidates: &[Candidate],
+    objective: &Objective,
+    constraints: &Constraints,
+) -> CrossFit {
+    let mut reports = Vec::new();
+    let mut paired = Paired::default();
+    let (mut xs, mut rs) = (Sums::default(), Sums::default());
+    for f in folds {
+        let (mut x, mut r) = (Sums::default(), Sums::default());
+        let mut groups = std::collections::BTreeSet::new();
+        for (g, a, b) in &f.batches {
+            x.add(a, 1);
+            r.add(b, 1);
+            paired.add(*g, a, b);
+            groups.insert(*g);
         }
-        s
-    };
-    let mut wins = 0;
-    for k in 0..STABILITY_RESAMPLES {
-        let t = sums(top, k);
-        let Some(v) = objective.value(&t) else {
-            continue;
-        };
-        if !constraints.allows(&t) {
-            continue;
+        xs.add(&x, 1);
+        rs.add(&r, 1);
+        let mut breaks = Figures::of(&x, objective).breaks;
+        if breaks.is_empty() && f.strategy.is_some() && !constraints.allows(&x) {
+            breaks.push("constraints not met".into());
         }
-        let beaten = rivals.iter().any(|&r| {
-            let s = sums(r, k);
-            let rv = objective.value(&s);
-            if r == 0 {
-                rv.is_none_or(|rv| rv >= v)
-            } else {
-                constraints.allows(&s) && rv.is_some_and(|rv| rv > v)
-            }
+        reports.push(FoldReport {
+            family: f.family.clone(),
+            strategy: f.strategy.map(|c| candidates[c].name.to_string()),
+            batches: f.batches.len() as u64,
+            groups: groups.len() as u64,
+            gain: f
+                .strategy
+                .and_then(|_| Some(objective.value(&x)? - objective.value(&r)?)),
+            breaks,
         });
-        wins += usize::from(!beaten);
     }
-    Some(Stability {
-        strategy: validated
+    let agreed = family.is_some()
+        && folds
             .iter()
-            .find(|v| v.tuning_rank == Some(0))
-            .map(|v| v.strategy.clone())
-            .unwrap_or_default(),
-        wins,
-        resamples: STABILITY_RESAMPLES,
-        needed: STABILITY_WINS,
-    })
+            .all(|f| f.family == family && f.strategy.is_some());
+    let (gain, gain_interval) = if agreed {
+        (
+            objective
+                .value(&xs)
+                .zip(objective.value(&rs))
+                .map(|(a, b)| a - b),
+            paired.interval(objective).map(|(lo, hi)| [lo, hi]),
+        )
+    } else {
+        (None, None)
+    };
+    CrossFit {
+        family,
+        agreed,
+        folds: reports,
+        gain,
+        gain_interval,
+    }
 }
 
 /// What a setting's search tally reports.
@@ -699,11 +1022,17 @@ fn setting_report(
     }
 }
 
-/// The recommendation of one budget: the finalist best on the tuning set that meets the contract and the
-/// constraints on the validation set (among finalists tied with it on both sets' objective, one clearly cheaper), when
-/// its gain over the reference holds there (the interval's low end above 0) and it wins in enough resamples of
-/// the tuning set; otherwise the reference, saying why.
-fn recommend(validated: &[Validated], stability: Option<&Stability>) -> Recommendation {
+/// The recommendation of one budget: the setting `chosen` (the best, on fold 0's tuning set, of the family its
+/// searches chose; among finalists tied with it on both sets' objective, one clearly cheaper), when it meets the
+/// contract and the constraints on the validation set, every fold's searches chose its family, its gain over the
+/// reference is above 0 on every held-out fold and the low end of the pooled interval `cross` is above 0, and
+/// its family holds in enough resamples of the tuning set; otherwise the reference, saying why.
+fn recommend(
+    validated: &[Validated],
+    chosen: Option<&str>,
+    stability: Option<&Stability>,
+    cross: &CrossFit,
+) -> Recommendation {
     let reference = &validated[0];
     let keep = |note: String| Recommendation {
         strategy: reference.strategy.clone(),
@@ -712,77 +1041,140 @@ fn recommend(validated: &[Validated], stability: Option<&Stability>) -> Recommen
         stability: stability.cloned(),
         note,
     };
-    let mut ranked: Vec<&Validated> = validated
-        .iter()
-        .filter(|v| v.tuning_rank.is_some())
-        .collect();
-    ranked.sort_by_key(|v| v.tuning_rank);
-    let Some(first) = ranked.iter().find(|v| v.meets_constraints) else {
-        return keep(
-            "no finalist kept the contract and met the constraints on the validation set: keep the reference"
-                .into(),
-        );
+    let Some(first) = chosen.and_then(|c| validated.iter().find(|v| v.strategy == c)) else {
+        return keep(match &cross.family {
+            None => "no family gains over the reference on the tuning set: keep the reference".into(),
+            Some(f) => format!(
+                "{f} gains most on the tuning set over the budgets, but none of its settings is left at this budget: keep the reference"
+            ),
+        });
     };
-    if first.reference {
-        return keep("the reference ranked first on the tuning set: keep it".into());
+    if !first.meets_constraints {
+        return keep(format!(
+            "{} did not keep the contract and meet the constraints on the validation set: keep the reference",
+            first.strategy
+        ));
     }
     // Among the finalists tied with it on both sets, a clearly cheaper one (its measured cost at most
-    // 1/CLEARLY_CHEAPER of the leader's; a smaller difference is timing noise, and the tuning rank decides, so
+    // 1/CLEARLY_CHEAPER of the chosen one's; a smaller difference is timing noise, and the choice stands, so
     // that the answer does not change from one run to the next).
     let cost = |v: &Validated| v.cost_ratio.unwrap_or(f64::INFINITY);
-    let top = ranked
+    let top = validated
         .iter()
         .filter(|v| {
             v.meets_constraints
                 && !v.reference
+                && v.tuning_rank.is_some()
                 && v.tuning.objective == first.tuning.objective
                 && v.validation.objective == first.validation.objective
                 && cost(v) * CLEARLY_CHEAPER <= cost(first)
         })
         .min_by(|a, b| cost(a).total_cmp(&cost(b)))
-        .copied()
         .unwrap_or(first);
+    let family = cross.family.clone().unwrap_or_default();
+    if !cross.agreed {
+        let chose: Vec<String> = cross
+            .folds
+            .iter()
+            .map(|f| f.family.clone().unwrap_or_else(|| "none".into()))
+            .collect();
+        return keep(format!(
+            "no stable winner: the searches of the {} folds chose different families ({}): keep the reference",
+            cross.folds.len(),
+            chose.join(", ")
+        ));
+    }
+    if let Some((k, f)) = cross
+        .folds
+        .iter()
+        .enumerate()
+        .find(|(_, f)| !f.breaks.is_empty())
+    {
+        return keep(format!(
+            "{} broke the design's contract or the constraints on held-out fold {} ({}): keep the reference",
+            f.strategy.clone().unwrap_or_default(),
+            k + 1,
+            f.breaks.join(", ")
+        ));
+    }
     match top.gain_interval {
-        Some([lo, hi]) if lo > 0.0 => match stability {
-            Some(s) if s.wins >= s.needed => Recommendation {
-                strategy: top.strategy.clone(),
-                beats_reference: true,
-                cost_ratio: top.cost_ratio,
-                stability: Some(s.clone()),
-                note: format!(
-                    "gain over the reference on the validation set {} (95% interval {} to {}); wins in {} of {} resamples of the tuning set",
-                    super::signed_points(top.gain.unwrap_or(0.0)),
-                    super::signed_points(lo),
-                    super::signed_points(hi),
-                    s.wins,
-                    s.resamples
-                ),
-            },
-            Some(s) => keep(format!(
-                "no stable winner: {} gains {} on the validation set, but wins in only {} of {} resamples of the tuning set (at least {} needed): keep the reference",
-                top.strategy,
-                super::signed_points(top.gain.unwrap_or(0.0)),
-                s.wins,
-                s.resamples,
-                s.needed
-            )),
-            None => keep(format!(
-                "no stable winner: {} was not checked under resampling: keep the reference",
+        Some([lo, hi]) if lo == 0.0 && hi == 0.0 => {
+            return keep(format!(
+                "{} led on the tuning set, but keeps exactly as much as the reference on the validation set: keep the reference",
                 top.strategy
-            )),
-        },
-        Some([lo, hi]) if lo == 0.0 && hi == 0.0 => keep(format!(
-            "{} led on the tuning set, but keeps exactly as much as the reference on the validation set: keep the reference",
-            top.strategy
-        )),
-        Some([lo, hi]) => keep(format!(
-            "no stable winner: {} led on the tuning set, but its gain does not hold on the validation set (95% interval {} to {}): keep the reference",
-            top.strategy,
+            ))
+        }
+        Some([lo, hi]) if top.gain.is_some_and(|g| g <= 0.0) => {
+            return keep(format!(
+                "no stable winner: {} led on the tuning set, but its gain does not hold on the validation set (95% interval {} to {}): keep the reference",
+                top.strategy,
+                super::signed_points(lo),
+                super::signed_points(hi)
+            ))
+        }
+        _ => {}
+    }
+    if let Some((k, f)) = cross
+        .folds
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, f)| f.gain.is_some_and(|g| g <= 0.0))
+    {
+        return keep(format!(
+            "no stable winner: {family}'s gain does not hold on held-out fold {} of {} ({} for {}): keep the reference",
+            k + 1,
+            cross.folds.len(),
+            super::signed_points(f.gain.unwrap_or(0.0)),
+            f.strategy.clone().unwrap_or_default()
+        ));
+    }
+    let held_out = |lo: f64, hi: f64| {
+        format!(
+            "gain over the reference on the held-out folds {} (95% paired interval {} to {}; every batch held out once, each fold's {family} setting found by a search on the other folds)",
+            super::signed_points(cross.gain.unwrap_or(0.0)),
             super::signed_points(lo),
             super::signed_points(hi)
+        )
+    };
+    let [lo, hi] = match cross.gain_interval {
+        Some([lo, hi]) if lo > 0.0 => [lo, hi],
+        Some([lo, hi]) => {
+            return keep(format!(
+                "no stable winner: {family} led on the tuning set, but its {}, which does not exclude no gain: keep the reference",
+                held_out(lo, hi)
+            ))
+        }
+        None => {
+            return keep(format!(
+                "{} led on the tuning set, but the held-out folds have nothing to measure its gain on: keep the reference",
+                top.strategy
+            ))
+        }
+    };
+    match stability {
+        Some(s) if s.wins >= s.needed => Recommendation {
+            strategy: top.strategy.clone(),
+            beats_reference: true,
+            cost_ratio: top.cost_ratio,
+            stability: Some(s.clone()),
+            note: format!(
+                "{}; {family} gains most in {} of {} resamples of the tuning set",
+                held_out(lo, hi),
+                s.wins,
+                s.resamples
+            ),
+        },
+        Some(s) => keep(format!(
+            "no stable winner: {} gains {} on the held-out folds, but {family} wins in only {} of {} resamples of the tuning set (at least {} needed): keep the reference",
+            top.strategy,
+            super::signed_points(cross.gain.unwrap_or(0.0)),
+            s.wins,
+            s.resamples,
+            s.needed
         )),
         None => keep(format!(
-            "{} led on the tuning set, but the validation set has nothing to measure its gain on: keep the reference",
+            "no stable winner: {} was not checked under resampling: keep the reference",
             top.strategy
         )),
     }
@@ -836,6 +1228,28 @@ mod tests {
         }
     }
 
+    /// Cross-fitted evidence of three folds that chose family `a`, each gaining `gains[k]`, pooled into
+    /// `interval`.
+    fn cross(gains: [f64; 3], interval: [f64; 2]) -> CrossFit {
+        CrossFit {
+            family: Some("a".into()),
+            agreed: true,
+            folds: gains
+                .iter()
+                .map(|&g| FoldReport {
+                    family: Some("a".into()),
+                    strategy: Some("a".into()),
+                    batches: 10,
+                    groups: 10,
+                    gain: Some(g),
+                    breaks: Vec::new(),
+                })
+                .collect(),
+            gain: Some((interval[0] + interval[1]) / 2.0),
+            gain_interval: Some(interval),
+        }
+    }
+
     fn stable(wins: usize) -> Stability {
         Stability {
             strategy: "a".into(),
@@ -851,10 +1265,12 @@ mod tests {
             validated("reference", None, None, 1.0),
             validated("a", Some(0), Some([0.1, 0.2]), 2.0),
         ];
-        let r = recommend(&v, Some(&stable(4)));
+        let c = cross([0.1, 0.2, 0.1], [0.05, 0.2]);
+        let r = recommend(&v, Some("a"), Some(&stable(4)), &c);
         assert_eq!((r.strategy.as_str(), r.beats_reference), ("a", true));
         assert_eq!(r.cost_ratio, Some(2.0));
-        let r = recommend(&v, Some(&stable(3)));
+        assert!(r.note.starts_with("gain over the reference on the held-out folds +12.5 pts (95% paired interval +5.0 pts to +20.0 pts"), "{}", r.note);
+        let r = recommend(&v, Some("a"), Some(&stable(3)), &c);
         assert_eq!(r.strategy, "reference");
         assert!(
             r.note.starts_with("no stable winner: a gains"),
@@ -862,6 +1278,66 @@ mod tests {
             r.note
         );
         assert!(r.note.contains("only 3 of 5 resamples"), "{}", r.note);
+        // The pooled interval must exclude no gain, and every fold must gain.
+        let r = recommend(
+            &v,
+            Some("a"),
+            Some(&stable(5)),
+            &cross([0.1, 0.2, 0.1], [-0.01, 0.2]),
+        );
+        assert_eq!(r.strategy, "reference");
+        assert!(
+            r.note.contains("which does not exclude no gain"),
+            "{}",
+            r.note
+        );
+        let r = recommend(
+            &v,
+            Some("a"),
+            Some(&stable(5)),
+            &cross([0.1, 0.2, -0.01], [0.05, 0.2]),
+        );
+        assert_eq!(r.strategy, "reference");
+        assert!(
+            r.note.contains("does not hold on held-out fold 3 of 3"),
+            "{}",
+            r.note
+        );
+        // Folds that chose different families: no stable winner.
+        let mut split = cross([0.1, 0.2, 0.1], [0.05, 0.2]);
+        split.agreed = false;
+        split.folds[1].family = Some("b".into());
+        let r = recommend(&v, Some("a"), Some(&stable(5)), &split);
+        assert!(
+            r.note.contains("chose different families (a, b, a)"),
+            "{}",
+            r.note
+        );
+    }
+
+    #[test]
+    fn the_family_is_the_one_gaining_most_over_the_budgets() {
+        let b = |items: &[(&str, usize, f64)]| -> FamilyBests {
+            items
+                .iter()
+                .map(|&(f, c, g)| (f.to_string(), (c, g)))
+                .collect()
+        };
+        // Rarity leads at the second budget by a little, structure at the first by much: structure.
+        let bests = [
+            b(&[("structure", 5, 0.12), ("rarity", 9, 0.02)]),
+            b(&[("structure", 6, 0.10), ("rarity", 9, 0.11)]),
+        ];
+        assert_eq!(choose_family(&bests, 20).as_deref(), Some("structure"));
+        // A family cut before the last rung at a budget adds nothing there.
+        let bests = [b(&[("structure", 5, 0.12)]), b(&[("rarity", 9, 0.11)])];
+        assert_eq!(choose_family(&bests, 20).as_deref(), Some("structure"));
+        // Equal gains: the family whose best setting comes first among the candidates.
+        let bests = [b(&[("uniform", 7, 0.1), ("greedy", 8, 0.1)])];
+        assert_eq!(choose_family(&bests, 20).as_deref(), Some("uniform"));
+        // No family gains: none.
+        let bests = [b(&[("uniform", 7, 0.0), ("greedy", 8, -0.1)])];
+        assert_eq!(choose_family(&bests, 20), None);
     }
 
     #[test]
@@ -871,15 +1347,16 @@ mod tests {
             validated("a", Some(0), Some([0.1, 0.2]), 3.0),
             validated("b", Some(1), Some([0.1, 0.2]), 1.5),
         ];
-        assert_eq!(recommend(&v, Some(&stable(5))).strategy, "b");
+        let c = cross([0.1, 0.2, 0.1], [0.05, 0.2]);
+        assert_eq!(recommend(&v, Some("a"), Some(&stable(5)), &c).strategy, "b");
         // Cheaper by less than CLEARLY_CHEAPER is timing noise: the tuning rank decides.
         v[2].cost_ratio = Some(2.0);
-        assert_eq!(recommend(&v, Some(&stable(5))).strategy, "a");
+        assert_eq!(recommend(&v, Some("a"), Some(&stable(5)), &c).strategy, "a");
         v[1].meets_constraints = false;
         v[2].meets_constraints = false;
-        let r = recommend(&v, Some(&stable(5)));
+        let r = recommend(&v, Some("a"), Some(&stable(5)), &c);
         assert_eq!(r.strategy, "reference");
-        assert!(r.note.contains("kept the contract"), "{}", r.note);
+        assert!(r.note.contains("did not keep the contract"), "{}", r.note);
     }
 
     #[test]

@@ -216,11 +216,12 @@ pub fn measure(
         }
         let came_with_paths = !input[slot.entry].artifact_paths().is_empty();
         m.reused += u64::from(came_with_paths);
-        // An artifact holds its whole original, most often at its end or as all of it: those are checked first.
+        // An artifact holds its entry's fields joined by blank lines: the original is most often at its start or its
+        // end (or all of it), which are compared before anything is searched.
         let in_artifact = written.get(&slot.entry).is_some_and(|contents| {
-            contents
-                .iter()
-                .any(|c| c.ends_with(original) || contains(c, original))
+            contents.iter().any(|c| {
+                c.starts_with(original) || c.ends_with(original) || contains(c, original)
+            })
         });
         m.recoverable += u64::from(came_with_paths || in_artifact);
     }

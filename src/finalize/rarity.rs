@@ -190,10 +190,19 @@ pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Ve
             (g > 0).then(|| (density(g, i), Reverse(i)))
         })
         .collect();
+    // The distinct words the ranked lines hold: once every one is covered no line can add anything, and the
+    // lines still queued would only be taken off one by one, worth nothing (on a repetitive log, nearly all).
+    let mut uncovered = {
+        let mut seen = BucketSet::new();
+        words.iter().filter(|&&w| seen.insert(w >> 16)).count()
+    };
     let mut covered = covered;
     let mut order = Vec::new();
     let mut total = 0u64;
     while let Some((d, Reverse(i))) = heap.pop() {
+        if uncovered == 0 {
+            break;
+        }
         let g = gain(&covered, i);
         if g == 0 {
             continue;
@@ -206,7 +215,7 @@ pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Ve
             continue;
         }
         for &w in &words[bounds[i]..bounds[i + 1]] {
-            covered.insert(w >> 16);
+            uncovered -= usize::from(covered.insert(w >> 16));
         }
         order.push(i);
         total += map.units(i);

@@ -25,8 +25,9 @@
 //! - [`simulate`]: one turn through the runtime boundaries of a [`workload::Mode`] (producers, scheduler before
 //!   and after the PostToolBatch hook, the runtime's aggregation and outer finalization, the send guard, the
 //!   model request), with a strategy at every boundary, in the new or the legacy form.
-//! - [`needles`]: the needles of any text (exit lines, first errors, summary lines, JSON keys) found by reading
-//!   it, so that recorded batches get needle survival like generated ones.
+//! - [`needles`]: the needle vocabulary ([`Needle`], [`NeedleKind`]) that the generator plants, `import` finds and
+//!   the metrics measure, and the needles of any text (exit lines, first errors, summary lines, JSON keys) found
+//!   by reading it, so that recorded batches get needle survival like generated ones.
 //! - [`metrics`]: what a simulated turn did (compliance, retention, needle survival against its upper bound,
 //!   persistence I/O, integrity), as pure functions, and their aggregation into rows.
 //! - [`run`] and [`gate`]: `budgetlab run` measures every (scenario, budget, strategy) into
@@ -36,7 +37,7 @@
 //! - [`import`](mod@import): agent session logs (Claude Code, Codex, gemini-cli, qwen-code, SWE-agent,
 //!   mini-swe-agent, OpenHands) read into batches, one per model turn, optionally anonymized.
 //! - [`digest`]: the SHA-256 that names a full output in a shortened field's header, a scenario's hash and a
-//!   recorded workload's.
+//!   recorded workload's; [`xml`] the one XML escaper (the gate's and `conform`'s JUnit reports).
 //! - [`profile`](mod@profile): what a workload's tool results look like (sizes, shape, width, repeats, needles,
 //!   tools), the same measure for a recorded corpus and a generated scenario.
 //! - [`calibrate`](mod@calibrate): a scenario fitted to a recorded corpus (sizes per kind, the kind mix, the
@@ -85,6 +86,7 @@ pub mod history;
 pub mod import;
 pub mod interrupt;
 mod job;
+mod json_keys;
 pub mod metrics;
 mod model;
 pub mod needles;
@@ -100,6 +102,7 @@ pub mod text;
 pub mod tokens;
 pub mod tune;
 pub mod workload;
+pub mod xml;
 
 pub use batch_line::{parse_batch_line, BatchGroup, BatchLine, MAX_GROUP_ID_BYTES};
 pub use budget::{parse_units, Budget, BudgetContext, PlanReminders};
@@ -110,9 +113,10 @@ pub use external::{
 };
 pub use finalize::{Finalizer, Outcome, PersistAttempt, StrategyConfig, StrategyName};
 pub use floor::{floor, floor_known, FloorWork};
-pub use generate::{BenchShape, GenerateJob, GeneratedBatch, Generator, Needle, NeedleKind, Shard};
+pub use generate::{BenchShape, GenerateJob, GeneratedBatch, Generator, Shard};
 pub use job::{Backend, FinalizeJob, FinalizeReport, JobStrategy, Timing, MAX_TIMED_RUNS};
 pub use model::{parse_batch, Batch, Entry, Field, Part};
+pub use needles::{Needle, NeedleKind};
 pub use persist::{ArtifactStore, FaultyStore, FsStore, MemoryStore, PersistStats};
 pub use rng::Seed;
 pub use scenario::Scenario;

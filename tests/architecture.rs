@@ -188,6 +188,31 @@ fn the_library_never_names_the_command_line_parser() {
     }
 }
 
+#[test]
+fn commands_spell_out_every_field_of_a_request_they_build() {
+    // A request built with `..Default::default()` compiles when the library adds a field the command should map
+    // from a shared flag, and silently ignores the flag; spelled out, the new field does not compile.
+    let commands = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    for file in rust_files(&commands) {
+        let text = fs::read_to_string(&file).expect("a readable source file");
+        let mut in_request = false;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.ends_with("Request {") {
+                in_request = true;
+            } else if line == "}" || line == "}," || line == "})" {
+                in_request = false;
+            }
+            assert!(
+                !(line.contains("Request::default()") || in_request && line.starts_with("..")),
+                "{}:{}: a request built from defaults; spell out every field",
+                file.display(),
+                i + 1
+            );
+        }
+    }
+}
+
 /// The layer table of ARCHITECTURE.md: each library module's layer number, from the rows `| N name | `m`, ... |`
 /// of the table under "## Layers". The binary's row (no library modules) is left out.
 fn stated_layers(text: &str) -> BTreeMap<String, u32> {

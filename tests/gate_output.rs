@@ -2,9 +2,9 @@
 //! noticed: the characters JUnit XML cannot hold, the Markdown verdict's table at exactly its length limit, a
 //! tolerance of zero, and the metric and tolerance names as reports print them.
 
-use budgetlab::gate::junit::escape;
 use budgetlab::gate::markdown::{render, MAX_TABLED_FAILURES};
 use budgetlab::gate::{CheckCase, CheckKind, Metric, Tolerance, Tolerances, Verdict};
+use budgetlab::xml::escape;
 
 #[test]
 fn junit_drops_the_two_noncharacters_xml_forbids_and_keeps_every_other_character() {

@@ -105,7 +105,7 @@ fn a_hand_built_file_profiles_to_its_known_figures_in_markdown_json_and_charts()
     assert_eq!(p["source"]["batches"], 4);
     assert_eq!(
         p["source"]["digest"],
-        budgetlab::run::sha256_hex_bytes(&fs::read(&file).unwrap())
+        budgetlab::digest::sha256_hex(fs::read(&file).unwrap())
     );
     assert_eq!(
         p["sizes"]["distribution"],

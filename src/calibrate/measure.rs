@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use super::mapping::{self, Features, How};
-use crate::generate::NeedleKind;
 use crate::model::{Batch, Entry, Field};
+use crate::needles::NeedleKind;
 use crate::profile::{BatchFacts, OutputFacts};
 use crate::workload::Kind;
 

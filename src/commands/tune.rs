@@ -76,10 +76,20 @@ impl TuneArgs {
     fn request(&self) -> anyhow::Result<TuneRequest> {
         let workloads = self.workload.workloads(None, false);
         Ok(TuneRequest {
+            // Every field spelled out, none defaulted: a field `run` gains does not compile here until tune
+            // says what it takes for it.
             run: PlanRequest {
                 workloads,
+                // The families' strategies come from `--families`; tune runs no external strategy.
+                strategies: Vec::new(),
+                externals: budgetlab::ExternalRegistry::default(),
                 batches: self.batches.value,
-                ..PlanRequest::default()
+                // The seed of the split is `--tune-seed`; each scenario keeps its own for its batches.
+                seed: None,
+                shard: None,
+                quick: false,
+                slowdown: None,
+                tokens: None,
             },
             families: self.families.clone(),
             settings: self.settings,

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::report::{CheckResult, ConformReport, Counterexample};
 use super::shrink::CaseSize;
-use crate::gate::junit::escape;
+use crate::xml::escape;
 
 /// The report as Markdown: a headline, the table (check, cases, passed, first counterexample, or why the check
 /// was not run) and, for every failing check, its counterexample with the commands that replay it.

@@ -43,6 +43,7 @@ use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{slot_lengths, CappedAllocation};
 use crate::alloc::water_fill;
+use crate::json_keys::{opens_object, top_level_strings};
 use crate::text::utf16_len;
 
 /// The strategy's entry in the registry (see `finalize/spec.rs`).
@@ -185,7 +186,7 @@ fn pick(text: &str, content: u64, share: HeadShare, settings: &SalientConfig) ->
         return Vec::new();
     }
     let limit = settings.lines.clamp(SALIENT_LINES.low, SALIENT_LINES.high) as usize;
-    let mut candidates = if opens_json_object(text) {
+    let mut candidates = if opens_object(text) {
         json_keys(text, start, end, limit)
             .into_iter()
             .map(|k| (k, false))
@@ -290,65 +291,16 @@ fn line_end(text: &str, from: usize) -> usize {
     }
 }
 
-/// Whether the first non-blank character of `text` opens a JSON object.
-fn opens_json_object(text: &str) -> bool {
-    text.trim_start().starts_with('{')
-}
-
 /// The top-level keys of the JSON object `text` opens that lie within `start..end`, in order, at most `limit`:
 /// each the quoted key, or from the key to the end of its line when the key starts its line and that is at most
-/// [`MAX_KEY_LINE_BYTES`] long. A text that is not valid JSON is read as far as the scan goes.
+/// [`MAX_KEY_LINE_BYTES`] long. A key is a top-level string in a key's place (after the `{` or a `,`); a text that
+/// is not valid JSON is read as far as the scan goes.
 fn json_keys(text: &str, start: usize, end: usize, limit: usize) -> Vec<Span> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut expect_key) = (0usize, false, false, false);
-    let mut key_start = None;
-    for (i, &c) in b.iter().enumerate().take(end) {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == b'\\' {
-                escaped = true;
-            } else if c == b'"' {
-                in_string = false;
-                if let Some(k) = key_start.take() {
-                    if k >= start {
-                        out.push(key_span(text, k, i + 1, end));
-                        if out.len() == limit {
-                            break;
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        match c {
-            b'"' => {
-                in_string = true;
-                if depth == 1 && expect_key {
-                    key_start = Some(i);
-                }
-                expect_key = false;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                expect_key = depth == 1 && c == b'{';
-            }
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                expect_key = false;
-                if depth == 0 {
-                    break;
-                }
-            }
-            b',' => expect_key = depth == 1,
-            b' ' | b'\t' | b'\n' | b'\r' => {}
-            _ => expect_key = false,
-        }
-    }
-    // A key whose closing quote lies past `end` was never pushed.
-    out.retain(|&(_, e)| e <= end);
-    out
+    top_level_strings(text, end)
+        .filter(|s| s.in_key_place && s.open >= start)
+        .take(limit)
+        .map(|s| key_span(text, s.open, s.close + 1, end))
+        .collect()
 }
 
 /// The piece kept for a key quoted at `start..key_end`: to the end of its line when the key starts its line and

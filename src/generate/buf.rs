@@ -2,7 +2,7 @@
 //! UTF-16 units as it grows, formats numbers without going through `fmt`, repeats sections by copying them, and
 //! records the needles planted in it at their UTF-16 offsets.
 
-use super::needles::NeedleKind;
+use crate::needles::NeedleKind;
 
 /// A needle planted in one text, before it is placed in a batch.
 #[derive(Debug, Clone, PartialEq, Eq)]

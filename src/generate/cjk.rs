@@ -4,8 +4,8 @@
 //! at the default of zero [`chosen`] draws nothing from the stream, so every other scenario keeps its bytes.
 
 use super::buf::TextBuf;
-use super::needles::NeedleKind;
 use super::vocab::{self, MODULES, PROJECTS};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 /// Whether this piece of prose is written in Chinese: drawn with probability `share`, and without touching the

@@ -99,7 +99,7 @@ fn pad(rng: &mut Stream, w: &mut Written, need: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::needles::NeedleKind;
+    use crate::needles::NeedleKind;
     use crate::rng::Seed;
 
     fn written(text: &str, exit: &str) -> Written {

@@ -17,8 +17,9 @@
 
 use super::context::{identifier, path};
 use super::vocab::{MODULES, NOUNS, VERBS};
-use super::{GeneratedBatch, Needle, NeedleKind};
+use super::GeneratedBatch;
 use crate::model::{Field, Part};
+use crate::needles::{Needle, NeedleKind};
 use crate::rng::{Seed, Stream};
 
 /// What the focus put in a batch that the turn's context must say: each focused entry's call arguments, and

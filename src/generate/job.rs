@@ -7,9 +7,10 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{GeneratedBatch, Generator, Needle};
+use super::{GeneratedBatch, Generator};
 use crate::atomic::{self, AtomicFile, Destination};
 use crate::error::{Error, Result};
+use crate::needles::Needle;
 use crate::scenario::{check_batches, Scenario};
 
 /// One shard of a run: batch `i` belongs to shard `i % count`. The shards `0..count` together hold exactly the

@@ -4,7 +4,7 @@
 //! (scenario, seed, i): each batch draws from its own `Stream`, so a batch is the same
 //! whether it is generated alone, in a shard, in parallel or in sequence. `kinds` holds one file per kind of tool
 //! output (the workload's [`Kind`]s), `hook_text` the text parts hooks add, `producer` the previews the runtime's
-//! producers make of large outputs, `call_ids` the call ids of a batch, `needles` what is planted, `cjk` and
+//! producers make of large outputs, `call_ids` the call ids of a batch, `cjk` and
 //! `vocab` the Chinese and English text the kinds share, `exact` the results written to exactly the size an
 //! empirical model draws, and `shapes` the fixed batch shapes the benches measure.
 //! The size models and kinds themselves are the workload vocabulary ([`crate::workload`]). Text is
@@ -20,7 +20,6 @@ mod focus;
 mod hook_text;
 mod job;
 mod kinds;
-mod needles;
 mod producer;
 mod repeat;
 mod shapes;
@@ -30,7 +29,6 @@ mod vocab;
 
 pub use context::{SESSION_BATCHES, TASK_SESSIONS};
 pub use job::{GenerateJob, GenerateRequest, GenerateStats, Shard, MAX_SHARDS};
-pub use needles::{Needle, NeedleKind};
 pub use repeat::LOOKBACK;
 pub use shapes::{BenchShape, ShapeText, SHAPE_SEED};
 
@@ -42,6 +40,7 @@ use crate::batch_line::BatchGroup;
 use crate::budget::PlanReminders;
 use crate::context::TurnContext;
 use crate::model::{Batch, Entry, Field, Part};
+use crate::needles::Needle;
 use crate::rng::{Seed, Stream};
 use crate::scenario::Scenario;
 use crate::workload::{Kind, SizeKey, SizeModel};

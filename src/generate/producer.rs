@@ -140,7 +140,7 @@ fn head_only(w: Written, preview: usize, path: Option<&str>) -> Written {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::needles::NeedleKind;
+    use crate::needles::NeedleKind;
 
     fn long_log() -> Written {
         let mut b = TextBuf::with_capacity(50_000);

@@ -11,8 +11,9 @@
 
 use serde_json::Value;
 
-use super::{GeneratedBatch, Generator, Needle};
+use super::{GeneratedBatch, Generator};
 use crate::model::Entry;
+use crate::needles::Needle;
 use crate::rng::Stream;
 
 /// How many batches back a repeat may reach.

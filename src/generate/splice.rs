@@ -8,7 +8,7 @@
 //! cuts a needle (an insertion at a needle's first unit moves it, a removal drops the needles it covers).
 
 use super::buf::{Planted, Written};
-use super::needles::NeedleKind;
+use crate::needles::NeedleKind;
 use crate::text::{head, utf16_len};
 
 /// The byte offset of UTF-16 offset `units` of `text` (the end when `units` is past it).

@@ -12,7 +12,7 @@ use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use super::store::History;
 use super::tracked::TrackedFigure;
-use crate::digest::sha256_hex as sha256_hex_bytes;
+use crate::digest::sha256_hex;
 use crate::error::{Error, Result};
 use crate::run::RunResults;
 
@@ -230,8 +230,8 @@ impl RunRecord {
             }
         }
         Ok(RunRecord {
-            results_sha256: sha256_hex_bytes(bytes),
-            inputs_sha256: sha256_hex_bytes(&inputs_json),
+            results_sha256: sha256_hex(bytes),
+            inputs_sha256: sha256_hex(&inputs_json),
             crate_version: results.crate_version.clone(),
             results_schema: results.schema_version,
             seed: results.seed,

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use crate::budget::PlanReminders;
 use crate::finalize::{collect_slots, SlotScope};
-use crate::generate::Needle;
 use crate::model::{Entry, Field};
+use crate::needles::Needle;
 use crate::text::utf16_len;
 
 /// The most needles of `needles` that any head-and-tail allocation of `limit` units over `input` keeps visible.
@@ -200,8 +200,8 @@ fn field_options(spans: &[(u64, u64)], len: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::NeedleKind;
     use crate::model::Part;
+    use crate::needles::NeedleKind;
     use serde_json::json;
 
     fn needle(entry: usize, offset: usize, text: &str) -> Needle {

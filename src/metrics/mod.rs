@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::budget::{PlanReminders, PLAN_MODE_TOOL};
 use crate::finalize::{collect_slots, SlotScope};
-use crate::generate::{Needle, NeedleKind};
 use crate::model::{Entry, Field};
+use crate::needles::{Needle, NeedleKind};
 use crate::simulate::{Boundary, TurnRecord};
 use crate::text::contains;
 

@@ -239,8 +239,8 @@ pub(crate) fn lead(a: &Aggregate, b: &Aggregate) -> Lead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::NeedleKind;
     use crate::metrics::{BatchMetrics, CostTally, NeedleCount, RowKey, RowSummary};
+    use crate::needles::NeedleKind;
     use crate::workload::Mode;
 
     /// A row of `name` over 40 batches at budget 1,000: batch `i` keeps `survived(i)` of 4 needles and the

@@ -231,8 +231,8 @@ impl<'de> Deserialize<'de> for Resamples {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::NeedleKind;
     use crate::metrics::NeedleCount;
+    use crate::needles::NeedleKind;
 
     fn turn(batch: usize, survived: u64, planted: u64, share: f64, fields: u64) -> BatchMetrics {
         let mut m = crate::metrics::tests::aggregate::quiet(batch, fields);

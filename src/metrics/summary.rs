@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::resample::Resamples;
 use super::{BatchMetrics, NeedleCount, FIGURES};
-use crate::generate::NeedleKind;
+use crate::needles::NeedleKind;
 
 /// Bits of a value a [`LogHistogram`] keeps below its leading bit: buckets are `2^-10` of their value wide.
 const SUB_BITS: u32 = 10;

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{detect_batch, UsedNeedles};
-use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Entry, Field};
+use crate::needles::{Needle, NeedleKind};
 use crate::text::utf16_len;
 
 /// The group of the tool names that are no tool's name (malformed actions).

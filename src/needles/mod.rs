@@ -39,17 +39,18 @@ mod agreement;
 mod error;
 mod exit;
 mod json;
+mod needle;
 mod summary;
 mod used;
 mod used_file;
 
 use serde::Serialize;
 
-use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Field};
 use crate::text::utf16_len;
 
 pub use agreement::{agreement, tool_group, Agreement, AgreementCounts, MALFORMED_TOOL};
+pub use needle::{Needle, NeedleKind};
 pub use used::{
     position_numbers, used_content, RuleParts, UsedLine, UsedResult, UsedRules, UsedToken,
     Utterance, DEFAULT_MIN_TOKEN_LEN, DEFAULT_USED_TURNS, LANGUAGE_KEYWORDS, MAX_QUOTED_BYTES,

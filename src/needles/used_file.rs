@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use super::UsedRules;
 use crate::error::{Error, Result};
-use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Field};
+use crate::needles::{Needle, NeedleKind};
 use crate::text::utf16_len;
 
 /// The version of the used-lines file this build writes and reads.

@@ -3,9 +3,9 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::generate::{Needle, NeedleKind};
 use crate::model::{Batch, Entry, Field};
 use crate::needles::{detect_batch, exit_style};
+use crate::needles::{Needle, NeedleKind};
 use crate::text::utf16_len;
 
 /// The facts of one tool result (one entry of a batch): every text field of it together (top-level text

@@ -33,8 +33,9 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::generate::{Generator, NeedleKind};
+use crate::generate::Generator;
 use crate::model::Batch;
+use crate::needles::NeedleKind;
 use crate::scenario::Scenario;
 
 /// The version of a profile's JSON form.

@@ -173,5 +173,5 @@ pub fn read_batches_file(path: &Path, limit: Option<u64>) -> Result<(Vec<Batch>,
             parse_batch_line(l.as_bytes(), &format!("{name}:{}", i + 1)).map(|l| l.entries)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok((batches, crate::run::sha256_hex_bytes(text.as_bytes())))
+    Ok((batches, crate::digest::sha256_hex(text.as_bytes())))
 }

@@ -43,7 +43,7 @@ pub fn render_files(run: &RunOutput) -> Result<Vec<(String, Vec<u8>)>> {
         batch_files
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, bytes)| crate::run::sha256_hex_bytes(bytes))
+            .map(|(_, bytes)| crate::digest::sha256_hex(bytes))
             .expect("every per-batch file is written")
     };
     let mut results = run.results.clone();

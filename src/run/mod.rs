@@ -28,8 +28,8 @@ pub use plan::{
 pub use records::{for_each_record, sha256_of_file, RecordReader, MAX_RECORD_LINE};
 pub(crate) use results::validate::validate_row;
 pub use results::{
-    sha256_hex_bytes, BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo,
-    WorkloadInfo, WorkloadSource, BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,
+    BatchFilesSha256, BatchRecord, RunInputs, RunResults, ShardInfo, WorkloadInfo, WorkloadSource,
+    BATCHES_CSV, BATCHES_JSONL, SCHEMA_VERSION,
 };
 
 use std::collections::BTreeMap;

@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(read, parse_records(&bytes, "b.jsonl").unwrap());
         assert_eq!(read.len(), records.len());
         assert_eq!(read[1].0, 3);
-        assert_eq!(sha, crate::run::sha256_hex_bytes(&bytes));
+        assert_eq!(sha, crate::digest::sha256_hex(&bytes));
     }
 
     #[test]
@@ -251,7 +251,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             assert_eq!(
                 sha256_of_file(&path).unwrap(),
-                crate::run::sha256_hex_bytes(&bytes),
+                crate::digest::sha256_hex(&bytes),
                 "{len} bytes"
             );
         }

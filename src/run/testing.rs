@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    sha256_hex_bytes, BatchFilesSha256, PlanRequest, RecordedBatches, RunOutput, RunResults,
-    Workloads, BATCHES_JSONL,
+    BatchFilesSha256, PlanRequest, RecordedBatches, RunOutput, RunResults, Workloads, BATCHES_JSONL,
 };
 use crate::model::{Batch, Entry, Part};
 
@@ -54,8 +53,8 @@ pub(super) fn write_run_folder(dir: &Path, out: &RunOutput) -> RunResults {
     }
     let mut results = out.results.clone();
     results.sha256 = Some(BatchFilesSha256 {
-        batches_jsonl: sha256_hex_bytes(&jsonl),
-        batches_csv: sha256_hex_bytes(b""),
+        batches_jsonl: crate::digest::sha256_hex(&jsonl),
+        batches_csv: crate::digest::sha256_hex(b""),
     });
     std::fs::write(dir.join(BATCHES_JSONL), &jsonl).unwrap();
     std::fs::write(

@@ -14,7 +14,7 @@ pub mod space;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::generate::NeedleKind;
+use crate::needles::NeedleKind;
 use crate::rng::Seed;
 use crate::run::{PlanRequest, Workload, WorkloadSource};
 

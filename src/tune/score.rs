@@ -21,10 +21,11 @@ use serde::{Deserialize, Serialize};
 use crate::budget::PlanReminders;
 use crate::error::{Error, Result};
 use crate::finalize::{collect_slots, SlotScope};
-use crate::generate::{GeneratedBatch, NeedleKind};
+use crate::generate::GeneratedBatch;
 use crate::metrics::resample::{weights, RESAMPLES};
 use crate::metrics::BatchMetrics;
 use crate::model::Field;
+use crate::needles::NeedleKind;
 use crate::simulate::TurnRecord;
 
 /// A turn's mean kept share is summed in millionths.
@@ -522,8 +523,8 @@ impl Paired {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::Needle;
     use crate::model::{Entry, Part};
+    use crate::needles::Needle;
 
     /// A one-result turn: `original` in the producers' output, `shown` in the model request, nothing written.
     fn one_result_turn(

@@ -60,7 +60,7 @@ fn merge_and_report_refuse_a_shard_whose_records_were_edited() {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    budgetlab::run::sha256_hex_bytes(bytes)
+    budgetlab::digest::sha256_hex(bytes)
 }
 
 #[test]

@@ -58,7 +58,7 @@ fn needles(out: &[u8], used: &[u8]) -> Vec<Option<Vec<String>>> {
             .map(|b| {
                 b.map(|n| {
                     n.into_iter()
-                        .filter(|n| n.kind == budgetlab::generate::NeedleKind::Used)
+                        .filter(|n| n.kind == budgetlab::needles::NeedleKind::Used)
                         .map(|n| n.text)
                         .collect()
                 })

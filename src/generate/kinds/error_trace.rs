@@ -2,9 +2,9 @@
 
 use super::Writers;
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, VERBS};
 use crate::generate::{Ctx, Draft};
+use crate::needles::NeedleKind;
 
 /// How this kind's outputs are written: [`write`] and, below the scenario's `short_units`, [`short`].
 pub(super) const WRITERS: Writers = Writers {

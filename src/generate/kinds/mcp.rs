@@ -8,9 +8,9 @@ use serde_json::json;
 use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::cjk;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, PEOPLE, PROJECTS, VERBS};
 use crate::generate::{Body, Ctx, Draft};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 /// A JSON writer over a [`TextBuf`]. Values written with [`Json::str`] must not need escaping (the vocabulary

@@ -6,9 +6,9 @@
 use super::Writers;
 use crate::budget::PLAN_MODE_TOOL;
 use crate::generate::buf::{TextBuf, Written};
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab;
 use crate::generate::{Body, Ctx, Draft};
+use crate::needles::NeedleKind;
 
 /// How this kind's outputs are written: [`write`].
 pub(super) const WRITERS: Writers = Writers {

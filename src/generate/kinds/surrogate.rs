@@ -6,9 +6,9 @@
 use super::shell::{exit_info, Exit};
 use super::Writers;
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::PEOPLE;
 use crate::generate::{Body, Ctx, Draft};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 /// Emoji, including ZWJ sequences, skin-tone modifiers, flags and keycaps.

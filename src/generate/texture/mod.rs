@@ -19,9 +19,9 @@
 
 use super::buf::Written;
 use super::kinds::shell;
-use super::needles::NeedleKind;
 use super::splice::{self, byte_at};
 use super::{Body, Draft};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 use crate::scenario::{ExitStyle, Texture};
 use crate::text::utf16_len;

@@ -152,8 +152,8 @@ proptest! {
 fn anonymized_needles_stay_needles_of_their_kind() {
     // Every example line of the detector's tests, anonymized with three seeds, is still one needle of its
     // kind, the whole line: an anonymized corpus has the same needles.
-    use crate::generate::NeedleKind;
     use crate::needles::tests::{ERROR_LINES, EXIT_LINES, SUMMARY_LINES};
+    use crate::needles::NeedleKind;
     let mut failures = Vec::new();
     for seed in [1, 7, 2026] {
         let mut anonymizer = Anonymizer::new(Seed(seed));

@@ -10,7 +10,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::data::{ratio, rows_of};
 use super::draw::heatmap::{self, ColourBar};
 use super::draw::style::{self, AXIS, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
@@ -115,7 +115,7 @@ impl Figure for Heatmap<'_> {
         (w.max(700) as u32, h.max(420) as u32 + 50)
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -192,7 +192,7 @@ impl Figure for Heatmap<'_> {
             note: "– : not run",
         }
         .draw(area)?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

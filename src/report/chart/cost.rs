@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 use super::data::{strategy_panels, Axis, LinePanel, Scale, TurnTallies};
 use super::draw::lines::{self, Look};
-use super::draw::{DrawResult, Figure};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
@@ -60,7 +60,7 @@ impl Figure for Lines<'_> {
         lines::size(&self.0.panels, 1, LOOK)
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {

@@ -13,7 +13,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::draw::heatmap::{self, ColourBar};
 use super::draw::style::{self, AXIS, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::gate::default_tolerance;
 use crate::metrics::{Metric, StrategyKey};
@@ -159,7 +159,7 @@ impl Figure for Heatmap<'_> {
         (w.max(760) as u32, (bottom + 30).max(460) as u32 + 30)
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -237,7 +237,7 @@ impl Figure for Heatmap<'_> {
             note: "– : not measured",
         }
         .draw(area)?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

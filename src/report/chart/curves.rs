@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use super::data::{strategy_groups, Axis, LineKind, LinePanel, Scale, Series};
 use super::draw::lines::{self, Look};
 use super::draw::style::number;
-use super::draw::{DrawResult, Figure};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Format, Plot, Run};
 use crate::error::Result;
 use crate::metrics::{Aggregate, Metric, StrategyKey};
@@ -448,7 +448,7 @@ impl Figure for Grid<'_> {
         lines::size(&self.0.panels, self.0.columns, self.look())
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -482,6 +482,6 @@ corner its lines leave free (\"one line: ...\"). For a finer curve run `budgetla
 }
 
 /// Draws a grid of curve panels (this chart's, or another's drawn the same way).
-pub(super) fn draw_grid(data: &Curves, title: &str, format: Format) -> Result<Vec<u8>> {
+pub(super) fn draw_grid(data: &Curves, title: &str, format: Format) -> Result<draw::Drawn> {
     draw::render(title, format, &Grid(data))
 }

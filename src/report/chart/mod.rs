@@ -204,7 +204,7 @@ impl Chart {
 }
 
 /// The drawing of one image of a chart: from its title and the format, the bytes of the file.
-type DrawFn = Box<dyn Fn(&str, Format) -> Result<Vec<u8>> + Send + Sync>;
+type DrawFn = Box<dyn Fn(&str, Format) -> Result<draw::Drawn> + Send + Sync>;
 
 /// A chart made from a report's results, ready to draw: its title, its caption and its data with the way it is
 /// drawn.
@@ -232,7 +232,7 @@ impl Plot {
         title: impl Into<String>,
         caption: impl Into<String>,
         data: D,
-        draw: fn(&D, &str, Format) -> Result<Vec<u8>>,
+        draw: fn(&D, &str, Format) -> Result<draw::Drawn>,
     ) -> Plot {
         Plot {
             title: title.into(),
@@ -305,7 +305,7 @@ pub fn chart_path(stem: &str, format: Format) -> String {
 }
 
 /// Makes the charts of the report whose results are `source`, in page order, and draws each in both formats,
-/// in parallel, noting the hotspots of its SVG (the PNG's are the same).
+/// in parallel, with the hotspots its SVG drawing returns (the PNG's are the same).
 pub(crate) fn render(source: Source<'_>) -> Result<Vec<Rendered>> {
     use rayon::prelude::*;
     let plots: Vec<(&str, Plot)> = CHARTS
@@ -315,11 +315,11 @@ pub(crate) fn render(source: Source<'_>) -> Result<Vec<Rendered>> {
     plots
         .into_par_iter()
         .map(|(stem, plot)| {
-            let (svg, hotspots) = draw::hotspot::collect(|| (plot.draw)(&plot.title, Format::Svg));
+            let svg = (plot.draw)(&plot.title, Format::Svg)?;
             Ok(Rendered {
-                svg: svg?,
-                png: (plot.draw)(&plot.title, Format::Png)?,
-                hotspots,
+                svg: svg.bytes,
+                png: (plot.draw)(&plot.title, Format::Png)?.bytes,
+                hotspots: svg.hotspots,
                 stem: stem.to_string(),
                 title: plot.title,
                 caption: plot.caption,

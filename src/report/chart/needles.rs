@@ -14,8 +14,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::data::{ratio, rows_of};
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, number, AXIS, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
@@ -179,7 +179,7 @@ impl Figure for Bars<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -198,17 +198,12 @@ impl Figure for Bars<'_> {
                 ScaleCoord::linear(0.0, 100.0, 10.0, 5.0),
                 ScaleCoord::categories(data.rows.len()),
             )?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc("needles still visible to the model (% of planted, every scenario and budget)")
             .y_desc("strategy")
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| number(*v))
             .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         let n = self.bars() as f64;
         let band = f64::from(self.bars() * BAR) / f64::from(self.bars() * BAR + GAP);
@@ -264,7 +259,7 @@ impl Figure for Bars<'_> {
             )?;
         }
         legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

@@ -10,8 +10,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::data::{rows_of, Spread, TurnTallies};
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, number, Dash, StrategyStyle, AXIS, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, Dash, StrategyStyle, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
@@ -124,7 +124,7 @@ impl Figure for Boxes<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -148,17 +148,12 @@ impl Figure for Boxes<'_> {
             .x_label_area_size(64)
             .y_label_area_size(self.label_width())
             .build_cartesian_2d(x, ScaleCoord::categories(rows.len()))?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc("overshoot of an over-budget turn (% of the budget, log scale)")
             .y_desc("strategy")
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| format!("{}%", number(*v)))
             .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         let base = plot.get_base_pixel();
         let right = chart.plotting_area().get_pixel_range().0.end;
@@ -216,7 +211,7 @@ impl Figure for Boxes<'_> {
             )?;
         }
         legend::draw(&side.margin(20, 0, 10, 0), &entries())?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

@@ -13,8 +13,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::curves::curve_scenario;
 use super::data::{Axis, Scale};
 use super::draw::axis::{nice_step, ScaleCoord};
-use super::draw::style::{self, number, AXIS, LEGEND, PANEL_TITLE, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, LEGEND, PANEL_TITLE, SMALL};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::pareto::{pareto, ParetoPoint, ParetoView, Spend};
 use crate::metrics::ranking::RankedBy;
@@ -303,7 +303,7 @@ impl Figure for Scatter<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -317,7 +317,7 @@ impl Figure for Scatter<'_> {
                 draw_panel(cell, panel)?;
             }
         }
-        Ok(())
+        Ok(Marks::default())
     }
 }
 
@@ -408,16 +408,11 @@ where
         .x_label_area_size(58)
         .y_label_area_size(84)
         .build_cartesian_2d(x_axis(panel), y)?;
-    chart
-        .configure_mesh()
+    style::mesh(&mut chart)
         .x_desc(panel.x.label.as_str())
         .y_desc(panel.y.label.as_str())
-        .axis_desc_style(style::text(AXIS))
-        .label_style(style::text(TICK))
         .x_label_formatter(&|v| number(*v))
         .y_label_formatter(&|v| number(*v))
-        .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-        .light_line_style(RGBColor(0, 0, 0).mix(0.05))
         .draw()?;
     let step = panel.step();
     if step.len() > 1 {
@@ -844,7 +839,9 @@ mod tests {
     fn the_chart_draws_its_labels_in_both_formats() {
         let results = with_figures(small_run(), FIGURES);
         let data = pareto_chart(&results).unwrap();
-        let svg = draw::render("t", super::super::Format::Svg, &Scatter(&data)).unwrap();
+        let svg = draw::render("t", super::super::Format::Svg, &Scatter(&data))
+            .unwrap()
+            .bytes;
         let svg = String::from_utf8(svg).unwrap();
         for text in [
             "greedy, head-tail-0",
@@ -853,7 +850,9 @@ mod tests {
         ] {
             assert!(svg.contains(text), "{text}");
         }
-        let png = draw::render("t", super::super::Format::Png, &Scatter(&data)).unwrap();
+        let png = draw::render("t", super::super::Format::Png, &Scatter(&data))
+            .unwrap()
+            .bytes;
         assert!(png.starts_with(b"\x89PNG"));
         assert_eq!(Scatter(&data).size(), (1420, 44 + 3 * 350 + 70));
     }

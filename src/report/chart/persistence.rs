@@ -10,8 +10,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::data::{ratio, rows_of, Scale};
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, number, AXIS, PANEL_TITLE, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, PANEL_TITLE, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
@@ -131,7 +131,7 @@ impl Figure for Bars<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -152,17 +152,12 @@ impl Figure for Bars<'_> {
             .y_label_area_size(label_w)
             .caption("Artifact writes", style::text(PANEL_TITLE))
             .build_cartesian_2d(x, ScaleCoord::categories(rows.len()))?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc("writes per turn (count)")
             .y_desc("strategy")
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| number(*v))
             .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
@@ -196,16 +191,11 @@ impl Figure for Bars<'_> {
             .y_label_area_size(10)
             .caption("Bytes written", style::text(PANEL_TITLE))
             .build_cartesian_2d(x, ScaleCoord::categories(rows.len()))?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc("KiB written per turn")
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| number(*v))
             .y_label_formatter(&|_| String::new())
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
@@ -222,7 +212,7 @@ impl Figure for Bars<'_> {
             )))?;
         }
         legend::draw(&side.margin(20, 0, 10, 0), &entries())?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 use super::data::{cdf_points, rows_of, strategy_panels, Axis, LinePanel, Scale, TurnTallies};
 use super::draw::lines::{self, Look};
-use super::draw::{DrawResult, Figure};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Format, Plot, Run};
 use crate::error::Result;
 use crate::metrics::StrategyKey;
@@ -70,7 +70,7 @@ impl Figure for Cdf<'_> {
         lines::size(&self.0.panels, 1, LOOK)
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -99,6 +99,6 @@ pixels show as one, and the panel names them in the corner its lines leave free.
 }
 
 /// Draws CDF panels (this chart's, or another's drawn the same way).
-pub(super) fn draw_cdf(data: &RetentionCdf, title: &str, format: Format) -> Result<Vec<u8>> {
+pub(super) fn draw_cdf(data: &RetentionCdf, title: &str, format: Format) -> Result<draw::Drawn> {
     draw::render(title, format, &Cdf(data))
 }

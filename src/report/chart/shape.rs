@@ -10,8 +10,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, number, AXIS, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::size_cdf::drawn;
 use super::{draw, Plot};
 use crate::profile::{Profile, ProfileReport};
@@ -125,7 +125,7 @@ impl Figure for Groups<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -147,12 +147,9 @@ impl Figure for Groups<'_> {
                 ScaleCoord::linear(0.0, top, step, step / 2.0),
                 ScaleCoord::categories(data.groups.len()),
             )?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc(data.x_label.as_str())
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| number(*v))
             .y_label_formatter(&|v| {
                 data.groups
@@ -160,8 +157,6 @@ impl Figure for Groups<'_> {
                     .cloned()
                     .unwrap_or_default()
             })
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         let n = f64::from(self.bars());
         let band = f64::from(self.bars() * BAR) / f64::from(self.bars() * BAR + GAP);
@@ -188,6 +183,6 @@ impl Figure for Groups<'_> {
             }
         }
         legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
-        Ok(())
+        Ok(Marks::default())
     }
 }

@@ -10,8 +10,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, AXIS, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::StrategyKey;
 use crate::run::RunResults;
@@ -101,7 +101,7 @@ impl Figure for Bars<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -120,17 +120,12 @@ impl Figure for Bars<'_> {
                 ScaleCoord::linear(0.0, 100.0, 20.0, 10.0),
                 ScaleCoord::categories(rows.len()),
             )?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc("turns within budget (%)")
             .y_desc("strategy")
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| format!("{v:.0}%"))
             .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         let base = plot.get_base_pixel();
         for (i, r) in rows.iter().enumerate() {
@@ -153,7 +148,7 @@ impl Figure for Bars<'_> {
             }
         }
         legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 
 use super::data::{Axis, LineKind, LinePanel, Scale, Series};
 use super::draw::lines::{self, Look};
-use super::draw::{DrawResult, Figure};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Format, Plot};
 use crate::error::Result;
 use crate::history::check::verdict;
@@ -202,7 +202,7 @@ impl Figure for Grid<'_> {
         lines::size(&self.0.panels, self.columns(), self.look())
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -210,7 +210,7 @@ impl Figure for Grid<'_> {
     }
 }
 
-fn draw_trend(data: &Trend, title: &str, format: Format) -> Result<Vec<u8>> {
+fn draw_trend(data: &Trend, title: &str, format: Format) -> Result<draw::Drawn> {
     draw::render(title, format, &Grid(data))
 }
 

@@ -14,8 +14,8 @@ use super::data::{Spread, TurnTallies};
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
 use super::draw::mark;
-use super::draw::style::{self, number, AXIS, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::Aggregate;
 use crate::run::RunResults;
@@ -131,7 +131,7 @@ impl Figure for Boxes<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -165,17 +165,12 @@ impl Figure for Boxes<'_> {
             .x_label_area_size(64)
             .y_label_area_size(label_w)
             .build_cartesian_2d(x, ScaleCoord::categories(lanes))?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .x_desc("UTF-16 units per token of one turn's output of the kind")
             .y_desc("kind of output")
-            .axis_desc_style(style::text(AXIS))
-            .label_style(style::text(TICK))
             .x_label_formatter(&|v| number(*v))
             .y_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
-            .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-            .light_line_style(RGBColor(0, 0, 0).mix(0.05))
             .draw()?;
         chart.draw_series(std::iter::once(mark::stroke(
             vec![(RULE, -0.5), (RULE, lanes as f64 - 0.5)],
@@ -218,7 +213,7 @@ impl Figure for Boxes<'_> {
             }
         }
         legend::draw(&side.margin(20, 0, 10, 0), &entries)?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 

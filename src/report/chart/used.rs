@@ -13,8 +13,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::draw::axis::ScaleCoord;
 use super::draw::legend::{self, Entry, Swatch};
-use super::draw::style::{self, number, AXIS, PANEL_TITLE, SMALL, TICK};
-use super::draw::{DrawResult, Figure};
+use super::draw::style::{self, number, PANEL_TITLE, SMALL, TICK};
+use super::draw::{DrawResult, Figure, Marks};
 use super::{draw, Plot, Run};
 use crate::metrics::used_ranking::UsedPlace;
 use crate::metrics::StrategyKey;
@@ -171,7 +171,7 @@ impl Figure for Panels<'_> {
         )
     }
 
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static,
     {
@@ -192,7 +192,7 @@ impl Figure for Panels<'_> {
             }
         }
         legend::draw(&below.margin(10, 0, label_w as i32, 0), &entries())?;
-        Ok(())
+        Ok(Marks::default())
     }
 }
 
@@ -239,13 +239,10 @@ where
             ScaleCoord::linear(0.0, 100.0, 20.0, 10.0),
             ScaleCoord::categories(bars.len()),
         )?;
-    chart
-        .configure_mesh()
+    style::mesh(&mut chart)
         .disable_y_mesh()
         .x_desc("used lines the model still sees (%)")
         .y_desc(if label_w > 10 { "strategy" } else { "" })
-        .axis_desc_style(style::text(AXIS))
-        .label_style(style::text(TICK))
         .x_label_formatter(&|v| number(*v))
         .y_label_formatter(&|v| {
             if label_w > 10 {
@@ -254,8 +251,6 @@ where
                 String::new()
             }
         })
-        .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-        .light_line_style(RGBColor(0, 0, 0).mix(0.05))
         .draw()?;
     // Out of reach first, under the bars: from each strategy's bound to 100%.
     for (i, b) in bars.iter().enumerate() {

@@ -321,7 +321,7 @@ impl RunResults {
     /// Checks `batches_jsonl`, the bytes of the `batches.jsonl` beside this file in `folder`, against the sha256
     /// this file records. The error names the folder.
     pub fn verify_batches(&self, batches_jsonl: &[u8], folder: &str) -> Result<()> {
-        self.verify_batches_sha256(&sha256_hex_bytes(batches_jsonl), folder)
+        self.verify_batches_sha256(&crate::digest::sha256_hex(batches_jsonl), folder)
     }
 
     /// Checks `actual`, the lowercase hex sha256 of the `batches.jsonl` beside this file in `folder`, against the
@@ -389,11 +389,6 @@ fn field_of_path(path: &str) -> String {
     } else {
         format!("{path}: ")
     }
-}
-
-/// The sha256 of `bytes` in lowercase hex.
-pub fn sha256_hex_bytes(bytes: &[u8]) -> String {
-    crate::digest::sha256_hex(bytes)
 }
 
 /// The first 12 hex digits of a digest, enough to tell two apart in a message.

@@ -1,6 +1,7 @@
 //! Reading results: what a run writes reads back, and what breaks the schema is refused by field and row.
 
 use super::*;
+use crate::digest::sha256_hex;
 use crate::run::{PlanRequest, Workloads};
 use serde_json::{json, Value};
 
@@ -249,8 +250,8 @@ fn the_batches_file_must_be_the_one_written() {
         "{err}"
     );
     results.sha256 = Some(BatchFilesSha256 {
-        batches_jsonl: sha256_hex_bytes(jsonl),
-        batches_csv: sha256_hex_bytes(b""),
+        batches_jsonl: sha256_hex(jsonl),
+        batches_csv: sha256_hex(b""),
     });
     assert!(results.verify_batches(jsonl, "shard-0").is_ok());
     let err = results
@@ -263,12 +264,12 @@ fn the_batches_file_must_be_the_one_written() {
         format!(
             "shard-0: batches.jsonl is not the file this run wrote (sha256 {}, but results.json records {}): \
              it was edited or replaced; rerun it",
-            &sha256_hex_bytes(b"{\"a\":2}\n")[..12],
-            &sha256_hex_bytes(jsonl)[..12]
+            &sha256_hex(b"{\"a\":2}\n")[..12],
+            &sha256_hex(jsonl)[..12]
         )
     );
     assert_eq!(
-        sha256_hex_bytes(b"abc"),
+        sha256_hex(b"abc"),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
 }

@@ -766,7 +766,7 @@ pub(super) fn validate_metrics(
     Ok(())
 }
 
-fn kind_name(kind: &crate::generate::NeedleKind) -> String {
+fn kind_name(kind: &crate::needles::NeedleKind) -> String {
     serde_json::to_value(kind)
         .ok()
         .and_then(|v| v.as_str().map(String::from))

@@ -3,8 +3,8 @@
 
 use super::{dependency, header, paint, Exit, DEPENDENCIES};
 use crate::generate::buf::{Mark, TextBuf};
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, PROJECTS, VERBS};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 fn compiling_line(b: &mut TextBuf, color: bool, i: u64) {

@@ -2,8 +2,8 @@
 
 use super::{header, paint, Exit};
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, PEOPLE};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 const COMMIT_SUBJECTS: &[&str] = &[

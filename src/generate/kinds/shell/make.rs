@@ -2,8 +2,8 @@
 
 use super::{header, Exit};
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, PROJECTS};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 pub(super) fn cmake_make(rng: &mut Stream, b: &mut TextBuf, target: usize) -> Exit {

@@ -16,9 +16,9 @@ mod small;
 use super::Writers;
 use crate::generate::buf::TextBuf;
 use crate::generate::cjk;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, VERBS};
 use crate::generate::{Body, Ctx, Draft};
+use crate::needles::NeedleKind;
 
 /// The tool name shell outputs are recorded under.
 pub(crate) const TOOL: &str = "run_shell_command";

@@ -3,8 +3,8 @@
 
 use super::{header, paint, Exit};
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, PROJECTS};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 const NPM_PACKAGES: &[&str] = &[

@@ -2,8 +2,8 @@
 
 use super::{header, paint, paint_run, Exit};
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, NOUNS, PROJECTS, VERBS};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 pub(super) fn pytest(rng: &mut Stream, b: &mut TextBuf, target: usize, color: bool) -> Exit {

@@ -2,8 +2,8 @@
 
 use super::{header, Exit};
 use crate::generate::buf::TextBuf;
-use crate::generate::needles::NeedleKind;
 use crate::generate::vocab::{self, MODULES, PROJECTS};
+use crate::needles::NeedleKind;
 use crate::rng::Stream;
 
 pub(super) fn command(rng: &mut Stream, b: &mut TextBuf, target: usize) -> Exit {

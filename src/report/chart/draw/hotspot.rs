@@ -1,10 +1,7 @@
 //! The points of a chart a reader can hover on the page: where each marker was drawn, as a share of the image's
 //! width and height (so that the page finds it at any scale), with what it shows (the line, the panel, both
-//! values). Drawing code marks a point where it draws its marker; [`collect`] gathers the marks of one drawing.
-//! The marks go through a per-thread recording because a chart is drawn by plotters calls deep inside its
-//! [`Figure`](super::Figure), on one thread from start to end; outside [`collect`], marking does nothing.
-
-use std::cell::RefCell;
+//! values). Drawing code marks a point where it draws its marker, into the [`Marks`] it returns; a figure's
+//! drawing returns its marks, and [`Marks::hotspots`] makes them the image's hotspots once its size is known.
 
 use super::style::number;
 use crate::report::chart::data::{Axis, LinePanel, Series};
@@ -23,70 +20,46 @@ pub struct Hotspot {
     pub values: String,
 }
 
-/// The marks of the drawing in progress on this thread: the image's size and the points in pixels.
-struct Recording {
-    size: (u32, u32),
-    points: Vec<((i32, i32), String, String)>,
-}
+/// The points a drawing marked, in pixels of its image, in the order it drew them, each with its line and what it
+/// shows; none for a chart without markers a reader can hover.
+#[derive(Debug, Default)]
+pub(in crate::report::chart) struct Marks(Vec<((i32, i32), String, String)>);
 
-thread_local! {
-    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
-}
+impl Marks {
+    /// Marks every point of `series`, drawn in `panel` at the pixel `at` gives.
+    pub(super) fn series(
+        &mut self,
+        panel: &LinePanel,
+        series: &Series,
+        at: impl Fn((f64, f64)) -> (i32, i32),
+    ) {
+        for &p in &series.points {
+            self.0.push((at(p), series.name.clone(), values(panel, p)));
+        }
+    }
 
-/// Runs `draw` (a chart's drawing of one image), gathering the points it marks as hotspots of an image of the
-/// size [`canvas`] set. A recording in progress on the thread (a drawing that waits on this one) is set aside
-/// meanwhile and goes on afterwards.
-pub(in crate::report::chart) fn collect<T>(draw: impl FnOnce() -> T) -> (T, Vec<Hotspot>) {
-    let outer = RECORDING.with(|r| {
-        r.replace(Some(Recording {
-            size: (1, 1),
-            points: Vec::new(),
-        }))
-    });
-    let out = draw();
-    let recording = RECORDING.with(|r| r.replace(outer));
-    let hotspots = recording.map_or_else(Vec::new, |r| {
-        r.points
+    /// Adds the marks of another part of the same image after these.
+    pub(super) fn extend(&mut self, other: Marks) {
+        self.0.extend(other.0);
+    }
+
+    /// The marks as hotspots of an image of `size` pixels.
+    pub(in crate::report::chart) fn hotspots(self, size: (u32, u32)) -> Vec<Hotspot> {
+        self.0
             .into_iter()
             .map(|(pixel, line, values)| Hotspot {
-                x: share(pixel.0, r.size.0),
-                y: share(pixel.1, r.size.1),
+                x: share(pixel.0, size.0),
+                y: share(pixel.1, size.1),
                 line,
                 values,
             })
             .collect()
-    });
-    (out, hotspots)
+    }
 }
 
 /// `pixel` of `size` pixels as a share rounded to 4 decimals.
 fn share(pixel: i32, size: u32) -> f64 {
     (f64::from(pixel) / f64::from(size.max(1)) * 1e4).round() / 1e4
-}
-
-/// Sets the size of the image being drawn.
-pub(super) fn canvas(size: (u32, u32)) {
-    RECORDING.with(|r| {
-        if let Some(r) = r.borrow_mut().as_mut() {
-            r.size = size;
-        }
-    });
-}
-
-/// Marks every point of `series`, drawn in `panel` at the pixel `at` gives.
-pub(super) fn mark_series(
-    panel: &LinePanel,
-    series: &Series,
-    at: impl Fn((f64, f64)) -> (i32, i32),
-) {
-    RECORDING.with(|r| {
-        if let Some(r) = r.borrow_mut().as_mut() {
-            for &p in &series.points {
-                r.points
-                    .push((at(p), series.name.clone(), values(panel, p)));
-            }
-        }
-    });
 }
 
 /// What a point of `panel` shows: the panel's title (if any), then each axis's name and the value.
@@ -160,20 +133,16 @@ mod tests {
             kind: crate::report::chart::data::LineKind::Strategy,
             over_budget: Vec::new(),
         };
-        // Nothing is recorded outside a drawing.
-        mark_series(&panel, &series, |_| (0, 0));
-        let ((), spots) = collect(|| {
-            canvas((1200, 700));
-            mark_series(&panel, &series, |(x, _)| {
-                if x < 30_000.0 {
-                    (300, 350)
-                } else {
-                    (1000, 41)
-                }
-            });
+        let mut marks = Marks::default();
+        marks.series(&panel, &series, |(x, _)| {
+            if x < 30_000.0 {
+                (300, 350)
+            } else {
+                (1000, 41)
+            }
         });
         assert_eq!(
-            spots,
+            marks.hotspots((1200, 700)),
             [
                 Hotspot {
                     x: 0.25,
@@ -193,25 +162,19 @@ needles still visible (% of planted): 100"
                 },
             ]
         );
-        // The recording ends with the drawing; one inside another keeps their points apart.
-        let ((), again) = collect(|| ());
-        assert!(again.is_empty());
-        let (inner, outer) = collect(|| {
-            canvas((100, 100));
-            mark_series(&panel, &series, |_| (10, 10));
-            let ((), inner) = collect(|| {
-                canvas((200, 200));
-                mark_series(&panel, &series, |_| (50, 50));
-            });
-            mark_series(&panel, &series, |_| (20, 20));
-            inner
-        });
+        // Marks of two parts of one image keep their order; none make no hotspot.
+        assert!(Marks::default().hotspots((10, 10)).is_empty());
+        let mut first = Marks::default();
+        first.series(&panel, &series, |_| (10, 10));
+        let mut second = Marks::default();
+        second.series(&panel, &series, |_| (20, 20));
+        first.extend(second);
         assert_eq!(
-            inner.iter().map(|h| (h.x, h.y)).collect::<Vec<_>>(),
-            [(0.25, 0.25); 2]
-        );
-        assert_eq!(
-            outer.iter().map(|h| (h.x, h.y)).collect::<Vec<_>>(),
+            first
+                .hotspots((100, 100))
+                .iter()
+                .map(|h| (h.x, h.y))
+                .collect::<Vec<_>>(),
             [(0.1, 0.1), (0.1, 0.1), (0.2, 0.2), (0.2, 0.2)]
         );
     }

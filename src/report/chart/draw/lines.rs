@@ -10,10 +10,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::axis::ScaleCoord;
+use super::hotspot::Marks;
 use super::legend::{self, Entry, Swatch};
 use super::mark::{self, MarkerAt};
 use super::overlap;
-use super::style::{self, number, StrategyStyle, AXIS, PANEL_TITLE, TICK};
+use super::style::{self, number, StrategyStyle, PANEL_TITLE};
 use super::DrawResult;
 use crate::report::chart::data::{LineKind, LinePanel, Series};
 
@@ -118,11 +119,12 @@ pub(in crate::report::chart) fn draw<DB: DrawingBackend>(
     panels: &[LinePanel],
     columns: usize,
     look: Look,
-) -> DrawResult
+) -> DrawResult<Marks>
 where
     DB::ErrorType: 'static,
 {
     let (legend_w, heights) = layout(panels, columns, look);
+    let mut marks = Marks::default();
     let mut rest = area.clone();
     for (row, height) in rows(panels, columns).zip(heights) {
         let (this, below) = rest.split_vertically(height);
@@ -131,7 +133,7 @@ where
         let (charts, legend_area) = this.split_horizontally(this.dim_in_pixel().0 - legend_w - 20);
         let cells = charts.split_evenly((1, columns.max(1)));
         for (panel, cell) in row.iter().zip(&cells) {
-            draw_panel(cell, panel, look)?;
+            marks.extend(draw_panel(cell, panel, look)?);
         }
         let legend_top = if row.iter().any(|p| !p.title.is_empty()) {
             40
@@ -140,14 +142,14 @@ where
         };
         legend::draw(&legend_area.margin(legend_top, 0, 10, 0), &row_legend)?;
     }
-    Ok(())
+    Ok(marks)
 }
 
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &LinePanel,
     look: Look,
-) -> DrawResult
+) -> DrawResult<Marks>
 where
     DB::ErrorType: 'static,
 {
@@ -190,24 +192,20 @@ where
     if let Some(share) = overlap::headroom(&chart, &ordered) {
         chart = build(y.raised(share))?;
     }
-    chart
-        .configure_mesh()
+    style::mesh(&mut chart)
         .x_desc(panel.x.label.as_str())
         .y_desc(panel.y.label.as_str())
-        .axis_desc_style(style::text(AXIS))
-        .label_style(style::text(TICK))
         .x_label_formatter(&|v| number(*v))
         .y_label_formatter(&|v| number(*v))
-        .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
-        .light_line_style(RGBColor(0, 0, 0).mix(0.05))
         .draw()?;
     mark::x_marks(&mut chart, &panel.marks)?;
     let styled: Vec<(&Series, StrategyStyle)> =
         ordered.into_iter().map(|s| (s, style_of(s))).collect();
+    let mut marks = Marks::default();
     for (s, style) in &styled {
         chart.draw_series(std::iter::once(mark::stroke(s.points.clone(), style)))?;
         if look.markers {
-            super::hotspot::mark_series(panel, s, |p| chart.backend_coord(&p));
+            marks.series(panel, s, |p| chart.backend_coord(&p));
         }
     }
     let markers: Vec<((f64, f64), StrategyStyle)> = styled
@@ -236,7 +234,7 @@ where
     }
     let lines: Vec<&Series> = styled.iter().map(|(s, _)| *s).collect();
     overlap::name_coinciding(&area, &chart, &lines)?;
-    Ok(())
+    Ok(marks)
 }
 
 /// The points of a line of `n` points that get a marker: every one with `every`, otherwise about eight spread

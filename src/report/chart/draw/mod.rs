@@ -13,6 +13,8 @@ pub(super) mod overlap;
 pub(super) mod style;
 mod text;
 
+pub(super) use hotspot::Marks;
+
 use std::sync::OnceLock;
 
 use plotters::coord::Shift;
@@ -24,16 +26,25 @@ use crate::error::{Error, Result};
 /// The font every chart's text is drawn with (DejaVu Sans; its licence is beside it).
 const FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 
-/// What a chart's drawing code returns: any plotters error, boxed.
-pub(super) type DrawResult = std::result::Result<(), Box<dyn std::error::Error>>;
+/// What a chart's drawing code returns: `T` (nothing, or a figure's [`Marks`]), or any plotters error, boxed.
+pub(super) type DrawResult<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// A chart drawn in one format: the image file's bytes and the points a reader can hover on it.
+#[derive(Debug)]
+pub(super) struct Drawn {
+    /// The image file.
+    pub(super) bytes: Vec<u8>,
+    /// Where its markers are and what they show (none for a chart without).
+    pub(super) hotspots: Vec<hotspot::Hotspot>,
+}
 
 /// A chart that can be drawn on any plotters backend.
 pub(super) trait Figure {
     /// Width and height in pixels.
     fn size(&self) -> (u32, u32);
 
-    /// Draws the chart below its title.
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult
+    /// Draws the chart below its title: the points it marked.
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<Marks>
     where
         DB::ErrorType: 'static;
 }
@@ -60,39 +71,44 @@ fn chart_error(message: &dyn std::fmt::Display) -> Error {
     )
 }
 
-/// Draws `figure` below `title` in `format`: the bytes of the image file.
-pub(super) fn render(title: &str, format: Format, figure: &impl Figure) -> Result<Vec<u8>> {
+/// Draws `figure` below `title` in `format`: the bytes of the image file and its hotspots.
+pub(super) fn render(title: &str, format: Format, figure: &impl Figure) -> Result<Drawn> {
     register_font()?;
     let (w, h) = figure.size();
-    hotspot::canvas((w, h));
-    match format {
+    let (bytes, marks) = match format {
         Format::Svg => {
             let mut svg = String::new();
-            {
+            let marks = {
                 let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-                page(&root, title, figure).map_err(|e| chart_error(&e))?;
+                let marks = page(&root, title, figure).map_err(|e| chart_error(&e))?;
                 root.present().map_err(|e| chart_error(&e))?;
-            }
-            Ok(svg.into_bytes())
+                marks
+            };
+            (svg.into_bytes(), marks)
         }
         Format::Png => {
             let mut rgb = vec![0u8; w as usize * h as usize * 3];
-            {
+            let marks = {
                 let root = text::GlyphText(BitMapBackend::with_buffer(&mut rgb, (w, h)))
                     .into_drawing_area();
-                page(&root, title, figure).map_err(|e| chart_error(&e))?;
+                let marks = page(&root, title, figure).map_err(|e| chart_error(&e))?;
                 root.present().map_err(|e| chart_error(&e))?;
-            }
-            encode_png(&rgb, w, h)
+                marks
+            };
+            (encode_png(&rgb, w, h)?, marks)
         }
-    }
+    };
+    Ok(Drawn {
+        bytes,
+        hotspots: marks.hotspots((w, h)),
+    })
 }
 
 fn page<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     figure: &impl Figure,
-) -> DrawResult
+) -> DrawResult<Marks>
 where
     DB::ErrorType: 'static,
 {

@@ -4,6 +4,8 @@
 
 use std::sync::OnceLock;
 
+use plotters::chart::{ChartContext, MeshStyle};
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -220,6 +222,24 @@ pub(in crate::report::chart) fn strategy(name: &str) -> StrategyStyle {
 /// after the registry's, so that none is mistaken for a built-in strategy.
 pub(in crate::report::chart) fn other(i: usize) -> StrategyStyle {
     look(registered().len() + i % (LOOKS - registered().len()))
+}
+
+/// The mesh of a chart in the shared look: axis names and tick labels in the charts' text sizes, the grid's lines
+/// faint. The caller names its axes, formats their labels and draws it.
+pub(in crate::report::chart) fn mesh<'a, 'b, DB, X, Y, XT, YT>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+{
+    let mut mesh = chart.configure_mesh();
+    mesh.axis_desc_style(text(AXIS))
+        .label_style(text(TICK))
+        .bold_line_style(RGBColor(0, 0, 0).mix(0.15))
+        .light_line_style(RGBColor(0, 0, 0).mix(0.05));
+    mesh
 }
 
 /// Text of `size` pixels in the shipped font, dark grey, anchored at its left centre.

@@ -1,9 +1,11 @@
-//! Needles: the pieces of a generated output that a reader must still be able to see after finalization (the
-//! exit information, the first error line, the closing summary line, the top-level keys of a JSON result).
+//! The needle vocabulary: the pieces of an output that a reader must still be able to see after finalization
+//! (the exit information, the first error line, the closing summary line, the top-level keys of a JSON result,
+//! the lines an agent used).
 //!
-//! The generator plants them where real tools put them (mostly at the end of shell logs, at the start of JSON)
-//! and reports them beside the batch, never inside it: each needle names its entry, part and field and gives its
-//! exact text and UTF-16 offset in that field, so a later measurement can tell whether a strategy kept it.
+//! The generator plants them where real tools put them (mostly at the end of shell logs, at the start of JSON),
+//! the detector finds them in any text, and `import` finds the lines an agent used; all report them beside the
+//! batch, never inside it: each needle names its entry, part and field and gives its exact text and UTF-16
+//! offset in that field, so a later measurement can tell whether a strategy kept it.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,248 @@
+//! The page of a tune's folder: what to paste into `run --strategies`, the charts, and every budget's
+//! finalists with how the search went.
+
+use std::fmt::Write as _;
+
+use super::{contents, escape, figures, foot_saying, head, named_once, num, prose};
+use crate::report::chart::Rendered;
+
+/// A share as a percentage with one decimal, `–` when absent.
+fn share(x: Option<f64>) -> String {
+    x.map_or("\u{2013}".into(), |x| format!("{:.1}%", x * 100.0))
+}
+
+/// A gain and its interval: `+50.0 pts (95% interval +50.0 to +50.0 pts)`.
+fn gain_text(v: &crate::tune::Validated) -> String {
+    use crate::tune::signed_points;
+    match (v.gain, v.gain_interval) {
+        (Some(g), Some([lo, hi])) => format!(
+            "{} (95% interval {} to {})",
+            signed_points(g),
+            signed_points(lo),
+            signed_points(hi)
+        ),
+        (Some(g), None) => signed_points(g),
+        _ => "\u{2013}".into(),
+    }
+}
+
+/// The page of a tune's folder: first, per workload and budget, what to paste into `run --strategies`, with the
+/// validation figures and the gain's interval, saying plainly when the gain does not hold; then the charts; then
+/// every budget's finalists and how the search went.
+pub fn tune_page(tune: &crate::tune::TuneResults, charts: &[Rendered]) -> String {
+    let mut out = String::with_capacity(32 * 1024);
+    head(&mut out, "budgetlab tune");
+    out.push_str("<h1>budgetlab tune</h1>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\">budgetlab {} · {} · seed {} · {} settings per budget from {} · {:.0}% of each workload's \
+batches held out for validation</p>",
+        escape(&tune.crate_version),
+        escape(&tune.format),
+        tune.seed,
+        tune.settings,
+        escape(&tune.families.join(", ")),
+        tune.validation_share * 100.0
+    );
+    let mut limits = String::new();
+    if let Some(w) = tune.constraints.max_writes_per_turn {
+        let _ = write!(limits, ", at most {w} artifact writes per turn");
+    }
+    if let Some(c) = tune.constraints.max_cost_ratio {
+        let _ = write!(limits, ", at most {c}x the floor's time");
+    }
+    let _ = writeln!(
+        out,
+        "<p>Objective: maximise <b>{}</b>, with every turn within budget{}.</p>",
+        escape(&tune.objective_text),
+        escape(&limits)
+    );
+    contents(
+        &mut out,
+        &[
+            ("paste", "What to run"),
+            ("charts", "Charts"),
+            ("finalists", "Finalists"),
+        ],
+        charts,
+    );
+    out.push_str("<h2 id=\"paste\">What to paste into <code>run --strategies</code></h2>\n");
+    // A configured strategy's name has no space to break at: let the answer's text cells break inside one, so
+    // that the table fits a laptop's width instead of pushing the gain column out of sight.
+    out.push_str(
+        "<style>table.tune td.text { overflow-wrap: anywhere; min-width: 6em; }</style>\n",
+    );
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"answer tune\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
+<th class=\"text\">paste</th><th class=\"text\">does it beat the reference on the validation set?</th>\
+<th>objective on validation</th><th>the reference's</th><th class=\"text\">gain on validation (95% interval)</th>\
+<th>time / floor</th></tr>\n",
+    );
+    let mut last = None;
+    for w in &tune.workloads {
+        for c in &w.cells {
+            let rec = &c.recommendation;
+            let reference = c.finalists.iter().find(|v| v.reference);
+            let chosen = c.finalists.iter().find(|v| v.strategy == rec.strategy);
+            let verdict = if rec.beats_reference {
+                match &rec.stability {
+                    Some(st) => format!(
+                        "Yes: the low end of its gain's interval is above 0, and it wins in {} of {} resamples of the \
+tuning set.",
+                        st.wins, st.resamples
+                    ),
+                    None => "Yes: the low end of its gain's interval is above 0.".to_string(),
+                }
+            } else {
+                format!("No, keep the reference: {}.", rec.note)
+            };
+            // Keeping the reference is an answer, not a fault: the cell is styled as text, never as an error.
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td class=\"text\">{} ({})</td><td class=\"text best\"><code>{}</code></td>\
+<td class=\"text verdict\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td>{}</td></tr>",
+                named_once(&mut last, &w.name),
+                escape(&c.budget),
+                c.units,
+                escape(&rec.strategy),
+                prose(&verdict),
+                share(chosen.and_then(|v| v.validation.objective)),
+                share(reference.and_then(|v| v.validation.objective)),
+                escape(&match chosen.filter(|v| !v.reference) {
+                    Some(v) => gain_text(v),
+                    // The reference kept: the gain of the leader on the tuning set, which did not hold.
+                    None => c
+                        .finalists
+                        .iter()
+                        .filter(|v| !v.reference && v.tuning_rank.is_some())
+                        .min_by_key(|v| v.tuning_rank)
+                        .map_or_else(
+                            || "\u{2013}".to_string(),
+                            |v| format!("{} for {}", gain_text(v), v.strategy)
+                        ),
+                }),
+                escape(&crate::tune::ratio(rec.cost_ratio)),
+            );
+        }
+    }
+    out.push_str("</table></div>\n");
+    for w in &tune.workloads {
+        let mut names: Vec<&str> = vec!["reference"];
+        for c in &w.cells {
+            if !names.contains(&c.recommendation.strategy.as_str()) {
+                names.push(&c.recommendation.strategy);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "<p>{}: <code>--strategies {}</code> ({} batches: {} tuned on, {} held out; split by {}, {} groups: {} \
+tuned on, {} held out, none on both sides)</p>",
+            escape(&w.name),
+            escape(&names.join(",")),
+            w.batches,
+            w.tuning,
+            w.validation,
+            escape(&w.split.by),
+            w.split.groups,
+            w.split.tuning_groups,
+            w.split.validation_groups
+        );
+    }
+    out.push_str(
+        "<p class=\"note\">A setting is recommended only when it keeps the design's contract (the budget in every turn, \
+every cut output recoverable from its artifact, nothing exempt changed), the low end of the 95% paired bootstrap \
+interval of its gain over the reference on the validation set (groups of batches the search never saw) is above 0, \
+and it wins in at least 4 of 5 resamples of the tuning set; otherwise the reference is, and the row says why. The \
+objective counts needles and used tokens in the results longer than the budget, where a setting can differ. The time \
+over the floor's is wall-clock and varies between runs; everything else is the same for the same seed on any number \
+of threads.</p>\n",
+    );
+    out.push_str("<h2 id=\"charts\">Charts</h2>\n");
+    figures(&mut out, charts);
+    out.push_str("<h2 id=\"finalists\">Finalists</h2>\n");
+    for w in &tune.workloads {
+        for c in &w.cells {
+            let _ = writeln!(
+                out,
+                "<h3>{} · {} ({} units)</h3>\n<div class=\"scroll\"><table class=\"sortable rows tune\">\n<thead><tr>\
+<th class=\"text\">setting</th><th>place on tuning</th><th>objective on tuning</th><th>objective on validation</th>\
+<th class=\"text\">gain on validation (95% interval)</th><th>needles, all results</th><th>kept per field</th>\
+<th>writes / turn</th><th>time / floor</th><th class=\"text\">contract and constraints</th></tr></thead>\n<tbody>",
+                escape(&w.name),
+                escape(&c.budget),
+                c.units
+            );
+            for v in &c.finalists {
+                let _ = writeln!(
+                    out,
+                    "<tr{}><td class=\"text\"><code>{}</code>{}</td>{}{}{}<td class=\"text\">{}</td>{}{}{}{}\
+<td class=\"text{}\">{}</td></tr>",
+                    if v.reference { " class=\"baseline\"" } else { "" },
+                    escape(&v.strategy),
+                    if v.strategy == c.recommendation.strategy {
+                        " (recommended)"
+                    } else if v.reference {
+                        " (reference)"
+                    } else {
+                        ""
+                    },
+                    num(
+                        "",
+                        &v.tuning_rank.map_or("\u{2013}".into(), |r| (r + 1).to_string()),
+                        v.tuning_rank.map(|r| r as f64)
+                    ),
+                    num("", &share(v.tuning.objective), v.tuning.objective),
+                    num("", &share(v.validation.objective), v.validation.objective),
+                    escape(&gain_text(v)),
+                    num("", &share(v.validation.needles), v.validation.needles),
+                    num("", &share(v.validation.retention), v.validation.retention),
+                    num(
+                        "",
+                        &v.validation
+                            .writes_per_turn
+                            .map_or("\u{2013}".into(), |w| format!("{w:.2}")),
+                        v.validation.writes_per_turn
+                    ),
+                    num(
+                        "",
+                        &v.cost_ratio.map_or("\u{2013}".into(), |r| format!("{r:.2}x")),
+                        v.cost_ratio
+                    ),
+                    if v.meets_constraints { "" } else { " bad" },
+                    escape(&if !v.validation.breaks.is_empty() {
+                        crate::tune::contract(&v.validation.breaks)
+                    } else if v.meets_constraints {
+                        "kept, met".to_string()
+                    } else {
+                        "kept; constraints not met".to_string()
+                    }),
+                );
+            }
+            let steps: Vec<String> = c
+                .rungs
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} settings on {} batches ({} objective events)",
+                        r.settings, r.batches, r.events
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "</tbody></table></div>\n<p class=\"note\">The search: {}; {}; then the finalists and the reference on \
+the {} validation batches. {}Every setting's figures on every rung are in <code>tune.json</code>.</p>",
+                escape(&steps.join(", then ")),
+                escape(&c.search.note),
+                w.validation,
+                crate::tune::validation_n(c).map_or(String::new(), |n| escape(&n) + " ")
+            );
+        }
+    }
+    foot_saying(
+        &mut out,
+        &tune.crate_version,
+        " <code>tune.json</code> holds every setting evaluated; <code>summary.md</code> the same summary as text.",
+    );
+    out
+}

@@ -561,7 +561,15 @@ mod tests {
         c.add("zeta_handler public 4711 beta beta 12");
         for counts in [&c, &empty] {
             let infos = counts.infos();
-            for word in ["alpha", "zeta_handler", "public", "4711", "beta", "12", "never_seen"] {
+            for word in [
+                "alpha",
+                "zeta_handler",
+                "public",
+                "4711",
+                "beta",
+                "12",
+                "never_seen",
+            ] {
                 let b = bucket_of(word.as_bytes());
                 for number in [false, true] {
                     assert_eq!(infos.info(b, number), counts.info(b, number), "{word}");

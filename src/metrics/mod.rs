@@ -24,8 +24,8 @@ pub use bound::{needle_upper_bound, token_upper_bound};
 pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, Tracked, FIGURES};
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
-pub use retention::{first_line, jain_index, kept_units, last_line};
 use retention::Compared;
+pub use retention::{first_line, jain_index, kept_units, last_line};
 pub use summary::{
     CostTally, LogHistogram, RowSummary, TimeHistogram, TurnCost, FIXED_ONE, MAX_COUNT,
 };
@@ -219,9 +219,9 @@ pub fn measure(
         // An artifact holds its entry's fields joined by blank lines: the original is most often at its start or its
         // end (or all of it), which are compared before anything is searched.
         let in_artifact = written.get(&slot.entry).is_some_and(|contents| {
-            contents.iter().any(|c| {
-                c.starts_with(original) || c.ends_with(original) || contains(c, original)
-            })
+            contents
+                .iter()
+                .any(|c| c.starts_with(original) || c.ends_with(original) || contains(c, original))
         });
         m.recoverable += u64::from(came_with_paths || in_artifact);
     }

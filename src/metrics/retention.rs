@@ -192,7 +192,11 @@ mod tests {
         ];
         for (original, shown) in cases {
             let c = Compared::of(original, shown);
-            assert_eq!(c.head, longest_prefix_within(original, c.rest), "{original:?}");
+            assert_eq!(
+                c.head,
+                longest_prefix_within(original, c.rest),
+                "{original:?}"
+            );
             let searched = (!c.head.is_empty()).then(|| c.rest.find(c.head)).flatten();
             assert_eq!(c.head_at, searched, "{original:?} in {shown:?}");
             assert_eq!(c.rest.len() + c.tail.len(), shown.len());

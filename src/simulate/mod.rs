@@ -255,7 +255,15 @@ pub fn simulate_turn_observed(
     config: &SimConfig,
     observer: Option<&mut dyn FnMut(&Finalization<'_>)>,
 ) -> TurnRecord {
-    simulate(responses, finalizer, ctx, store, config, observer, Copies::Kept)
+    simulate(
+        responses,
+        finalizer,
+        ctx,
+        store,
+        config,
+        observer,
+        Copies::Kept,
+    )
 }
 
 /// [`simulate_turn`] for a caller that only measures the turn (a run, `tune`): the record's `display`,
@@ -347,7 +355,8 @@ fn simulate(
         turn.mark(Boundary::Aggregation(config.mode), &merged.batch);
         let finalized = turn.finalize(Boundary::OuterFinalize(config.mode), merged);
         // Only the send guard can make the request differ from the records: without it they are one batch.
-        let records = (copies == Copies::Kept || config.send_guard).then(|| finalized.batch.clone());
+        let records =
+            (copies == Copies::Kept || config.send_guard).then(|| finalized.batch.clone());
         let request = if config.send_guard {
             turn.finalize_with(&SendGuard::default(), Boundary::SendGuard, finalized)
         } else {

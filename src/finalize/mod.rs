@@ -102,6 +102,8 @@ pub use reference::Reference;
 pub use send_guard::SendGuard;
 pub use slots::{budgeted_total, collect_slots, Slot, SlotScope};
 pub use spec::{Build, Family, StrategySpec};
+#[cfg(test)]
+pub(crate) use testing::KNOWN_STRATEGIES;
 pub use window_relative::window_relative_threshold;
 
 use serde::Serialize;

@@ -485,6 +485,16 @@ mod tests {
     }
 
     #[test]
+    fn the_strategies_tests_know_by_name_are_registered_in_registry_order() {
+        let registered: Vec<&str> = STRATEGIES
+            .iter()
+            .map(|s| s.name)
+            .filter(|n| testing::KNOWN_STRATEGIES.contains(n))
+            .collect();
+        assert_eq!(registered, testing::KNOWN_STRATEGIES);
+    }
+
+    #[test]
     fn names_are_unique_and_only_head_tail_is_a_family() {
         let names: BTreeSet<&str> = STRATEGIES.iter().map(|s| s.name).collect();
         assert_eq!(names.len(), STRATEGIES.len());

@@ -7,6 +7,34 @@ use crate::budget::{Budget, BudgetContext};
 use crate::model::{Entry, Field, Part};
 use crate::persist::MemoryStore;
 
+/// The registered strategies the unit tests that list strategies by name were written for, in registry order.
+/// A test that lists what each strategy declares or does judges these by name; a strategy registered after it
+/// (a copy of one, say) is judged by the properties every strategy is held to, so registering one needs no edit
+/// of such a test (issue 49's twin: a registered copy of any strategy passes the suite).
+pub(crate) const KNOWN_STRATEGIES: &[&str] = &[
+    "reference",
+    "send-guard",
+    "proportional",
+    "uniform",
+    "greedy",
+    "largest-first",
+    "weighted",
+    "line-aware",
+    "head-tail-<ratio>",
+    "legacy-layers",
+    "window-relative",
+    "codex",
+    "gemini-cli",
+    "claude-code",
+    "openhands",
+    "opencode",
+    "swe-agent",
+    "salient",
+    "relevance",
+    "rarity",
+    "structure",
+];
+
 /// An entry whose one function response (named like the tool) carries `output`.
 pub(crate) fn output_entry(id: &str, tool: &str, output: &str) -> Entry {
     Entry::new(

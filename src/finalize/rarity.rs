@@ -145,35 +145,40 @@ pub(crate) fn fill_rare(map: &LineMap<'_>, sel: &mut Selection<'_>, plan: &Plan,
 /// nothing new are never ranked.
 pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Vec<usize> {
     let n = map.len();
-    // Each line's distinct informative words, one flat list.
-    let mut words: Vec<(u32, u32)> = Vec::with_capacity(map.len() * 4);
+    let infos = counts.infos();
+    // Each line's distinct informative words, one flat list, each word its bucket (the high 16 bits) and its
+    // information (the low 16: at most 64 bits of 256ths), so that sorting them sorts by bucket, then information.
+    // A line longer than the content is never ranked: its words are not read.
+    let mut words: Vec<u32> = Vec::with_capacity(map.len() * 4);
     let mut bounds = Vec::with_capacity(n + 1);
     bounds.push(0);
     for i in 0..n {
         let start = words.len();
-        for_each_word(map.body(i).as_bytes(), |b, number| {
-            let info = counts.info(b, number);
-            if info > 0 {
-                words.push((b, info));
+        if map.units(i) <= content {
+            for_each_word(map.body(i).as_bytes(), |b, number| {
+                let info = infos.info(b, number);
+                if info > 0 {
+                    words.push(b << 16 | info);
+                }
+            });
+            words[start..].sort_unstable();
+            let mut w = start;
+            for r in start..words.len() {
+                if w == start || words[w - 1] >> 16 != words[r] >> 16 {
+                    words[w] = words[r];
+                    w += 1;
+                }
             }
-        });
-        words[start..].sort_unstable();
-        let mut w = start;
-        for r in start..words.len() {
-            if w == start || words[w - 1].0 != words[r].0 {
-                words[w] = words[r];
-                w += 1;
-            }
+            words.truncate(w);
         }
-        words.truncate(w);
         bounds.push(words.len());
     }
     let covered = BucketSet::new();
     let gain = |covered: &BucketSet, i: usize| -> u64 {
         words[bounds[i]..bounds[i + 1]]
             .iter()
-            .filter(|(b, _)| !covered.contains(*b))
-            .map(|&(_, info)| u64::from(info))
+            .filter(|&&w| !covered.contains(w >> 16))
+            .map(|&w| u64::from(w & 0xffff))
             .sum()
     };
     // Information per unit, scaled to keep the integer ratio fine-grained.
@@ -185,10 +190,19 @@ pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Ve
             (g > 0).then(|| (density(g, i), Reverse(i)))
         })
         .collect();
+    // The distinct words the ranked lines hold: once every one is covered no line can add anything, and the
+    // lines still queued would only be taken off one by one, worth nothing (on a repetitive log, nearly all).
+    let mut uncovered = {
+        let mut seen = BucketSet::new();
+        words.iter().filter(|&&w| seen.insert(w >> 16)).count()
+    };
     let mut covered = covered;
     let mut order = Vec::new();
     let mut total = 0u64;
     while let Some((d, Reverse(i))) = heap.pop() {
+        if uncovered == 0 {
+            break;
+        }
         let g = gain(&covered, i);
         if g == 0 {
             continue;
@@ -200,8 +214,8 @@ pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Ve
             heap.push((now, Reverse(i)));
             continue;
         }
-        for &(b, _) in &words[bounds[i]..bounds[i + 1]] {
-            covered.insert(b);
+        for &w in &words[bounds[i]..bounds[i + 1]] {
+            uncovered -= usize::from(covered.insert(w >> 16));
         }
         order.push(i);
         total += map.units(i);

@@ -334,8 +334,30 @@ impl Hasher {
 /// Whether `b` belongs to a word.
 #[inline(always)]
 fn in_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    CLASS[b as usize] & WORD != 0
 }
+
+/// Bit of [`CLASS`]: the byte belongs to a word (an ASCII letter or digit, `_`, or any non-ASCII byte).
+const WORD: u8 = 1;
+/// Bit of [`CLASS`]: the byte is an ASCII digit.
+const DIGIT: u8 = 2;
+
+/// What each byte is to the word scanner, one lookup a byte rather than a chain of comparisons.
+const CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80 {
+            table[b] |= WORD;
+        }
+        if byte.is_ascii_digit() {
+            table[b] |= DIGIT;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// Calls `f(bucket, is_number)` for every word of `text`, in order (see the module documentation).
 #[inline]
@@ -350,9 +372,13 @@ pub(crate) fn for_each_word(text: &[u8], mut f: impl FnMut(u32, bool)) {
         let start = i;
         let mut h = Hasher::new();
         let mut digits = true;
-        while i < n && in_word(text[i]) {
+        while i < n {
             let b = text[i];
-            digits &= b.is_ascii_digit();
+            let class = CLASS[b as usize];
+            if class & WORD == 0 {
+                break;
+            }
+            digits &= class & DIGIT != 0;
             h.push(b);
             i += 1;
         }
@@ -439,13 +465,55 @@ impl Counts {
     }
 
     /// The self-information of one occurrence of the word in bucket `b` (a number's at most one bit, a common
-    /// word's none), in fixed point.
+    /// word's none), in fixed point. The definition [`Infos::info`] is held to.
+    #[cfg(test)]
     pub(crate) fn info(&self, b: u32, number: bool) -> u32 {
         if common().contains(b) {
             return 0;
         }
         let count = u64::from(self.counts[b as usize].max(1));
         let info = log2_fixed(self.total.max(count)) - log2_fixed(count);
+        if number {
+            info.min(BIT)
+        } else {
+            info
+        }
+    }
+
+    /// [`Counts::info`] for many words: the common words and the logarithm of the total looked up once.
+    pub(crate) fn infos(&self) -> Infos<'_> {
+        Infos {
+            common: common(),
+            counts: &self.counts,
+            total: self.total,
+            log_total: log2_fixed(self.total),
+        }
+    }
+}
+
+/// The self-information of words under one [`Counts`] (see [`Counts::infos`]).
+pub(crate) struct Infos<'a> {
+    common: &'static BucketSet,
+    counts: &'a [u32],
+    total: u64,
+    log_total: u32,
+}
+
+impl Infos<'_> {
+    /// What [`Counts::info`] answers.
+    #[inline]
+    pub(crate) fn info(&self, b: u32, number: bool) -> u32 {
+        if self.common.contains(b) {
+            return 0;
+        }
+        let count = u64::from(self.counts[b as usize].max(1));
+        // `total.max(count)` is the total but for a word the batch never counted in an empty batch.
+        let log_total = if self.total >= count {
+            self.log_total
+        } else {
+            log2_fixed(count)
+        };
+        let info = log_total - log2_fixed(count);
         if number {
             info.min(BIT)
         } else {
@@ -483,6 +551,40 @@ mod tests {
         assert_eq!(log2_fixed(1024), 2560);
         assert_eq!(log2_fixed(3), 256 + 128);
         assert!(log2_fixed(1000) < log2_fixed(1001) || log2_fixed(1000) == log2_fixed(1001));
+    }
+
+    #[test]
+    fn infos_answer_what_info_answers() {
+        let mut c = Counts::new();
+        let empty = Counts::new();
+        c.add(&"alpha ".repeat(63));
+        c.add("zeta_handler public 4711 beta beta 12");
+        for counts in [&c, &empty] {
+            let infos = counts.infos();
+            for word in [
+                "alpha",
+                "zeta_handler",
+                "public",
+                "4711",
+                "beta",
+                "12",
+                "never_seen",
+            ] {
+                let b = bucket_of(word.as_bytes());
+                for number in [false, true] {
+                    assert_eq!(infos.info(b, number), counts.info(b, number), "{word}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_byte_table_is_the_word_rule() {
+        for b in 0..=255u8 {
+            let rule = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+            assert_eq!(in_word(b), rule, "{b}");
+            assert_eq!(CLASS[b as usize] & DIGIT != 0, b.is_ascii_digit(), "{b}");
+        }
     }
 
     #[test]

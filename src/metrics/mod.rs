@@ -24,6 +24,7 @@ pub use bound::{needle_upper_bound, token_upper_bound};
 pub use figure::{in_section, in_tables, AtMost, Column, Figure, Section, Tracked, FIGURES};
 pub use key::{RowKey, StrategyKey};
 pub use metric::{duration, Metric, Unit};
+use retention::Compared;
 pub use retention::{first_line, jain_index, kept_units, last_line};
 pub use summary::{
     CostTally, LogHistogram, RowSummary, TimeHistogram, TurnCost, FIXED_ONE, MAX_COUNT,
@@ -139,7 +140,9 @@ pub fn measure(
         Some(text.get(protected..).unwrap_or(text))
     };
 
-    let input_total = crate::finalize::budgeted_total(input, reminders, SlotScope::ALL);
+    // The input's slots, measured once for its total and its fields.
+    let input_slots = collect_slots(input, reminders, SlotScope::ALL);
+    let input_total: u64 = input_slots.iter().map(|s| s.len).sum();
     let final_total = record.boundaries.last().map_or(0, |b| b.total);
     let overshoot = limit.map_or(0, |l| final_total.saturating_sub(l));
     let violation_boundary = if overshoot > 0 {
@@ -172,11 +175,19 @@ pub fn measure(
             m
         });
     let mut m = FieldTally::default();
-    for slot in collect_slots(input, reminders, SlotScope::ALL) {
+    for slot in input_slots {
         let original = slot.text(input);
         let len = slot.len;
         let after = shown(slot.entry, slot.part, slot.field, slot.protected);
-        let kept = after.map_or(0, |a| kept_units(original, a));
+        // A shown text that differs is compared with its original once, for retention and broken pairs alike.
+        let compared = after
+            .filter(|&a| a != original)
+            .map(|a| Compared::of(original, a));
+        let kept = match (after, &compared) {
+            (None, _) => 0,
+            (Some(_), None) => len,
+            (Some(_), Some(c)) => c.kept_units(len),
+        };
         m.original += len;
         m.kept += kept;
         m.shares.push(if len == 0 {
@@ -184,12 +195,11 @@ pub fn measure(
         } else {
             kept as f64 / len as f64
         });
-        let Some(after) = after else { continue };
-        if after == original {
+        let (Some(after), Some(compared)) = (after, compared) else {
             continue;
-        }
+        };
         m.shortened += 1;
-        m.broken += broken_surrogates(original, after);
+        m.broken += surrogates::broken_in(original, &compared);
         if let Some(line) = first_line(original) {
             m.first.1 += 1;
             m.first.0 += u64::from(contains(after, line));
@@ -206,9 +216,13 @@ pub fn measure(
         }
         let came_with_paths = !input[slot.entry].artifact_paths().is_empty();
         m.reused += u64::from(came_with_paths);
-        let in_artifact = written
-            .get(&slot.entry)
-            .is_some_and(|contents| contents.iter().any(|c| contains(c, original)));
+        // An artifact holds its entry's fields joined by blank lines: the original is most often at its start or its
+        // end (or all of it), which are compared before anything is searched.
+        let in_artifact = written.get(&slot.entry).is_some_and(|contents| {
+            contents
+                .iter()
+                .any(|c| c.starts_with(original) || c.ends_with(original) || contains(c, original))
+        });
         m.recoverable += u64::from(came_with_paths || in_artifact);
     }
 

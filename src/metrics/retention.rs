@@ -10,13 +10,48 @@ use crate::text::utf16_len;
 
 /// Units of `original` (UTF-16) that `shown` still shows.
 pub fn kept_units(original: &str, shown: &str) -> u64 {
+    let units = utf16_len(original) as u64;
     if original == shown {
-        return utf16_len(original) as u64;
+        return units;
     }
-    let tail = common_suffix(original, shown);
-    let head = longest_prefix_within(original, &shown[..shown.len() - tail.len()]);
-    let kept = utf16_len(head) + utf16_len(tail);
-    kept.min(utf16_len(original)) as u64
+    Compared::of(original, shown).kept_units(units)
+}
+
+/// What a shown text that differs from its original keeps of it, found once for every metric that reads it
+/// (retention and broken surrogate pairs): the longest suffix the two share (the tail), and the longest prefix of
+/// the original found in the rest of the shown text (the head), with the byte offset of its first occurrence there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Compared<'a> {
+    /// The kept head, a prefix of the original.
+    pub head: &'a str,
+    /// Where `head` first occurs in `rest` (`None` when it is empty).
+    pub head_at: Option<usize>,
+    /// The kept tail, a suffix of the original (and of the shown text).
+    pub tail: &'a str,
+    /// The shown text without the tail, which the head was looked for in.
+    pub rest: &'a str,
+}
+
+impl<'a> Compared<'a> {
+    /// Compares `original` with `shown` (in one pass over each).
+    pub(super) fn of(original: &'a str, shown: &'a str) -> Compared<'a> {
+        let tail = common_suffix(original, shown);
+        let rest = &shown[..shown.len() - tail.len()];
+        let (head, end_at) = longest_prefix_found(original, rest);
+        let head_at = (!head.is_empty()).then(|| end_at + 1 - head.len());
+        Compared {
+            head,
+            head_at,
+            tail,
+            rest,
+        }
+    }
+
+    /// The units kept: those of the head and the tail, at most `original_units` (the original's own).
+    pub(super) fn kept_units(&self, original_units: u64) -> u64 {
+        let kept = (utf16_len(self.head) + utf16_len(self.tail)) as u64;
+        kept.min(original_units)
+    }
 }
 
 /// The longest suffix of `a` that is also a suffix of `b`, cut at a character boundary of both.
@@ -35,28 +70,42 @@ pub(super) fn common_suffix<'a>(a: &'a str, b: &str) -> &'a str {
 }
 
 /// The longest prefix of `original` (at a character boundary) that occurs somewhere in `haystack`.
-pub(super) fn longest_prefix_within<'a>(original: &'a str, haystack: &str) -> &'a str {
+#[cfg(test)]
+fn longest_prefix_within<'a>(original: &'a str, haystack: &str) -> &'a str {
+    longest_prefix_found(original, haystack).0
+}
+
+/// [`longest_prefix_within`], and the byte offset in `haystack` of the last byte of its first occurrence (0 when
+/// the prefix is empty).
+fn longest_prefix_found<'a>(original: &'a str, haystack: &str) -> (&'a str, usize) {
     let limit = original.len().min(haystack.len());
-    let matched = longest_byte_prefix_within(&original.as_bytes()[..limit], haystack.as_bytes());
+    let (matched, reached) =
+        longest_byte_prefix_within(&original.as_bytes()[..limit], haystack.as_bytes());
     // Every shorter prefix of an occurring one occurs too: the answer is the last character end within it.
     let mut end = matched;
     while !original.is_char_boundary(end) {
         end -= 1;
     }
-    &original[..end]
+    let at = if end == 0 { 0 } else { reached[end % REACHED] };
+    (&original[..end], at)
 }
+
+/// How many of the longest matched prefixes [`longest_byte_prefix_within`] says where they first ended: enough
+/// for the longest one cut back to a character boundary (at most three bytes shorter).
+const REACHED: usize = 4;
 
 /// The length of the longest prefix of `pattern` that occurs somewhere in `text`, in one pass over each (the
 /// Knuth-Morris-Pratt automaton of `pattern` run over `text`: its state after each byte is the longest prefix of
 /// `pattern` ending there, so the largest state it reaches is the answer). Searching for ever longer prefixes
 /// one by one costs a substring search each, which on long fields dominated a run's time.
-fn longest_byte_prefix_within(pattern: &[u8], text: &[u8]) -> usize {
+fn longest_byte_prefix_within(pattern: &[u8], text: &[u8]) -> (usize, [usize; REACHED]) {
+    let mut reached = [0usize; REACHED];
     if pattern.is_empty() {
-        return 0;
+        return (0, reached);
     }
     // `fail[i]`: the length of the longest proper prefix of `pattern[..=i]` that is also its suffix.
     let mut fail = vec![0usize; pattern.len()];
-    let mut k = 0;
+    let mut k = 0usize;
     for i in 1..pattern.len() {
         while k > 0 && pattern[i] != pattern[k] {
             k = fail[k - 1];
@@ -66,20 +115,26 @@ fn longest_byte_prefix_within(pattern: &[u8], text: &[u8]) -> usize {
         }
         fail[i] = k;
     }
+    // The state grows by at most one a byte, so the first time it reaches a length is where that prefix first
+    // ends, and the best grows one at a time: `reached[l % REACHED]` is where the prefix of length `l` first
+    // ended, for the last `REACHED` lengths.
     let (mut state, mut best) = (0usize, 0usize);
-    for &byte in text {
+    for (at, &byte) in text.iter().enumerate() {
         while state > 0 && byte != pattern[state] {
             state = fail[state - 1];
         }
         if byte == pattern[state] {
             state += 1;
-            best = best.max(state);
+            if state > best {
+                best = state;
+                reached[best % REACHED] = at;
+            }
             if state == pattern.len() {
-                return state;
+                return (state, reached);
             }
         }
     }
-    best
+    (best, reached)
 }
 
 /// The first line of `text` (up to the first newline), if not empty.
@@ -122,6 +177,32 @@ mod tests {
     }
 
     /// The one-pass search gives what searching for every prefix of the original one by one gives.
+    #[test]
+    fn the_head_is_placed_where_a_search_first_finds_it() {
+        let cases = [
+            ("0123456789", "Header\n0123\n...\n789"),
+            ("abab", "xabaabab!"),
+            ("aab", "aaab aab"),
+            ("abcabd", "abcabcabd."),
+            ("😀😀😀ab", "x😀\n...\n😀ab"),
+            ("é😀x", "é\u{FFFD}"),
+            ("aé", "aè"),
+            ("abc", "zzz"),
+            ("ab\nab\nabc", "ab\nab\nab\nab\nabx"),
+        ];
+        for (original, shown) in cases {
+            let c = Compared::of(original, shown);
+            assert_eq!(
+                c.head,
+                longest_prefix_within(original, c.rest),
+                "{original:?}"
+            );
+            let searched = (!c.head.is_empty()).then(|| c.rest.find(c.head)).flatten();
+            assert_eq!(c.head_at, searched, "{original:?} in {shown:?}");
+            assert_eq!(c.rest.len() + c.tail.len(), shown.len());
+        }
+    }
+
     #[test]
     fn longest_prefix_within_matches_a_search_for_every_prefix() {
         fn by_search<'a>(original: &'a str, haystack: &str) -> &'a str {

@@ -13,8 +13,8 @@
 //! refuses them when it decodes, so a harness that runs external finalizers must count them in the raw JSON
 //! before decoding and add them to this count (see [`broken_surrogates`]).
 
-use super::retention::{common_suffix, longest_prefix_within};
-use crate::text::{count_matches, find};
+use super::retention::Compared;
+use crate::text::count_matches;
 
 const REPLACEMENT: char = '\u{FFFD}';
 
@@ -33,14 +33,17 @@ pub fn broken_surrogates(original: &str, shown: &str) -> u64 {
     if original == shown {
         return 0;
     }
-    let tail = common_suffix(original, shown);
-    let rest = &shown[..shown.len() - tail.len()];
-    let head = longest_prefix_within(original, rest);
-    let head_at = if head.is_empty() {
-        None
-    } else {
-        find(rest, head)
-    };
+    broken_in(original, &Compared::of(original, shown))
+}
+
+/// [`broken_surrogates`] of an original and a shown text that differ, from their comparison.
+pub(super) fn broken_in(original: &str, compared: &Compared<'_>) -> u64 {
+    let Compared {
+        head,
+        head_at,
+        tail,
+        rest,
+    } = *compared;
     // The original's text between the kept head and tail (empty when they overlap).
     let middle = original
         .get(head.len()..original.len() - tail.len())

@@ -105,13 +105,14 @@ impl Slowdown {
     }
 }
 
-/// How many times each finalization and its floor are timed; the fastest of each counts. Something else on the
-/// machine can only slow a measurement down, so the fastest of a few is the one it touched least; and the first
-/// run of a strategy on an input pays for what the allocator and the caches had not ready yet (a fresh store's
-/// pages, the input's first reading), which the second does not. Two, not three (issue 15): the third run
-/// changed little in the gate's ratios (`reports/baseline/README.md`) and cost a third of a run's time; one alone
-/// left the ratios of the largest turns to those first-run costs and moved them several times over between runs.
-pub const SAMPLES: u32 = 2;
+/// How many times each finalization and its floor are timed by default; the fastest of each counts. One (issue
+/// 50): the floor is timed on the input, then the strategy's one real finalization, whose outcome the turn uses, so
+/// the cost figures take no work beyond the floor. Until issue 50 it was two, the first strategy run on a copy of
+/// the input with a throwaway store, which doubled every finalization of a run (and cost a copy of the batch) to
+/// spare the figures the costs of a first run; since the run's allocator (mimalloc) reuses freed memory, and every
+/// figure the gate reads is a trimmed mean over a row's batches, one timing holds the gate's verdicts (see the
+/// book's nightly chapter). [`Measured::with_samples`] still takes the fastest of more.
+pub const SAMPLES: u32 = 1;
 
 /// A strategy under measurement: a [`Finalizer`] that, at every call, times the floor of its input and then the
 /// strategy on it, [`SAMPLES`] times in turn, and adds up the fastest of each. All but the last strategy sample

@@ -54,7 +54,7 @@ use crate::metrics::{
 use crate::model::{Batch, Field};
 use crate::persist::{FaultyStore, InjectedFaults, MemoryStore};
 use crate::scenario::{BudgetLabel, Scenario, ScenarioBudget};
-use crate::simulate::{simulate_turn, SimConfig};
+use crate::simulate::{simulate_turn_measured, SimConfig};
 use crate::tokens::Tokenizer;
 
 /// Where a workload's batches come from.
@@ -487,7 +487,7 @@ fn evaluate(
                 .with_samples(strategy.samples)
                 .with_fixed_clock(strategy.fixed_clock);
             let start = Instant::now();
-            let record = simulate_turn(turn, &measured, &ctx, &mut store, &workload.sim);
+            let record = simulate_turn_measured(turn, &measured, &ctx, &mut store, &workload.sim);
             let elapsed = match strategy.fixed_clock {
                 true => measured.totals().0,
                 false => u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
@@ -552,6 +552,8 @@ pub(crate) fn turn_store(workload: &Workload, index: u64) -> FaultyStore<MemoryS
 /// measure more of a turn than its metrics, such as `tune`).
 ///
 /// `known` is the batch's cache of digests ([`known_digests`]), shared by every turn of the batch the caller runs.
+/// The record is a measured one (`simulate_turn_measured`): its `display`, `transcript` and `tool_results` are
+/// empty.
 pub(crate) fn measure_turn_with<T>(
     workload: &Workload,
     generated: &GeneratedBatch,
@@ -564,7 +566,7 @@ pub(crate) fn measure_turn_with<T>(
     ctx.turn.clone_from(&generated.context);
     ctx.known_digests = known.cloned();
     let mut store = turn_store(workload, generated.index);
-    let record = simulate_turn(
+    let record = simulate_turn_measured(
         generated.batch.clone(),
         finalizer,
         &ctx,

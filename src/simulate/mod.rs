@@ -255,8 +255,51 @@ pub fn simulate_turn_observed(
     config: &SimConfig,
     observer: Option<&mut dyn FnMut(&Finalization<'_>)>,
 ) -> TurnRecord {
+    simulate(
+        responses,
+        finalizer,
+        ctx,
+        store,
+        config,
+        observer,
+        Copies::Kept,
+    )
+}
+
+/// [`simulate_turn`] for a caller that only measures the turn (a run, `tune`): the record's `display`,
+/// `transcript` and `tool_results` are left empty instead of being copies of the producers' batch and of the
+/// finalized one (three copies of every turn's text that nothing measured reads); `records_identical` is the same.
+pub(crate) fn simulate_turn_measured(
+    responses: Batch,
+    finalizer: &dyn Finalizer,
+    ctx: &BudgetContext,
+    store: &mut dyn ArtifactStore,
+    config: &SimConfig,
+) -> TurnRecord {
+    simulate(responses, finalizer, ctx, store, config, None, Copies::Left)
+}
+
+/// Whether a turn's record keeps the copies people read (`display`, `transcript`, `tool_results`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Copies {
+    Kept,
+    Left,
+}
+
+fn simulate(
+    responses: Batch,
+    finalizer: &dyn Finalizer,
+    ctx: &BudgetContext,
+    store: &mut dyn ArtifactStore,
+    config: &SimConfig,
+    observer: Option<&mut dyn FnMut(&Finalization<'_>)>,
+    copies: Copies,
+) -> TurnRecord {
     let origins = Origin::of_turn(&responses);
-    let display = responses.clone();
+    let display = match copies {
+        Copies::Kept => responses.clone(),
+        Copies::Left => Batch::new(),
+    };
     let mut turn = Turn {
         finalizer,
         ctx,
@@ -301,12 +344,19 @@ pub fn simulate_turn_observed(
             _ => scheduled.merged_in_order(others),
         };
         turn.mark(Boundary::Aggregation(config.mode), &merged.batch);
-        (merged.batch.clone(), merged)
+        // The records are the request itself: identical without a copy to compare.
+        let records = match copies {
+            Copies::Kept => Some(merged.batch.clone()),
+            Copies::Left => None,
+        };
+        (records, merged)
     } else {
         let merged = scheduled.merged_in_order(others);
         turn.mark(Boundary::Aggregation(config.mode), &merged.batch);
         let finalized = turn.finalize(Boundary::OuterFinalize(config.mode), merged);
-        let records = finalized.batch.clone();
+        // Only the send guard can make the request differ from the records: without it they are one batch.
+        let records =
+            (copies == Copies::Kept || config.send_guard).then(|| finalized.batch.clone());
         let request = if config.send_guard {
             turn.finalize_with(&SendGuard::default(), Boundary::SendGuard, finalized)
         } else {
@@ -320,12 +370,19 @@ pub fn simulate_turn_observed(
         None => true,
     };
     // The transcript and the tool-result record are both taken from the same finalized parts.
-    let records_identical = request.batch == records;
+    let records_identical = records.as_ref().is_none_or(|r| request.batch == *r);
+    let records = match copies {
+        Copies::Kept => records.unwrap_or_default(),
+        Copies::Left => Batch::new(),
+    };
     TurnRecord {
         boundaries: turn.boundaries,
         model_request: request.batch,
         ordinals: request.ordinals,
-        transcript: records.clone(),
+        transcript: match copies {
+            Copies::Kept => records.clone(),
+            Copies::Left => Batch::new(),
+        },
         tool_results: records,
         display,
         writes: turn.writes,

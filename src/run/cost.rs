@@ -109,9 +109,10 @@ impl Slowdown {
 /// 50): the floor is timed on the input, then the strategy's one real finalization, whose outcome the turn uses, so
 /// the cost figures take no work beyond the floor. Until issue 50 it was two, the first strategy run on a copy of
 /// the input with a throwaway store, which doubled every finalization of a run (and cost a copy of the batch) to
-/// spare the figures the costs of a first run; since the run's allocator (mimalloc) reuses freed memory, and every
-/// figure the gate reads is a trimmed mean over a row's batches, one timing holds the gate's verdicts (see the
-/// book's nightly chapter). [`Measured::with_samples`] still takes the fastest of more.
+/// spare the figures the costs of a first run. One timing is noisier: on a loaded machine two quick runs checked
+/// against each other failed 9 of 1,012 cost checks (none with two), mostly content-aware rows far over their
+/// floor; the nightly gate checks cost off (see the book's nightly chapter). [`Measured::with_samples`] still
+/// takes the fastest of more.
 pub const SAMPLES: u32 = 1;
 
 /// A strategy under measurement: a [`Finalizer`] that, at every call, times the floor of its input and then the

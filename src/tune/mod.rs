@@ -339,6 +339,16 @@ pub struct RungReport {
     pub ran: Vec<RungSetting>,
 }
 
+impl RungReport {
+    /// The rung in words, as the summary and the page give it: `40 settings on 12 batches (96 objective events)`.
+    pub fn step_text(&self) -> String {
+        format!(
+            "{} settings on {} batches ({} objective events)",
+            self.settings, self.batches, self.events
+        )
+    }
+}
+
 /// One setting on one rung: where the rung's ranking put it, whether it went on, and its figures on the rung's
 /// sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -644,16 +654,7 @@ impl TuneResults {
                     md.push_str(&format!("\n{n}\n"));
                 }
                 md.push_str("\nThe search: ");
-                let steps: Vec<String> = c
-                    .rungs
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "{} settings on {} batches ({} objective events)",
-                            r.settings, r.batches, r.events
-                        )
-                    })
-                    .collect();
+                let steps: Vec<String> = c.rungs.iter().map(RungReport::step_text).collect();
                 md.push_str(&steps.join(", then "));
                 md.push_str(&format!(
                     ". A rung holds at least {} objective events; {}.\n",

@@ -218,16 +218,7 @@ of threads.</p>\n",
                     }),
                 );
             }
-            let steps: Vec<String> = c
-                .rungs
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} settings on {} batches ({} objective events)",
-                        r.settings, r.batches, r.events
-                    )
-                })
-                .collect();
+            let steps: Vec<String> = c.rungs.iter().map(|r| r.step_text()).collect();
             let _ = writeln!(
                 out,
                 "</tbody></table></div>\n<p class=\"note\">The search: {}; {}; then the finalists and the reference on \

@@ -719,7 +719,7 @@ impl TuneResults {
                 ));
                 if let Some(s) = &c.recommendation.stability {
                     md.push_str(&format!(
-                        "\n`{}` won in {} of {} resamples of the tuning set ({} needed for a recommendation).\n",
+                        "\n`{}` beat the reference in {} of {} resamples of the tuning set ({} needed for a recommendation).\n",
                         s.strategy, s.wins, s.resamples, s.needed
                     ));
                 }

@@ -735,6 +735,12 @@ pub fn paired_upper(a: &[Sums], b: &[Sums], groups: &[u64], objective: &Objectiv
     Some(total + Z95 * var.sqrt())
 }
 
+/// Whether the tuning batches (in groups `groups`) cannot tell `a` from the better `b`: the paired 95% interval
+/// of `a`'s objective minus `b`'s reaches zero ([`paired_upper`]), or nothing tells them apart.
+fn not_told_apart(a: &[Sums], b: &[Sums], groups: &[u64], objective: &Objective) -> bool {
+    paired_upper(a, b, groups, objective).is_none_or(|upper| upper >= -1e-12)
+}
+
 /// The settings a rung keeps, best first: the `cut` best of `ranked`, and every later one that meets the
 /// contract and the constraints as the last of them does and whose paired interval against it reaches it.
 #[allow(clippy::too_many_arguments)]
@@ -755,13 +761,12 @@ fn kept(
     let last_allows = c.allows(&tallies[last]);
     for &s in &ranked[cut..] {
         let reaches = c.allows(&tallies[s]) == last_allows
-            && paired_upper(
+            && not_told_apart(
                 &per[s][..sample],
                 &per[last][..sample],
                 &groups[..sample],
                 objective,
-            )
-            .is_none_or(|upper| upper >= -1e-12);
+            );
         if reaches {
             keep.push(s);
         }
@@ -803,29 +808,56 @@ fn total(per: &[Sums], groups: &[u64], weight: Option<&dyn Fn(u64) -> u64>) -> S
 }
 
 impl Searched {
-    /// Per family, the best setting of the last rung's ranking that keeps the contract and meets the constraints
-    /// on the whole tuning set, with its gain over the reference there (families with none are absent).
+    /// Per family, its setting on the last rung: the best of the last rung's ranking that keeps the contract and
+    /// meets the constraints on the whole tuning set, unless the family's plain form (its documented defaults)
+    /// also reached the last rung, meets them too and the tuning set cannot tell it from that best (the paired
+    /// 95% interval of the plain form minus the best reaches zero, as a rung's cut judges): then the plain form,
+    /// the simplest setting the evidence allows, so that a setting picked from a crowd of near-ties by noise is
+    /// not what a small tuning set recommends. With its gain over the reference there (families with no setting
+    /// are absent).
     fn family_bests(&self, plan: &TunePlan) -> FamilyBests {
         let n = self.tuning_groups.len();
         let reference = total(&self.per[0], &self.tuning_groups, None);
+        let ran = |c: usize| c != 0 && self.per[c].len() >= n;
+        let allowed = |c: usize| {
+            plan.constraints
+                .allows(&total(&self.per[c], &self.tuning_groups, None))
+        };
         let mut out = FamilyBests::new();
         for &c in &self.last_ranked {
-            if c == 0 || self.per[c].len() < n {
+            if !ran(c) {
                 continue;
             }
             let family = &plan.candidates[c].family;
-            if out.contains_key(family) {
+            if out.contains_key(family) || !allowed(c) {
                 continue;
             }
-            let sums = total(&self.per[c], &self.tuning_groups, None);
-            if !plan.constraints.allows(&sums) {
-                continue;
-            }
+            let plain = self.last_ranked.iter().copied().find(|&d| {
+                d != c
+                    && ran(d)
+                    && plan.candidates[d].family == *family
+                    && plan.candidates[d].name.as_str() == family.as_str()
+            });
+            let chosen = match plain {
+                Some(d)
+                    if allowed(d)
+                        && not_told_apart(
+                            &self.per[d][..n],
+                            &self.per[c][..n],
+                            &self.tuning_groups,
+                            &plan.objective,
+                        ) =>
+                {
+                    d
+                }
+                _ => c,
+            };
+            let sums = total(&self.per[chosen], &self.tuning_groups, None);
             if let (Some(x), Some(r)) = (
                 plan.objective.value(&sums),
                 plan.objective.value(&reference),
             ) {
-                out.insert(family.clone(), (c, x - r));
+                out.insert(family.clone(), (chosen, x - r));
             }
         }
         out
@@ -851,10 +883,11 @@ fn choose_family(bests: &[FamilyBests], candidates: usize) -> Option<String> {
         .map(|(f, _)| f.to_string())
 }
 
-/// How the chosen family holds under resampling of fold 0's tuning set, per budget: in each of
-/// [`STABILITY_RESAMPLES`] seeded resamples (whole groups drawn with Poisson weights), whether the family still
-/// gains most summed over the budgets (its best settings fixed as the search found them) and its setting at
-/// this budget keeps the constraints and beats the reference. `None` at a budget where the family has no setting.
+/// How the chosen family's setting holds under resampling of fold 0's tuning set, per budget: in how many of
+/// [`STABILITY_RESAMPLES`] seeded resamples (whole groups drawn with Poisson weights) the family's setting at
+/// this budget (fixed as the search found it) keeps the constraints and beats the reference. Whether the family
+/// itself is what the evidence chooses is the cross-fit's question (every fold's search, on its own tuning set,
+/// must choose it). `None` at a budget where the family has no setting.
 fn family_stability(
     plan: &TunePlan,
     searched: &[Searched],
@@ -876,49 +909,21 @@ fn family_stability(
         })
         .collect();
     let objective = &plan.objective;
-    // Per resample, per budget, per family: its gain (None: nothing to measure or the constraints broken).
-    let gains: Vec<Vec<BTreeMap<&str, Option<f64>>>> = (0..STABILITY_RESAMPLES)
-        .map(|k| {
-            let w = |g: u64| u64::from(weights[&g][k]);
-            searched
-                .iter()
-                .zip(bests)
-                .map(|(s, b)| {
-                    let reference = total(&s.per[0], groups, Some(&w));
-                    b.iter()
-                        .map(|(f, &(c, _))| {
-                            let sums = total(&s.per[c], groups, Some(&w));
-                            let gain = plan.constraints.allows(&sums).then(|| {
-                                Some(objective.value(&sums)? - objective.value(&reference)?)
-                            });
-                            (f.as_str(), gain.flatten())
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    bests
+    searched
         .iter()
-        .enumerate()
-        .map(|(b, best)| {
+        .zip(bests)
+        .map(|(s, best)| {
             let &(c, _) = best.get(family)?;
-            let wins = gains
-                .iter()
-                .filter(|resample| {
-                    let pooled = |f: &str| -> f64 {
-                        resample
-                            .iter()
-                            .map(|m| m.get(f).copied().flatten().unwrap_or(0.0))
-                            .sum()
-                    };
-                    let mine = pooled(family);
-                    let here = resample[b].get(family).copied().flatten();
-                    here.is_some_and(|g| g > 0.0)
-                        && resample
-                            .iter()
-                            .flat_map(|m| m.keys())
-                            .all(|&f| f == family || pooled(f) <= mine)
+            let wins = (0..STABILITY_RESAMPLES)
+                .filter(|&k| {
+                    let w = |g: u64| u64::from(weights[&g][k]);
+                    let sums = total(&s.per[c], groups, Some(&w));
+                    let reference = total(&s.per[0], groups, Some(&w));
+                    plan.constraints.allows(&sums)
+                        && objective
+                            .value(&sums)
+                            .zip(objective.value(&reference))
+                            .is_some_and(|(x, r)| x - r > 0.0)
                 })
                 .count();
             Some(Stability {
@@ -1022,11 +1027,11 @@ fn setting_report(
     }
 }
 
-/// The recommendation of one budget: the setting `chosen` (the best, on fold 0's tuning set, of the family its
-/// searches chose; among finalists tied with it on both sets' objective, one clearly cheaper), when it meets the
+/// The recommendation of one budget: the setting `chosen` (fold 0's setting of the family its searches chose, as
+/// [`Searched::family_bests`] picks it; among finalists tied with it on both sets' objective, one clearly cheaper), when it meets the
 /// contract and the constraints on the validation set, every fold's searches chose its family, its gain over the
 /// reference is above 0 on every held-out fold and the low end of the pooled interval `cross` is above 0, and
-/// its family holds in enough resamples of the tuning set; otherwise the reference, saying why.
+/// it beats the reference in enough resamples of the tuning set; otherwise the reference, saying why.
 fn recommend(
     validated: &[Validated],
     chosen: Option<&str>,
@@ -1072,6 +1077,17 @@ fn recommend(
         .min_by(|a, b| cost(a).total_cmp(&cost(b)))
         .unwrap_or(first);
     let family = cross.family.clone().unwrap_or_default();
+    if let Some(k) = cross
+        .folds
+        .iter()
+        .position(|f| f.family == cross.family && f.strategy.is_none())
+    {
+        return keep(format!(
+            "no stable winner: the search of held-out fold {} of {} left no {family} setting at this budget (nothing there to measure it on): keep the reference",
+            k + 1,
+            cross.folds.len()
+        ));
+    }
     if !cross.agreed {
         let chose: Vec<String> = cross
             .folds
@@ -1159,16 +1175,16 @@ fn recommend(
             cost_ratio: top.cost_ratio,
             stability: Some(s.clone()),
             note: format!(
-                "{}; {family} gains most in {} of {} resamples of the tuning set",
+                "{}; it beats the reference in {} of {} resamples of the tuning set",
                 held_out(lo, hi),
                 s.wins,
                 s.resamples
             ),
         },
         Some(s) => keep(format!(
-            "no stable winner: {} gains {} on the held-out folds, but {family} wins in only {} of {} resamples of the tuning set (at least {} needed): keep the reference",
-            top.strategy,
+            "no stable winner: {family} gains {} on the held-out folds, but {} beats the reference in only {} of {} resamples of the tuning set (at least {} needed): keep the reference",
             super::signed_points(cross.gain.unwrap_or(0.0)),
+            top.strategy,
             s.wins,
             s.resamples,
             s.needed
@@ -1273,7 +1289,7 @@ mod tests {
         let r = recommend(&v, Some("a"), Some(&stable(3)), &c);
         assert_eq!(r.strategy, "reference");
         assert!(
-            r.note.starts_with("no stable winner: a gains"),
+            r.note.starts_with("no stable winner: a gains +12.5 pts on the held-out folds, but a beats the reference in only 3 of 5"),
             "{}",
             r.note
         );
@@ -1310,6 +1326,17 @@ mod tests {
         let r = recommend(&v, Some("a"), Some(&stable(5)), &split);
         assert!(
             r.note.contains("chose different families (a, b, a)"),
+            "{}",
+            r.note
+        );
+        // A fold whose search left no setting of the family at this budget is said as such, not as a split vote.
+        let mut empty = cross([0.1, 0.2, 0.1], [0.05, 0.2]);
+        empty.agreed = false;
+        empty.folds[1].strategy = None;
+        let r = recommend(&v, Some("a"), Some(&stable(5)), &empty);
+        assert_eq!(r.strategy, "reference");
+        assert!(
+            r.note.starts_with("no stable winner: the search of held-out fold 2 of 3 left no a setting at this budget"),
             "{}",
             r.note
         );
@@ -1407,6 +1434,75 @@ mod tests {
             ..s
         };
         assert_eq!(Objective::NEEDLES.value(&short), None);
+    }
+
+    #[test]
+    fn a_family_takes_its_plain_form_unless_the_tuning_set_tells_its_best_apart() {
+        let s = |survived: u64| Sums {
+            turns: 1,
+            long_survived: survived,
+            long_needles: 2,
+            needles: 2,
+            survived,
+            ..Sums::default()
+        };
+        let name = |n: &str| n.parse::<crate::finalize::StrategyName>().unwrap();
+        let plan = TunePlan {
+            workloads: Vec::new(),
+            families: Vec::new(),
+            candidates: vec![
+                Candidate {
+                    name: crate::finalize::StrategyName::REFERENCE,
+                    family: "head-tail-<ratio>".into(),
+                },
+                Candidate {
+                    name: name("structure"),
+                    family: "structure".into(),
+                },
+                Candidate {
+                    name: name("structure(head_share=0.5)"),
+                    family: "structure".into(),
+                },
+            ],
+            objective: Objective::NEEDLES,
+            constraints: Constraints::default(),
+            validation: 0.3,
+            seed: crate::Seed(1),
+            group_by: None,
+        };
+        let groups: Vec<u64> = (0..20).collect();
+        let searched = |plain: Vec<Sums>| Searched {
+            finalists: vec![2, 1],
+            // The tuned setting leads the last rung, its plain form second.
+            last_ranked: vec![2, 1, 0],
+            per: vec![
+                (0..20).map(|_| s(1)).collect(),
+                plain,
+                (0..20).map(|_| s(2)).collect(),
+            ],
+            tuning_groups: groups.clone(),
+            rung_reports: Vec::new(),
+            last_rung: vec![0; 3],
+            events: vec![2; 20],
+            spent: 0,
+            budget_evals: 0,
+            exhausted: false,
+            told_apart: true,
+            left_level: 0,
+        };
+        // The plain form loses one needle of 40: the tuning set cannot tell it from the leader, and it is taken,
+        // with its own gain over the reference (39 of 40 against 20 of 40).
+        let close = searched((0..20).map(|i| s(if i == 3 { 1 } else { 2 })).collect());
+        let bests = close.family_bests(&plan);
+        assert_eq!(bests["structure"], (1, 39.0 / 40.0 - 0.5));
+        // The plain form loses a needle in every group: told apart, the leader stays.
+        let far = searched((0..20).map(|_| s(1)).collect());
+        assert_eq!(far.family_bests(&plan)["structure"], (2, 0.5));
+        // A plain form that did not reach the last rung (cut before it) is never taken.
+        let mut cut = searched((0..20).map(|_| s(2)).collect());
+        cut.per[1].truncate(6);
+        cut.last_ranked = vec![2, 0];
+        assert_eq!(cut.family_bests(&plan)["structure"], (2, 0.5));
     }
 
     #[test]

@@ -184,11 +184,11 @@ tuned on, {} held out, none on both sides)</p>",
     out.push_str(
         "<p class=\"note\">The batches are split by group (a group is never on both sides) into folds; fold 1 is the \
 validation set, and for each fold a search on the others chooses a family (the one gaining most over the budgets) and \
-its best setting at each budget. A setting is recommended only when it keeps the design's contract (the budget in every \
+its setting at each budget (its best, or its plain form when the search cannot tell the two apart). A setting is recommended only when it keeps the design's contract (the budget in every \
 turn, every cut output recoverable from its artifact, nothing exempt changed) and the constraints on every held-out \
 fold, every fold's search chose its family, its gain over the reference is above 0 on every held-out fold, the low \
-end of the 95% paired bootstrap interval of the gain pooled over the held-out folds is above 0, and its family wins \
-in at least 4 of 5 resamples of the tuning set; otherwise the reference is kept, and the row says why. The \
+end of the 95% paired bootstrap interval of the gain pooled over the held-out folds is above 0, and it beats the \
+reference in at least 4 of 5 resamples of the tuning set; otherwise the reference is kept, and the row says why. The \
 objective counts needles and used tokens in the results longer than the budget, where a setting can differ. The time \
 over the floor's is wall-clock and varies between runs; everything else is the same for the same seed on any number \
 of threads.</p>\n",

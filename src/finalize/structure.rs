@@ -684,7 +684,10 @@ mod tests {
         let out = fit(59 + 2 * 39 + 21 * 20);
         assert_eq!(kept_numbers(&out), (390..=410).collect::<Vec<_>>(), "{out}");
         assert!(!out.contains("more lines below"), "{out}");
-        assert!(out.ends_with("[... lines 29-103 of 103 omitted ...]"), "{out}");
+        assert!(
+            out.ends_with("[... lines 29-103 of 103 omitted ...]"),
+            "{out}"
+        );
         // When the listing's last line is kept, its count comes with it: it ends the gap after the listing, so it
         // costs 23 units less a marker, and fits in what 95 lines and two markers leave.
         let out = fit(59 + 2 * 39 + 95 * 20);

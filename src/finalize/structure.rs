@@ -5,7 +5,10 @@
 //! Each shortened field gets exactly the reference's allocation, header and artifact. Its lines are kept in this
 //! order while they fit (`finalize/line_pick.rs`, every omitted run one marker naming its lines):
 //! 1. the frame: the first line and the lines that say what the output is (`[File: ...]`, `(12 more lines
-//!    above)`, `Found 3 matches`, `diff --git`, `---`/`+++`);
+//!    above)`, `Found 3 matches`, `diff --git`, `---`/`+++`). A viewer's `(N more lines below)` is not frame: it
+//!    follows the listing's last line, so when the listing's end is cut, keeping it costs its units and a second
+//!    marker for what the listing's own numbers and the marker already say; it is kept, as any line, by the tail
+//!    that reaches it;
 //! 2. the window the call asked for: the numbers in the arguments of the call that made the field's entry (`open
 //!    f.java 400`, `goto 400`, `edit 120:130`, `sed -n 400,420p`; a `:`, `,` or `-` between two numbers makes a
 //!    range) name listing lines, and the numbered lines within `structure.window` of them are kept nearest first;
@@ -337,7 +340,7 @@ fn role(line: &str) -> Role {
         || starts("+++ ")
         || starts("No matches found")
         || starts("End of matches")
-        || (starts("(") && line.contains(" more lines "))
+        || (starts("(") && line.contains(" more lines above)"))
         || (starts("Found ") && line[6..].starts_with(|c: char| c.is_ascii_digit()))
     {
         return Role::Frame;
@@ -518,6 +521,7 @@ mod tests {
         assert_eq!(listed_number("x 7: foo"), None);
         assert_eq!(role("[File: /a/B.java (900 lines total)]"), Role::Frame);
         assert_eq!(role("(380 more lines above)"), Role::Frame);
+        assert_eq!(role("(420 more lines below)"), Role::Plain);
         assert_eq!(role("Found 3 matches for \"foo\" in /a:"), Role::Frame);
         assert_eq!(role("src/a/B.java:41:    foo();"), Role::Hit);
         assert_eq!(role("Line 41:    foo();"), Role::Hit);
@@ -624,11 +628,11 @@ mod tests {
             above: HeadShare::new(1, 5).unwrap(),
             ..StructureConfig::default()
         };
-        // The frame (36 + 23 + 23 units), two markers (39 each) and 20 lines of 20 units.
+        // The frame (36 + 23 units), two markers (39 each) and 20 lines of 20 units.
         let fit = |lines: u64, settings: &StructureConfig, asked: &[(u64, u64)]| {
             let out = fit_structure(
                 &text,
-                3 + 82 + 78 + lines * 20,
+                3 + 59 + 78 + lines * 20,
                 "H",
                 HeadShare::DEFAULT,
                 settings,
@@ -654,6 +658,44 @@ mod tests {
         assert!(kept.windows(2).all(|w| w[1] == w[0] + 1), "{kept:?}");
         // A range asked (an edit) counts from both its ends.
         assert_eq!(fit(5, &settings, &[(401, 403)]), [400, 401, 402, 403, 404]);
+    }
+
+    #[test]
+    fn a_viewer_count_below_is_kept_only_with_the_end_of_its_listing() {
+        // `goto 400` on a view of lines 385 to 484 (each line 20 units): the frame is `[File: ...]` (36 units) and
+        // `(384 more lines above)` (23); the count below (23) is not frame. With room for the frame, two markers
+        // (39 each) and 21 lines, the window keeps 21 lines and the cut runs to the end in one marker; kept as frame,
+        // the count below would have cost its own units and a second marker after the listing (20 lines).
+        let text = viewer(385, 484, &[]);
+        let settings = StructureConfig {
+            edge: HeadShare::new(0, 1).unwrap(),
+            ..StructureConfig::default()
+        };
+        let fit = |content: u64| {
+            fit_structure(
+                &text,
+                3 + content,
+                "H",
+                HeadShare::DEFAULT,
+                &settings,
+                &[(400, 400)],
+            )
+        };
+        let out = fit(59 + 2 * 39 + 21 * 20);
+        assert_eq!(kept_numbers(&out), (390..=410).collect::<Vec<_>>(), "{out}");
+        assert!(!out.contains("more lines below"), "{out}");
+        assert!(
+            out.ends_with("[... lines 29-103 of 103 omitted ...]"),
+            "{out}"
+        );
+        // When the listing's last line is kept, its count comes with it: it ends the gap after the listing, so it
+        // costs 23 units less a marker, and fits in what 95 lines and two markers leave.
+        let out = fit(59 + 2 * 39 + 95 * 20);
+        assert_eq!(kept_numbers(&out), (390..=484).collect::<Vec<_>>(), "{out}");
+        assert!(
+            out.ends_with("\n484:    stmt_484();\n(416 more lines below)\n"),
+            "{out}"
+        );
     }
 
     #[test]

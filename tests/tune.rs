@@ -184,9 +184,24 @@ fn tune_finds_the_planted_head_share_and_shows_it_holds_on_validation() {
         paste < page.find("<figure").expect("charts"),
         "answer first"
     );
-    assert!(page.contains(
-        "Yes: the low end of its gain&#39;s interval is above 0, and it wins in 5 of 5 resamples of the tuning set."
-    ));
+    assert!(
+        page.contains(
+            "Yes: gain over the reference on the held-out folds +50.0 pts (95% paired interval"
+        ),
+        "{page}"
+    );
+    // The gain column gives the cross-fitted gain the recommendation rests on, and each budget's folds are listed.
+    let family = cell["crossFit"]["family"].as_str().unwrap();
+    assert!(page.contains(&format!(
+        "<td class=\"text\">+50.0 pts (95% interval +50.0 pts to +50.0 pts) for {}, 3 held-out folds</td>",
+        family.replace('<', "&lt;").replace('>', "&gt;")
+    )));
+    assert_eq!(page.matches("<td>1 (validation)</td>").count(), 1);
+    let summary = read(&tmp.path().join("out/summary.md"));
+    assert!(
+        summary.contains("| held-out fold | family its search chose |"),
+        "{summary}"
+    );
     // The answer says what the setting costs, and how the batches were split.
     assert!(cell["recommendation"]["costRatio"].as_f64().unwrap() > 0.0);
     assert_eq!(cell["recommendation"]["stability"]["wins"], 5);

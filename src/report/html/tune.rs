@@ -26,6 +26,58 @@ fn gain_text(v: &crate::tune::Validated) -> String {
     }
 }
 
+/// The gain the recommendation rests on: the cross-fitted one ([`crate::tune::CrossFit::summary`]); for a file
+/// written before cross-fitting, the chosen setting's gain on the validation set, or nothing.
+fn cross_gain_text(c: &crate::tune::CellTune) -> String {
+    match &c.cross_fit {
+        Some(cross) => cross.summary(),
+        None => c
+            .finalists
+            .iter()
+            .find(|v| !v.reference && v.strategy == c.recommendation.strategy)
+            .map_or_else(|| "\u{2013}".into(), gain_text),
+    }
+}
+
+/// The cross-fitted check of one budget as a table: per held-out fold, the family its search chose, its setting,
+/// what it was measured on and its gain over the reference there. Empty for a file written before cross-fitting.
+fn folds_table(c: &crate::tune::CellTune) -> String {
+    let Some(cross) = &c.cross_fit else {
+        return String::new();
+    };
+    let mut out = String::from(
+        "<div class=\"scroll\"><table class=\"rows tune\">\n<thead><tr><th>held-out fold</th>\
+<th class=\"text\">family its search chose</th><th class=\"text\">its setting at this budget</th><th>batches</th>\
+<th>groups</th><th>gain over the reference</th><th class=\"text\">contract and constraints</th></tr></thead>\n<tbody>",
+    );
+    for (k, f) in cross.folds.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}{}</td><td class=\"text\">{}</td><td class=\"text\"><code>{}</code></td>{}{}{}\
+<td class=\"text{}\">{}</td></tr>",
+            k + 1,
+            if k == 0 { " (validation)" } else { "" },
+            escape(f.family.as_deref().unwrap_or("none")),
+            escape(f.strategy.as_deref().unwrap_or("\u{2013}")),
+            num("", &f.batches.to_string(), Some(f.batches as f64)),
+            num("", &f.groups.to_string(), Some(f.groups as f64)),
+            num(
+                "",
+                &f.gain.map_or("\u{2013}".into(), crate::tune::signed_points),
+                f.gain
+            ),
+            if f.breaks.is_empty() { "" } else { " bad" },
+            escape(&if f.breaks.is_empty() {
+                "kept".to_string()
+            } else {
+                crate::tune::contract(&f.breaks)
+            }),
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+    out
+}
+
 /// The page of a tune's folder: first, per workload and budget, what to paste into `run --strategies`, with the
 /// validation figures and the gain's interval, saying plainly when the gain does not hold; then the charts; then
 /// every budget's finalists and how the search went.
@@ -67,16 +119,16 @@ batches held out for validation</p>",
         charts,
     );
     out.push_str("<h2 id=\"paste\">What to paste into <code>run --strategies</code></h2>\n");
-    // A configured strategy's name has no space to break at: let the answer's text cells break inside one, so
-    // that the table fits a laptop's width instead of pushing the gain column out of sight.
+    // A configured strategy's name has no space to break at: let the text cells of the page's tables break inside
+    // one, so that they fit a laptop's width instead of pushing the last columns out of sight.
     out.push_str(
-        "<style>table.tune td.text { overflow-wrap: anywhere; min-width: 6em; }</style>\n",
+        "<style>table.tune td.text { white-space: normal; overflow-wrap: anywhere; min-width: 6em; }</style>\n",
     );
     out.push_str(
         "<div class=\"scroll\"><table class=\"answer tune\">\n<tr><th>workload</th><th class=\"text\">budget (units)</th>\
-<th class=\"text\">paste</th><th class=\"text\">does it beat the reference on the validation set?</th>\
-<th>objective on validation</th><th>the reference's</th><th class=\"text\">gain on validation (95% interval)</th>\
-<th>time / floor</th></tr>\n",
+<th class=\"text\">paste</th><th class=\"text\">does it beat the reference on held-out batches?</th>\
+<th>objective on validation</th><th>the reference's</th><th class=\"text\">gain over the reference on the held-out \
+folds (95% interval)</th><th>time / floor</th></tr>\n",
     );
     let mut last = None;
     for w in &tune.workloads {
@@ -85,14 +137,7 @@ batches held out for validation</p>",
             let reference = c.finalists.iter().find(|v| v.reference);
             let chosen = c.finalists.iter().find(|v| v.strategy == rec.strategy);
             let verdict = if rec.beats_reference {
-                match &rec.stability {
-                    Some(st) => format!(
-                        "Yes: the low end of its gain's interval is above 0, and it wins in {} of {} resamples of the \
-tuning set.",
-                        st.wins, st.resamples
-                    ),
-                    None => "Yes: the low end of its gain's interval is above 0.".to_string(),
-                }
+                format!("Yes: {}.", rec.note)
             } else {
                 format!("No, keep the reference: {}.", rec.note)
             };
@@ -108,19 +153,7 @@ tuning set.",
                 prose(&verdict),
                 share(chosen.and_then(|v| v.validation.objective)),
                 share(reference.and_then(|v| v.validation.objective)),
-                escape(&match chosen.filter(|v| !v.reference) {
-                    Some(v) => gain_text(v),
-                    // The reference kept: the gain of the leader on the tuning set, which did not hold.
-                    None => c
-                        .finalists
-                        .iter()
-                        .filter(|v| !v.reference && v.tuning_rank.is_some())
-                        .min_by_key(|v| v.tuning_rank)
-                        .map_or_else(
-                            || "\u{2013}".to_string(),
-                            |v| format!("{} for {}", gain_text(v), v.strategy)
-                        ),
-                }),
+                escape(&cross_gain_text(c)),
                 escape(&crate::tune::ratio(rec.cost_ratio)),
             );
         }
@@ -149,10 +182,13 @@ tuned on, {} held out, none on both sides)</p>",
         );
     }
     out.push_str(
-        "<p class=\"note\">A setting is recommended only when it keeps the design's contract (the budget in every turn, \
-every cut output recoverable from its artifact, nothing exempt changed), the low end of the 95% paired bootstrap \
-interval of its gain over the reference on the validation set (groups of batches the search never saw) is above 0, \
-and it wins in at least 4 of 5 resamples of the tuning set; otherwise the reference is, and the row says why. The \
+        "<p class=\"note\">The batches are split by group (a group is never on both sides) into folds; fold 1 is the \
+validation set, and for each fold a search on the others chooses a family (the one gaining most over the budgets) and \
+its best setting at each budget. A setting is recommended only when it keeps the design's contract (the budget in every \
+turn, every cut output recoverable from its artifact, nothing exempt changed) and the constraints on every held-out \
+fold, every fold's search chose its family, its gain over the reference is above 0 on every held-out fold, the low \
+end of the 95% paired bootstrap interval of the gain pooled over the held-out folds is above 0, and its family wins \
+in at least 4 of 5 resamples of the tuning set; otherwise the reference is kept, and the row says why. The \
 objective counts needles and used tokens in the results longer than the budget, where a setting can differ. The time \
 over the floor's is wall-clock and varies between runs; everything else is the same for the same seed on any number \
 of threads.</p>\n",
@@ -228,6 +264,14 @@ the {} validation batches. {}Every setting's figures on every rung are in <code>
                 w.validation,
                 crate::tune::validation_n(c).map_or(String::new(), |n| escape(&n) + " ")
             );
+            let folds = folds_table(c);
+            if !folds.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "<p>The cross-fitted check at this budget: {}.</p>\n{folds}",
+                    escape(&cross_gain_text(c))
+                );
+            }
         }
     }
     foot_saying(

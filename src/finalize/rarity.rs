@@ -363,7 +363,12 @@ impl FallingQueue {
 
     /// The largest key, left in the queue.
     fn peek(&mut self) -> Option<u64> {
-        self.settle().then(|| !self.last)
+        // Settle first: it moves `last` to the largest key.
+        if self.settle() {
+            Some(!self.last)
+        } else {
+            None
+        }
     }
 
     /// Takes the largest key off.

@@ -8,6 +8,7 @@
 //! strategies, and `budgetlab strategies`, the report's strategy groups and the conformance checks read them.
 
 mod artifacts;
+mod batch_words;
 mod config;
 mod configured;
 mod cut_digests;

@@ -11,17 +11,17 @@
 //! reserve (`rarity.edge`, split by `head_share`), the ranked lines each with up to `rarity.context` lines either
 //! side when they fit (else alone), then head and tail lines; every omitted run is one marker naming its lines.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::borrow::Cow;
 
+use super::batch_words::BatchWords;
 use super::config::{PickConfig, CONTEXT_LINES};
 use super::head_share::HeadShare;
 use super::line_pick::{fit_picked, LineMap, Plan, Selection};
 use super::param::{Param, Search, Setting, HEAD_SHARE};
-use super::slots::{Slot, SlotScope};
+use super::slots::SlotScope;
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{allocate_and_fit_prepared, slot_lengths};
-use super::words::{for_each_word, BucketSet, Counts};
+use super::words::{BucketSet, InfoTable, TextWords, NUMBER};
 use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
@@ -87,28 +87,24 @@ impl Finalizer for Rarity {
             SlotScope::ALL,
             true,
             |slots, limit| water_fill(&slot_lengths(slots), limit),
-            |batch, slots, _| batch_counts(batch, slots),
-            |counts, _, text, allocation, header| {
-                fit_rare(
-                    text,
-                    allocation,
-                    header,
-                    self.head_share,
-                    &self.settings,
-                    counts,
-                )
+            |batch, slots, allocation| {
+                let words = BatchWords::read(batch, slots, allocation);
+                let ahead = words.each_cut(batch, allocation, |_, text, text_words, bound| {
+                    RankedAhead::new(&LineMap::new(text), text_words, words.infos(), bound)
+                });
+                (words, ahead)
+            },
+            |(words, ahead), slot, text, allocation, header| {
+                let plan = plan_of(&self.settings, self.head_share);
+                fit_picked(text, allocation, header, self.head_share, |map, sel| {
+                    let ranked = words.ahead_of(ahead, slot, text);
+                    fill_ranked(map, sel, &plan, ranked, || {
+                        (words.infos(), words.words_of(slot, text))
+                    });
+                })
             },
         )
     }
-}
-
-/// The words of every slot of `batch`, counted.
-pub(crate) fn batch_counts(batch: &Batch, slots: &[Slot]) -> Counts {
-    let mut counts = Counts::new();
-    for slot in slots {
-        counts.add(slot.text(batch));
-    }
-    counts
 }
 
 /// The plan a `PickConfig` gives.
@@ -120,101 +116,182 @@ pub(crate) fn plan_of(settings: &PickConfig, head_share: HeadShare) -> Plan {
     }
 }
 
-/// The rarity fit of `text` to at most `allocation` UTF-16 units behind `header` (see the module documentation).
-pub(crate) fn fit_rare(
-    text: &str,
-    allocation: u64,
-    header: &str,
-    head_share: HeadShare,
-    settings: &PickConfig,
-    counts: &Counts,
-) -> String {
-    let plan = plan_of(settings, head_share);
-    fit_picked(text, allocation, header, head_share, |map, sel| {
-        fill_rare(map, sel, &plan, counts)
-    })
-}
-
-/// Fills `sel` by `plan` with the rare lines of `map` as hits.
-pub(crate) fn fill_rare(map: &LineMap<'_>, sel: &mut Selection<'_>, plan: &Plan, counts: &Counts) {
-    let hits = rare_lines(map, counts, sel.free());
+/// Fills `sel` by `plan` with the rare lines of `map` as hits: those `ranked` ahead when it answers for the
+/// content, else ranked now with the self-information and words `read` gives.
+pub(crate) fn fill_ranked<'w>(
+    map: &LineMap<'_>,
+    sel: &mut Selection<'_>,
+    plan: &Plan,
+    ranked: Option<&RankedAhead>,
+    read: impl FnOnce() -> (&'w InfoTable, Cow<'w, TextWords>),
+) {
+    let content = sel.free();
+    let hits = ranked.and_then(|r| r.at(map, content)).unwrap_or_else(|| {
+        let (infos, words) = read();
+        rare_lines(map, &words, infos, content)
+    });
     plan.fill(map, sel, &[], hits);
 }
 
-/// The lines of `map` in the order the greedy coverage ranks them, until their units pass `content`; lines with
-/// nothing new are never ranked.
-pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Vec<usize> {
-    let n = map.len();
-    let infos = counts.infos();
-    // Each line's distinct informative words, one flat list, each word its bucket (the high 16 bits) and its
-    // information (the low 16: at most 64 bits of 256ths), so that sorting them sorts by bucket, then information.
-    // A line longer than the content is never ranked: its words are not read.
-    let mut words: Vec<u32> = Vec::with_capacity(map.len() * 4);
-    let mut bounds = Vec::with_capacity(n + 1);
-    bounds.push(0);
-    for i in 0..n {
-        let start = words.len();
-        if map.units(i) <= content {
-            for_each_word(map.body(i).as_bytes(), |b, number| {
-                let info = infos.info(b, number);
-                if info > 0 {
-                    words.push(b << 16 | info);
+/// A field's rare lines ranked ahead of its fit (on all cores, see `finalize/batch_words.rs`), with its
+/// allocation standing for the content, which the fit learns only once it has the header.
+#[derive(Debug)]
+pub(crate) struct RankedAhead {
+    /// The content the lines were ranked for: at least the fit's.
+    bound: u64,
+    /// [`rare_lines`] for `bound`.
+    order: Vec<usize>,
+}
+
+impl RankedAhead {
+    /// The rare lines of `map` (whose words are `words`) ranked for a content of at most `bound`.
+    pub(crate) fn new(map: &LineMap<'_>, words: &TextWords, infos: &InfoTable, bound: u64) -> Self {
+        RankedAhead {
+            bound,
+            order: rare_lines(map, words, infos, bound),
+        }
+    }
+
+    /// What [`rare_lines`] answers for `content`, or `None` when this ranking cannot tell. Ranking for a smaller
+    /// content differs only in where it stops (after the line that takes the units past it) as long as the same
+    /// lines can be ranked, which holds unless a line is longer than `content` but not than the bound.
+    pub(crate) fn at(&self, map: &LineMap<'_>, content: u64) -> Option<Vec<usize>> {
+        let n = map.len();
+        if content > self.bound
+            || self.order.iter().any(|&i| i >= n)
+            || (0..n).any(|i| map.units(i) > content && map.units(i) <= self.bound)
+        {
+            return None;
+        }
+        let mut total = 0u64;
+        let mut out = Vec::new();
+        for &i in &self.order {
+            out.push(i);
+            total += map.units(i);
+            if total > content {
+                break;
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Bits of a ranking key that hold the line (the rest hold its information per unit, under 2^29: see
+/// [`rare_lines`]). A field of 2^34 lines would be 16 GiB.
+const LINE_BITS: u32 = 34;
+
+/// Distinct words a line holds past which its words are sorted to find the repeated ones, rather than each
+/// looked for among those before it.
+const SORT_WORDS: usize = 16;
+
+/// The lines of `map` (whose words are `text_words`) in the order the greedy coverage ranks them, until their
+/// units pass `content`; lines with nothing new are never ranked.
+///
+/// The lazy greedy: each line waits under the worth it last had (a bound on its worth now, which only falls as
+/// words are covered), the best first; the line on top is taken when its worth now is still the best, else it
+/// waits again under that. A key packs the worth (high bits) above the line's complemented index (low
+/// [`LINE_BITS`] bits), so one integer orders by worth, then the earlier line. The keys taken off only ever fall,
+/// so the queue is a radix heap ([`FallingQueue`]). Each line's words sit together in one list, so weighing a line
+/// again reads one place in memory.
+pub(crate) fn rare_lines(
+    map: &LineMap<'_>,
+    text_words: &TextWords,
+    infos: &InfoTable,
+    content: u64,
+) -> Vec<usize> {
+    let n = map.len().min((1 << LINE_BITS) - 1);
+    // Each line's distinct informative words, one flat list: the number of words, then each word its bucket (the
+    // high 16 bits) and its information (the low 16: at most 64 bits of 256ths); a word held twice keeps the lesser
+    // information (a number's is capped). A line longer than the content is never ranked: its words are not read.
+    let mut words: Vec<u32> = Vec::with_capacity(text_words.all().len() + n);
+    // Where each line's list starts (`usize::MAX`: no list).
+    let mut at = vec![usize::MAX; n];
+    let mut uncovered = 0usize;
+    let mut seen = BucketSet::new();
+    let mut queue = FallingQueue::new();
+    // Information per unit, scaled to keep the integer ratio fine-grained. A line holds at most one word per two
+    // units (a word and the byte after it, bar the last) and a word at most 64 bits, so this stays under 2^29.
+    let density = |g: u64, i: usize| (g << 16) / (map.units(i) + 8);
+    let low = (1u64 << LINE_BITS) - 1;
+    let key = |d: u64, i: usize| d << LINE_BITS | (low - i as u64);
+    for (i, line_at) in at.iter_mut().enumerate() {
+        if map.units(i) > content {
+            continue;
+        }
+        let head = words.len();
+        words.push(0);
+        let start = head + 1;
+        for &w in text_words.line(i) {
+            let info = infos.info(w);
+            if info == 0 {
+                continue;
+            }
+            let word = (w & (NUMBER - 1)) << 16 | info;
+            let line = &mut words[start..];
+            if line.len() < SORT_WORDS {
+                if let Some(e) = line.iter_mut().find(|e| **e >> 16 == word >> 16) {
+                    *e = (*e).min(word);
+                    continue;
                 }
-            });
+            }
+            words.push(word);
+        }
+        if words.len() - start > SORT_WORDS {
             words[start..].sort_unstable();
-            let mut w = start;
-            for r in start..words.len() {
-                if w == start || words[w - 1] >> 16 != words[r] >> 16 {
+            let mut w = start + 1;
+            for r in start + 1..words.len() {
+                if words[w - 1] >> 16 != words[r] >> 16 {
                     words[w] = words[r];
                     w += 1;
                 }
             }
             words.truncate(w);
         }
-        bounds.push(words.len());
+        if words.len() == start {
+            words.truncate(head);
+            continue;
+        }
+        words[head] = (words.len() - start) as u32;
+        *line_at = head;
+        let mut g = 0;
+        for &w in &words[start..] {
+            g += u64::from(w & 0xffff);
+            // The distinct words the ranked lines hold: once every one is covered no line can add anything, and
+            // the lines still queued would only be taken off one by one, worth nothing (on a repetitive log,
+            // nearly all).
+            uncovered += usize::from(seen.insert(w >> 16));
+        }
+        queue.push(key(density(g, i), i));
     }
-    let covered = BucketSet::new();
-    let gain = |covered: &BucketSet, i: usize| -> u64 {
-        words[bounds[i]..bounds[i + 1]]
-            .iter()
-            .filter(|&&w| !covered.contains(w >> 16))
-            .map(|&w| u64::from(w & 0xffff))
-            .sum()
+    let line_words = |i: usize| -> &[u32] {
+        let head = at[i];
+        &words[head + 1..head + 1 + words[head] as usize]
     };
-    // Information per unit, scaled to keep the integer ratio fine-grained.
-    let density = |g: u64, i: usize| (g << 16) / (map.units(i) + 8);
-    let mut heap: BinaryHeap<(u64, Reverse<usize>)> = (0..n)
-        .filter(|&i| map.units(i) <= content)
-        .filter_map(|i| {
-            let g = gain(&covered, i);
-            (g > 0).then(|| (density(g, i), Reverse(i)))
-        })
-        .collect();
-    // The distinct words the ranked lines hold: once every one is covered no line can add anything, and the
-    // lines still queued would only be taken off one by one, worth nothing (on a repetitive log, nearly all).
-    let mut uncovered = {
-        let mut seen = BucketSet::new();
-        words.iter().filter(|&&w| seen.insert(w >> 16)).count()
-    };
-    let mut covered = covered;
+    let mut covered = BucketSet::new();
     let mut order = Vec::new();
     let mut total = 0u64;
-    while let Some((d, Reverse(i))) = heap.pop() {
+    while let Some(k) = queue.pop() {
         if uncovered == 0 {
             break;
         }
-        let g = gain(&covered, i);
+        let i = (low - (k & low)) as usize;
+        let line = line_words(i);
+        let g: u64 = line
+            .iter()
+            .filter(|&&w| !covered.contains(w >> 16))
+            .map(|&w| u64::from(w & 0xffff))
+            .sum();
         if g == 0 {
             continue;
         }
-        let now = density(g, i);
+        let now = key(density(g, i), i);
         // Lazy greedy: a line whose worth fell is taken only when nothing above it (ties to the earlier line)
         // could be worth more now.
-        if now < d && heap.peek().is_some_and(|&top| top > (now, Reverse(i))) {
-            heap.push((now, Reverse(i)));
+        if now < k && queue.peek().is_some_and(|top| top > now) {
+            queue.push(now);
             continue;
         }
-        for &w in &words[bounds[i]..bounds[i + 1]] {
+        for &w in line {
             uncovered -= usize::from(covered.insert(w >> 16));
         }
         order.push(i);
@@ -226,11 +303,93 @@ pub(crate) fn rare_lines(map: &LineMap<'_>, counts: &Counts, content: u64) -> Ve
     order
 }
 
+/// A queue of `u64` keys taken off largest first, where no key pushed is larger than the last one taken off or
+/// looked at: a radix heap. Keys are kept complemented (so the largest is the smallest) in 65 bins by the highest
+/// bit in which they differ from the last key taken; taking one off empties the lowest bin, and when that is bin
+/// 0 already the key is at hand, else the bin's smallest becomes the last key and the others move to lower bins.
+/// Each key moves at most 64 times, and a bin is a plain vector.
+struct FallingQueue {
+    /// The complement of the last key taken off or looked at.
+    last: u64,
+    /// Complemented keys, bin `k` holding those whose highest bit differing from `last` is bit `k - 1`.
+    bins: Vec<Vec<u64>>,
+    /// Bit `k` is set when bin `k` holds a key.
+    filled: u128,
+}
+
+impl FallingQueue {
+    fn new() -> Self {
+        FallingQueue {
+            last: 0,
+            bins: (0..65).map(|_| Vec::new()).collect(),
+            filled: 0,
+        }
+    }
+
+    fn put(&mut self, y: u64) {
+        let bin = (64 - (y ^ self.last).leading_zeros()) as usize;
+        self.bins[bin].push(y);
+        self.filled |= 1 << bin;
+    }
+
+    /// Adds `key`, at most the last key taken off or looked at.
+    fn push(&mut self, key: u64) {
+        debug_assert!(!key >= self.last, "a key above the last one taken");
+        self.put(!key);
+    }
+
+    /// Brings the largest key into bin 0; false when the queue is empty.
+    fn settle(&mut self) -> bool {
+        if self.filled & 1 != 0 {
+            return true;
+        }
+        if self.filled == 0 {
+            return false;
+        }
+        let k = self.filled.trailing_zeros() as usize;
+        let mut moving = std::mem::take(&mut self.bins[k]);
+        self.filled &= !(1 << k);
+        self.last = moving.iter().copied().min().unwrap_or(self.last);
+        for &y in &moving {
+            self.put(y);
+        }
+        // Keep the emptied bin's allocation (the keys all move to lower bins).
+        if self.bins[k].is_empty() {
+            moving.clear();
+            self.bins[k] = moving;
+        }
+        true
+    }
+
+    /// The largest key, left in the queue.
+    fn peek(&mut self) -> Option<u64> {
+        // Settle first: it moves `last` to the largest key.
+        if self.settle() {
+            Some(!self.last)
+        } else {
+            None
+        }
+    }
+
+    /// Takes the largest key off.
+    fn pop(&mut self) -> Option<u64> {
+        if !self.settle() {
+            return None;
+        }
+        let y = self.bins[0].pop();
+        if self.bins[0].is_empty() {
+            self.filled &= !1;
+        }
+        y.map(|y| !y)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::finalize::fit::header;
     use crate::finalize::testing::{output_entry, output_of, run};
+    use crate::finalize::words::Counts;
     use crate::text::utf16_len;
 
     /// Forty lines of the same words, with one line of rare identifiers at line 25 (index 24).
@@ -269,6 +428,33 @@ mod tests {
     }
 
     #[test]
+    fn the_falling_queue_takes_keys_off_as_a_binary_heap_does() {
+        let mut queue = FallingQueue::new();
+        let mut heap = std::collections::BinaryHeap::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..500 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            queue.push(x >> 3);
+            heap.push(x >> 3);
+        }
+        while let Some(top) = queue.pop() {
+            assert_eq!(Some(top), heap.pop());
+            // Push back below what was taken, as the lazy greedy does.
+            if top % 3 == 0 && top > 10 {
+                let lower = top - top / 7 - 1;
+                if queue.peek().is_some_and(|t| t > lower) {
+                    queue.push(lower);
+                    heap.push(lower);
+                }
+            }
+            assert_eq!(queue.peek(), heap.peek().copied());
+        }
+        assert!(heap.is_empty());
+    }
+
+    #[test]
     fn each_word_counts_once() {
         let mut text = String::new();
         for i in 0..30 {
@@ -281,7 +467,7 @@ mod tests {
         let mut counts = Counts::new();
         counts.add(&text);
         let map = LineMap::new(&text);
-        let order = rare_lines(&map, &counts, 1000);
+        let order = rare_lines(&map, &TextWords::new(&text), &InfoTable::new(&counts), 1000);
         // `quokka_module` once is rarer than `zebra_handler` twice; the second zebra line adds nothing new.
         assert_eq!(order[..2], [25, 5]);
         assert!(!order.contains(&15));

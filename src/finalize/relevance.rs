@@ -18,19 +18,20 @@
 
 use std::collections::HashMap;
 
+use super::batch_words::BatchWords;
 use super::config::{PickConfig, CONTEXT_LINES};
 use super::head_share::HeadShare;
 use super::line_pick::{fit_picked, LineMap};
 use super::param::{Param, Search, Setting, HEAD_SHARE};
-use super::rarity::{batch_counts, fill_rare, plan_of};
+use super::rarity::{fill_ranked, plan_of, RankedAhead};
 use super::slots::{Slot, SlotScope};
 use super::spec::{Build, Family, StrategySpec};
 use super::waterfill::{allocate_and_fit_prepared, slot_lengths};
-use super::words::{common, for_each_word, log2_fixed, Counts, BIT};
+use super::words::{common, for_each_word, log2_fixed, BucketSet, TextWords, BIT, NUMBER};
 use super::{Finalizer, Outcome};
 use crate::alloc::water_fill;
 use crate::budget::BudgetContext;
-use crate::context::TurnContext;
+use crate::context::{CallContext, TurnContext};
 use crate::model::Batch;
 use crate::persist::ArtifactStore;
 
@@ -83,15 +84,66 @@ pub(crate) struct Relevance {
 }
 
 /// What the fits of one batch share.
-enum Prepared {
-    /// A query: the weight of each word of the turn, and each entry's own call words.
-    Query {
-        turn: HashMap<u32, u32>,
-        own: Vec<Vec<u32>>,
-        counts: Counts,
-    },
-    /// No context: the batch's word counts, for `rarity`'s cut.
-    Rarity(Counts),
+struct Prepared {
+    /// The batch's words, and their counts for `rarity`'s cut.
+    words: BatchWords,
+    /// The query, when the batch has a context.
+    query: Option<Query>,
+    /// Each slot's lines, chosen ahead of the fits (on all cores) when its words were read.
+    ahead: Vec<Option<Ahead>>,
+}
+
+/// A field's lines chosen ahead of its fit.
+enum Ahead {
+    /// The lines holding query words, best first.
+    Hits(Vec<usize>),
+    /// No line holds a query word: the rare lines.
+    Rare(RankedAhead),
+}
+
+/// The words of a turn's context (see the module documentation).
+struct Query {
+    /// The query's words: the context's and every entry's own call's, common words left out.
+    words: QueryWords,
+    /// The weight of each query word (in the order of `words`) in the task, the calls and the assistant's text.
+    weights: Vec<u32>,
+    /// For each entry of the batch, the query words (their places in `words`) of the call that made it.
+    own: Vec<Vec<usize>>,
+}
+
+/// A set of word buckets, each with its place: a bit set to pass over the words outside it at one look-up each,
+/// and the buckets in order for the place of those inside.
+struct QueryWords {
+    set: BucketSet,
+    sorted: Vec<u32>,
+}
+
+impl QueryWords {
+    fn new(mut buckets: Vec<u32>) -> Self {
+        buckets.sort_unstable();
+        buckets.dedup();
+        let mut set = BucketSet::new();
+        for &b in &buckets {
+            set.insert(b);
+        }
+        QueryWords {
+            set,
+            sorted: buckets,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// The place of bucket `b`, if it is a query word.
+    #[inline]
+    fn place(&self, b: u32) -> Option<usize> {
+        if !self.set.contains(b) {
+            return None;
+        }
+        self.sorted.binary_search(&b).ok()
+    }
 }
 
 impl Finalizer for Relevance {
@@ -113,7 +165,27 @@ impl Finalizer for Relevance {
             SlotScope::ALL,
             true,
             |slots, limit| water_fill(&slot_lengths(slots), limit),
-            |batch, slots, _| prepare(batch, slots, turn),
+            |batch, slots, allocation| {
+                let words = BatchWords::read(batch, slots, allocation);
+                let query = turn.map(|turn| Query::new(batch, turn));
+                let ahead = words.each_cut(batch, allocation, |slot, text, text_words, bound| {
+                    let map = LineMap::new(text);
+                    let hits = match &query {
+                        Some(query) => relevant_lines(&map, text_words, query, slot.entry),
+                        None => Vec::new(),
+                    };
+                    if hits.is_empty() {
+                        Ahead::Rare(RankedAhead::new(&map, text_words, words.infos(), bound))
+                    } else {
+                        Ahead::Hits(hits)
+                    }
+                });
+                Prepared {
+                    words,
+                    query,
+                    ahead,
+                }
+            },
             |prepared, slot, text, allocation, header| {
                 self.fit(prepared, slot, text, allocation, header)
             },
@@ -124,23 +196,26 @@ impl Finalizer for Relevance {
 impl Relevance {
     fn fit(&self, prepared: &Prepared, slot: &Slot, text: &str, a: u64, header: &str) -> String {
         let plan = plan_of(&self.settings, self.head_share);
-        fit_picked(
-            text,
-            a,
-            header,
-            self.head_share,
-            |map, sel| match prepared {
-                Prepared::Query { turn, own, counts } => {
-                    let hits = relevant_lines(map, turn, &own[slot.entry]);
+        let words = &prepared.words;
+        fit_picked(text, a, header, self.head_share, |map, sel| {
+            let read = || (words.infos(), words.words_of(slot, text));
+            match words.ahead_of(&prepared.ahead, slot, text) {
+                Some(Ahead::Hits(hits)) => plan.fill(map, sel, &[], hits.iter().copied()),
+                Some(Ahead::Rare(ranked)) => fill_ranked(map, sel, &plan, Some(ranked), read),
+                None => {
+                    let text_words = words.words_of(slot, text);
+                    let hits = match &prepared.query {
+                        Some(query) => relevant_lines(map, &text_words, query, slot.entry),
+                        None => Vec::new(),
+                    };
                     if hits.is_empty() {
-                        fill_rare(map, sel, &plan, counts);
+                        fill_ranked(map, sel, &plan, None, read);
                     } else {
                         plan.fill(map, sel, &[], hits);
                     }
                 }
-                Prepared::Rarity(counts) => fill_rare(map, sel, &plan, counts),
-            },
-        )
+            }
+        })
     }
 }
 
@@ -155,76 +230,95 @@ fn add_words(weights: &mut HashMap<u32, u32>, text: &str, weight: u32) {
     });
 }
 
-/// The query of `turn` for `batch` (or the batch's counts without one).
-fn prepare(batch: &Batch, slots: &[Slot], turn: Option<&TurnContext>) -> Prepared {
-    let counts = batch_counts(batch, slots);
-    let Some(turn) = turn else {
-        return Prepared::Rarity(counts);
-    };
-    let mut weights = HashMap::new();
-    if let Some(task) = &turn.task {
-        add_words(&mut weights, task, TASK_WEIGHT);
-    }
-    for call in &turn.calls {
-        add_words(&mut weights, &call.name, TASK_WEIGHT);
-        add_words(&mut weights, &call.arguments, TASK_WEIGHT);
-    }
-    if let Some(text) = &turn.assistant {
-        add_words(&mut weights, text, ASSISTANT_WEIGHT);
-    }
-    let own = batch
-        .iter()
-        .map(|entry| {
-            let mut words = HashMap::new();
-            if let Some(call) = turn.call(&entry.call_id) {
-                add_words(&mut words, &call.name, OWN_CALL_WEIGHT);
-                add_words(&mut words, &call.arguments, OWN_CALL_WEIGHT);
-            }
-            let mut own: Vec<u32> = words.into_keys().collect();
-            own.sort_unstable();
-            own
-        })
-        .collect();
-    Prepared::Query {
-        turn: weights,
-        own,
-        counts,
+impl Query {
+    /// The query of `turn` for `batch`.
+    fn new(batch: &Batch, turn: &TurnContext) -> Self {
+        let mut weights = HashMap::new();
+        if let Some(task) = &turn.task {
+            add_words(&mut weights, task, TASK_WEIGHT);
+        }
+        for call in &turn.calls {
+            add_words(&mut weights, &call.name, TASK_WEIGHT);
+            add_words(&mut weights, &call.arguments, TASK_WEIGHT);
+        }
+        if let Some(text) = &turn.assistant {
+            add_words(&mut weights, text, ASSISTANT_WEIGHT);
+        }
+        // The first call with each id, as `TurnContext::call` finds it, looked up once an entry.
+        let mut calls: HashMap<&str, &CallContext> = HashMap::new();
+        for call in &turn.calls {
+            calls.entry(call.call_id.as_str()).or_insert(call);
+        }
+        let own_buckets: Vec<Vec<u32>> = batch
+            .iter()
+            .map(|entry| {
+                let mut words = HashMap::new();
+                if let Some(call) = calls.get(entry.call_id.as_str()) {
+                    add_words(&mut words, &call.name, OWN_CALL_WEIGHT);
+                    add_words(&mut words, &call.arguments, OWN_CALL_WEIGHT);
+                }
+                words.into_keys().collect()
+            })
+            .collect();
+        let words = QueryWords::new(
+            weights
+                .keys()
+                .copied()
+                .chain(own_buckets.iter().flatten().copied())
+                .collect(),
+        );
+        let weights = words
+            .sorted
+            .iter()
+            .map(|b| weights.get(b).copied().unwrap_or(0))
+            .collect();
+        let own = own_buckets
+            .iter()
+            .map(|buckets| buckets.iter().filter_map(|&b| words.place(b)).collect())
+            .collect();
+        Query {
+            words,
+            weights,
+            own,
+        }
     }
 }
 
-/// The lines of `map` holding a query word, best score first (earlier first on a tie).
-fn relevant_lines(map: &LineMap<'_>, turn: &HashMap<u32, u32>, own: &[u32]) -> Vec<usize> {
-    let weight = |b: u32| -> u32 {
-        let w = turn.get(&b).copied().unwrap_or(0);
-        if own.binary_search(&b).is_ok() {
-            w.max(OWN_CALL_WEIGHT)
-        } else {
-            w
-        }
-    };
+/// The lines of `map` (whose words are `text_words`) holding a query word, best score first (earlier first on a
+/// tie), for the field of entry `entry`.
+fn relevant_lines(
+    map: &LineMap<'_>,
+    text_words: &TextWords,
+    query: &Query,
+    entry: usize,
+) -> Vec<usize> {
+    // Each query word's weight in this field: its own call's words weigh the most.
+    let mut weight = query.weights.clone();
+    for &q in query.own.get(entry).map_or(&[][..], Vec::as_slice) {
+        weight[q] = weight[q].max(OWN_CALL_WEIGHT);
+    }
     // Each line's distinct query words, and how many lines hold each.
-    let mut found: Vec<(usize, u32, u32)> = Vec::new();
-    let mut df: HashMap<u32, u32> = HashMap::new();
-    let mut line_words: Vec<u32> = Vec::new();
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut df = vec![0u32; query.words.len()];
+    let mut last_line = vec![usize::MAX; query.words.len()];
     for i in 0..map.len() {
-        line_words.clear();
-        for_each_word(map.body(i).as_bytes(), |b, _| {
-            if weight(b) > 0 {
-                line_words.push(b);
+        for &w in text_words.line(i) {
+            let Some(q) = query.words.place(w & (NUMBER - 1)) else {
+                continue;
+            };
+            if weight[q] == 0 || last_line[q] == i {
+                continue;
             }
-        });
-        line_words.sort_unstable();
-        line_words.dedup();
-        for &b in &line_words {
-            *df.entry(b).or_insert(0) += 1;
-            found.push((i, b, weight(b)));
+            last_line[q] = i;
+            df[q] += 1;
+            found.push((i, q));
         }
     }
     let lines = log2_fixed(map.len() as u64 + 1);
     let mut scores: Vec<(u64, usize)> = Vec::new();
-    for (i, b, w) in found {
-        let idf = BIT + lines.saturating_sub(log2_fixed(u64::from(df[&b])));
-        let score = u64::from(w) * u64::from(idf);
+    for (i, q) in found {
+        let idf = BIT + lines.saturating_sub(log2_fixed(u64::from(df[q])));
+        let score = u64::from(weight[q]) * u64::from(idf);
         match scores.last_mut() {
             Some((s, line)) if *line == i => *s += score,
             _ => scores.push((score, i)),

@@ -9,6 +9,7 @@
 //! ([`COMMON`]) carries no information whatever its count, and a number carries at most one bit (line numbers
 //! make every line of a listing unique without saying anything).
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 /// Bits of a word's bucket.
@@ -361,11 +362,22 @@ const CLASS: [u8; 256] = {
 
 /// Calls `f(bucket, is_number)` for every word of `text`, in order (see the module documentation).
 #[inline]
-pub(crate) fn for_each_word(text: &[u8], mut f: impl FnMut(u32, bool)) {
+pub(crate) fn for_each_word(text: &[u8], f: impl FnMut(u32, bool)) {
+    scan_words(text, f, || {});
+}
+
+/// [`for_each_word`], also calling `line_break()` at every `\n` (never inside a word: a line break is not a word
+/// byte).
+#[inline]
+fn scan_words(text: &[u8], mut f: impl FnMut(u32, bool), mut line_break: impl FnMut()) {
     let mut i = 0;
     let n = text.len();
     while i < n {
-        if !in_word(text[i]) {
+        let b = text[i];
+        if !in_word(b) {
+            if b == b'\n' {
+                line_break();
+            }
             i += 1;
             continue;
         }
@@ -384,6 +396,70 @@ pub(crate) fn for_each_word(text: &[u8], mut f: impl FnMut(u32, bool)) {
         }
         if i - start >= 2 || digits {
             f(h.bucket(), digits);
+        }
+    }
+}
+
+/// The bit of a [`TextWords`] word that says it is a number (the low [`BUCKET_BITS`] bits are its bucket).
+pub(crate) const NUMBER: u32 = 1 << BUCKET_BITS;
+
+/// The words of one text, read once and kept in order with where each line's words start, so that counting them
+/// for the batch and reading them line by line for a fit hash the text's bytes only once.
+///
+/// Lines are those of `finalize/line_pick.rs`: a line ends after each `\n`. A word never spans a line break, so
+/// the words of line `i` are the words of the `i`-th line's text.
+#[derive(Debug, Clone)]
+pub(crate) struct TextWords {
+    /// Each word: its bucket, with [`NUMBER`] when it is a number.
+    words: Vec<u32>,
+    /// Where each line's words start in `words`, then `words.len()`: one more entry than `\n`s, plus one.
+    starts: Vec<usize>,
+    /// The length in bytes of the text read.
+    text_len: usize,
+}
+
+impl TextWords {
+    /// The words of `text`.
+    pub(crate) fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut words = Vec::with_capacity(bytes.len() / 8 + 1);
+        let mut starts = Vec::with_capacity(bytes.len() / 64 + 2);
+        starts.push(0);
+        // Both closures need the number of words so far: it goes through a cell, not through `words`.
+        let count = Cell::new(0usize);
+        scan_words(
+            bytes,
+            |b, number| {
+                words.push(if number { b | NUMBER } else { b });
+                count.set(count.get() + 1);
+            },
+            || starts.push(count.get()),
+        );
+        starts.push(words.len());
+        TextWords {
+            words,
+            starts,
+            text_len: bytes.len(),
+        }
+    }
+
+    /// Whether these are the words of a text of `len` bytes (a cheap guard that a fit reads the text they were
+    /// read from).
+    pub(crate) fn is_of_len(&self, len: usize) -> bool {
+        self.text_len == len
+    }
+
+    /// Every word of the text, in order.
+    pub(crate) fn all(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// The words of line `i` (0-based; a line past the last break holds none).
+    #[inline]
+    pub(crate) fn line(&self, i: usize) -> &[u32] {
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.words[a..b],
+            _ => &[],
         }
     }
 }
@@ -455,6 +531,7 @@ impl Counts {
     }
 
     /// Counts the words of `text`.
+    #[cfg(test)]
     pub(crate) fn add(&mut self, text: &str) {
         let (counts, mut total) = (&mut self.counts, 0u64);
         for_each_word(text.as_bytes(), |b, _| {
@@ -462,6 +539,15 @@ impl Counts {
             total += 1;
         });
         self.total += total;
+    }
+
+    /// Counts the words `words` holds (as [`Counts::add`] counts their text).
+    pub(crate) fn add_words(&mut self, words: &TextWords) {
+        for &w in words.all() {
+            let c = &mut self.counts[(w & (NUMBER - 1)) as usize];
+            *c = c.saturating_add(1);
+        }
+        self.total += words.all().len() as u64;
     }
 
     /// The self-information of one occurrence of the word in bucket `b` (a number's at most one bit, a common
@@ -522,6 +608,34 @@ impl Infos<'_> {
     }
 }
 
+/// The self-information of every bucket under one [`Counts`], looked up once a batch so that reading a word's is
+/// one load: [`Infos::info`] for words that are not numbers, stored below 2^16 (64 bits at most).
+#[derive(Debug, Clone)]
+pub(crate) struct InfoTable(Vec<u16>);
+
+impl InfoTable {
+    /// The table of `counts`.
+    pub(crate) fn new(counts: &Counts) -> Self {
+        let infos = counts.infos();
+        InfoTable(
+            (0..BUCKETS as u32)
+                .map(|b| infos.info(b, false) as u16)
+                .collect(),
+        )
+    }
+
+    /// What [`Infos::info`] answers for the [`TextWords`] word `w` (a bucket, with [`NUMBER`] for a number).
+    #[inline]
+    pub(crate) fn info(&self, w: u32) -> u32 {
+        let info = u32::from(self.0[(w & (NUMBER - 1)) as usize]);
+        if w & NUMBER != 0 {
+            info.min(BIT)
+        } else {
+            info
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,8 +685,11 @@ mod tests {
                 "never_seen",
             ] {
                 let b = bucket_of(word.as_bytes());
+                let table = InfoTable::new(counts);
                 for number in [false, true] {
                     assert_eq!(infos.info(b, number), counts.info(b, number), "{word}");
+                    let w = if number { b | NUMBER } else { b };
+                    assert_eq!(table.info(w), counts.info(b, number), "{word}");
                 }
             }
         }
